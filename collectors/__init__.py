@@ -1,0 +1,1 @@
+"""Sources: each reads one raw interface and returns typed samples (``esatui.collectors``)."""

@@ -1,0 +1,117 @@
+"""The vocabulary every source speaks: kinds of entities, their fields, and samples.
+
+A *kind* (``cpu``, ``apqn``, ``crypto`` ...) declares what one entity of that kind carries:
+cumulative counters (integers in a stated unit), gauges (sampled values) and text attributes.
+A *sample* is what a source read at one moment: a reading per entity, with counters still
+cumulative. Sources never compute rates; the interval builder turns two samples into deltas
+over the exact measured duration, the same way for every source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+
+Number = int | float
+
+
+class Role(Enum):
+    """How a field is turned into interval values."""
+
+    COUNTER = "counter"  # cumulative integer; the interval keeps its delta
+    GAUGE = "gauge"  # sampled value; the interval keeps average and maximum
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """One numeric field of a kind."""
+
+    name: str
+    role: Role
+    unit: str  # "us", "count", "bytes", "KiB", "pct" ...
+    doc: str = ""
+    provisional: bool = False  # offset or meaning not publicly documented
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    """A kind of entity and the fields each of its entities carries."""
+
+    name: str
+    doc: str
+    fields: tuple[Field, ...]
+    attrs: tuple[str, ...] = ()
+
+    def field(self, name: str) -> Field:
+        for f in self.fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"{self.name} has no field {name!r}")
+
+    @property
+    def counters(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.role is Role.COUNTER)
+
+    @property
+    def gauges(self) -> tuple[Field, ...]:
+        return tuple(f for f in self.fields if f.role is Role.GAUGE)
+
+
+def counter(name: str, unit: str, doc: str = "", *, provisional: bool = False) -> Field:
+    return Field(name, Role.COUNTER, unit, doc, provisional)
+
+
+def gauge(name: str, unit: str, doc: str = "", *, provisional: bool = False) -> Field:
+    return Field(name, Role.GAUGE, unit, doc, provisional)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """What one entity showed in one sample.
+
+    ``values`` maps field names to cumulative counter values (int) or gauge values; a field
+    the source could not read is absent or ``None`` (never 0). ``attrs`` are text facts about
+    the entity (its CPU type and which source decided it, a card's type ...).
+    """
+
+    kind: str
+    key: str
+    values: Mapping[str, Number | None]
+    attrs: Mapping[str, str] = field(default_factory=dict)
+
+
+class SampleFlag(int, Enum):
+    """Flags a source can raise on a sample; they end up on the interval."""
+
+    GAP = 1  # data was lost before this sample (monitor EOVERFLOW, missed records)
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """Everything one source read at one moment.
+
+    ``time_us`` is the wall-clock time (UTC, microseconds since the epoch) the values refer
+    to. ``mono_ns`` is a monotonic clock reading for live sources: when two samples both have
+    one, the interval's duration is measured with it (immune to clock steps); sources that
+    carry their own timestamps (monitor records) leave it ``None``.
+    ``config`` holds facts about the system (machine type, LPAR and VM names ...) that the
+    store keeps when they change. ``reads`` counts the files or records read, for ESAOVHD.
+    """
+
+    source: str
+    time_us: int
+    readings: tuple[Reading, ...]
+    mono_ns: int | None = None
+    config: Mapping[str, str] | None = None
+    warnings: tuple[str, ...] = ()
+    reads: int = 0
+    flags: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    """Whether a source can run here, and why (shown by ``esatui sources``)."""
+
+    available: bool
+    reason: str

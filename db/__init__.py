@@ -1,0 +1,1 @@
+"""The SQLite store: schema, migrations, writing intervals, reading ranges (``esatui.db``)."""

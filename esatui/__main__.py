@@ -1,0 +1,3 @@
+from esatui.cli import main
+
+raise SystemExit(main())

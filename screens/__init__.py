@@ -1,0 +1,1 @@
+"""Screen definitions and their Textual views (``esatui.screens``)."""
