@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from .model import Availability, Kind, Sample
+from esatui.collectors.model import Availability, Kind, Sample
 
 Warn = Callable[[str], None]
 

@@ -12,7 +12,7 @@ Sources may add fields to these kinds (additive only); renaming one breaks recor
 
 from __future__ import annotations
 
-from .model import Kind, counter, gauge
+from esatui.collectors.model import Kind, counter, gauge
 
 LCPU = Kind(
     name="lcpu",
