@@ -1,0 +1,333 @@
+"""The recorder: samples the sources on the interval clock and writes intervals.
+
+Polled sources are sampled together at every interval boundary (aligned to the local clock,
+so one-minute intervals end on the minute), and their gauges at the ``--hf`` rate in between.
+Stream sources (the z/VM monitor) run in threads of their own and bring their own intervals.
+The recorder measures itself the same way (ESAOVHD) and writes that as one more source.
+"""
+
+from __future__ import annotations
+
+import math
+import socket
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from esatui.collectors.base import PolledSource, SourceError, StreamSource
+from esatui.collectors.model import Reading, Sample
+from esatui.collectors.selfmon import COLLECTOR, SELF, WriteCounter, process_cpu_us, thread_cpu_us
+from esatui.db.maintenance import prune
+from esatui.db.records import Interval
+from esatui.db.store import Store
+from esatui.sampling.builder import IntervalBuilder
+
+Warn = Callable[[str], None]
+OnInterval = Callable[[Interval], None]
+SELF_SOURCE = "esatui"
+
+
+@dataclass(frozen=True)
+class Retention:
+    keep_s: float | None = None
+    max_bytes: int | None = None
+    every_s: float = 3600.0
+
+
+@dataclass
+class _Cost:
+    cpu_us: int = 0
+    samples: int = 0
+    reads: int = 0
+    last_ms: float | None = None
+
+
+@dataclass
+class RecorderStats:
+    intervals: int = 0
+    written: int = 0
+    duplicates: int = 0
+    stopped_sources: list[str] = field(default_factory=list)
+
+
+def next_boundary(now: float, interval_s: float) -> float:
+    """The first boundary at least half an interval after ``now``, aligned to local time."""
+    offset = time.localtime(now).tm_gmtoff
+    local = now + offset + interval_s / 2
+    return math.ceil(local / interval_s) * interval_s - offset
+
+
+class Recorder:
+    def __init__(
+        self,
+        store: Store,
+        sources: Sequence[PolledSource | StreamSource],
+        *,
+        interval_s: float,
+        hf_s: float | None,
+        node: str | None = None,
+        warn: Warn = print,
+        on_interval: OnInterval | None = None,
+        retention: Retention | None = None,
+    ) -> None:
+        self._store = store
+        self._polled: list[PolledSource] = [s for s in sources if isinstance(s, PolledSource)]
+        self._streams: list[StreamSource] = [
+            s for s in sources if isinstance(s, StreamSource) and not isinstance(s, PolledSource)
+        ]
+        self._interval_s = interval_s
+        self._hf_s = hf_s if hf_s and hf_s < interval_s else None
+        self._node = node
+        self._warn = warn
+        self._on_interval = on_interval
+        self._retention = retention
+        self._builders = {s.name: IntervalBuilder(s.name, s.kinds) for s in sources}
+        self._self_builder = IntervalBuilder(SELF_SOURCE, (SELF, COLLECTOR))
+        self._costs: dict[str, _Cost] = {s.name: _Cost() for s in sources}
+        self._gauge_sources = list(self._polled)
+        self._cost_lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._writes = WriteCounter()
+        self._samples = 0
+        self._reads = 0
+        self.stats = RecorderStats()
+        for source in sources:
+            store.register(source.name, source.kinds)
+        store.register(SELF_SOURCE, (SELF, COLLECTOR))
+
+    # --- the interval clock ---------------------------------------------------------
+
+    def run(
+        self,
+        stop: threading.Event,
+        count: int | None = None,
+        duration_s: float | None = None,
+    ) -> RecorderStats:
+        threads = [
+            threading.Thread(
+                target=self._run_stream, args=(s, stop), daemon=True, name=f"esatui-{s.name}"
+            )
+            for s in self._streams
+        ]
+        for t in threads:
+            t.start()
+        try:
+            if self._polled:
+                self._run_polled(stop, count, duration_s)
+            else:
+                end = None if duration_s is None else time.monotonic() + duration_s
+                while not stop.is_set() and any(t.is_alive() for t in threads):
+                    if end is not None and time.monotonic() >= end:
+                        break
+                    stop.wait(0.2)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(timeout=5)
+            everything: list[PolledSource | StreamSource] = [*self._polled, *self._streams]
+            for source in everything:
+                try:
+                    source.close()
+                except Exception as exc:  # noqa: BLE001 - a close must never stop the others
+                    self._warn(f"{source.name}: {exc}")
+        return self.stats
+
+    def _run_polled(
+        self, stop: threading.Event, count: int | None, duration_s: float | None
+    ) -> None:
+        started = time.monotonic()
+        self._pass(full=True)
+        boundary = next_boundary(time.time(), self._interval_s)
+        last_prune = float("-inf")
+        while not stop.is_set():
+            if self._hf_s is not None and self._gauge_sources:
+                next_hf = time.time() + self._hf_s
+                while next_hf < boundary - self._hf_s / 4:
+                    if stop.wait(max(0.0, next_hf - time.time())):
+                        return
+                    self._pass(full=False)
+                    next_hf += self._hf_s
+            if stop.wait(max(0.0, boundary - time.time())):
+                return
+            self._pass(full=True)
+            self.stats.intervals += 1
+            boundary += self._interval_s
+            while boundary <= time.time():  # we fell behind (suspended, overloaded)
+                boundary += self._interval_s
+            if self._retention and time.monotonic() - last_prune >= self._retention.every_s:
+                self._prune()
+                last_prune = time.monotonic()
+            if count is not None and self.stats.intervals >= count:
+                return
+            if duration_s is not None and time.monotonic() - started >= duration_s:
+                return
+
+    def _pass(self, *, full: bool) -> None:
+        """Sample every polled source once (full, or gauges only) and close intervals."""
+        started = time.perf_counter()
+        intervals: list[Interval] = []
+        for source in list(self._polled):
+            sample = self._sample(source, full)
+            if sample is None:
+                continue
+            self._learn_node(sample)
+            builder = self._builders[source.name]
+            if full:
+                interval = builder.add(sample)
+                if interval is not None:
+                    intervals.append(interval)
+            else:
+                builder.add_gauges(sample)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        own = self._self_sample(elapsed_ms)
+        if full:
+            interval = self._self_builder.add(own)
+            if interval is not None:
+                intervals.append(interval)
+        else:
+            self._self_builder.add_gauges(own)
+        for interval in intervals:
+            self._write(interval)
+
+    def _sample(self, source: PolledSource, full: bool) -> Sample | None:
+        cpu0, wall0 = thread_cpu_us(), time.perf_counter()
+        try:
+            if full:
+                sample: Sample | None = source.sample()
+            else:
+                if source not in self._gauge_sources:
+                    return None
+                sample = source.sample_gauges()
+                if sample is None:
+                    self._gauge_sources.remove(source)  # it has no gauges: stop asking
+        except SourceError as exc:
+            self._warn(f"{source.name}: {exc}")
+            self._stop_source(source)
+            return None
+        except Exception as exc:  # noqa: BLE001 - one broken source must not stop the others
+            self._warn(f"{source.name}: sample skipped: {exc}")
+            return None
+        self._account(source.name, cpu0, wall0, sample)
+        for warning in sample.warnings if sample else ():
+            self._warn(f"{source.name}: {warning}")
+        return sample
+
+    def _stop_source(self, source: PolledSource) -> None:
+        if source in self._polled:
+            self._polled.remove(source)
+        if source in self._gauge_sources:
+            self._gauge_sources.remove(source)
+        self.stats.stopped_sources.append(source.name)
+
+    def _account(self, name: str, cpu0: int, wall0: float, sample: Sample | None) -> None:
+        with self._cost_lock:
+            cost = self._costs[name]
+            cost.cpu_us += thread_cpu_us() - cpu0
+            cost.samples += 1
+            cost.last_ms = (time.perf_counter() - wall0) * 1000
+            reads = sample.reads if sample else 0
+            cost.reads += reads
+            self._samples += 1
+            self._reads += reads
+
+    def _self_sample(self, elapsed_ms: float) -> Sample:
+        with self._cost_lock:
+            readings = [
+                Reading(
+                    "collector",
+                    name,
+                    {
+                        "cpu_us": c.cpu_us,
+                        "samples": c.samples,
+                        "reads": c.reads,
+                        "collect_ms": c.last_ms,
+                    },
+                )
+                for name, c in self._costs.items()
+            ]
+            readings.append(
+                Reading(
+                    "esatui",
+                    "self",
+                    {
+                        "cpu_us": process_cpu_us(),
+                        "samples": self._samples,
+                        "reads": self._reads,
+                        "bytes_written": self._writes.bytes_written(),
+                        "collect_ms": elapsed_ms,
+                    },
+                )
+            )
+        return Sample(
+            SELF_SOURCE, time.time_ns() // 1000, tuple(readings), mono_ns=time.monotonic_ns()
+        )
+
+    # --- stream sources -------------------------------------------------------------
+
+    def _run_stream(self, source: StreamSource, stop: threading.Event) -> None:
+        builder = self._builders[source.name]
+        try:
+            iterator = iter(source.samples())
+            while not stop.is_set():
+                cpu0, wall0 = thread_cpu_us(), time.perf_counter()
+                sample = next(iterator, None)
+                if sample is None:
+                    break
+                self._account(source.name, cpu0, wall0, sample)
+                for warning in sample.warnings:
+                    self._warn(f"{source.name}: {warning}")
+                self._learn_node(sample)
+                interval = builder.add(sample)
+                if interval is not None:
+                    self._write(interval)
+        except SourceError as exc:
+            self._warn(f"{source.name}: {exc}")
+            self.stats.stopped_sources.append(source.name)
+        except Exception as exc:  # noqa: BLE001 - report, never take the recorder down
+            self._warn(f"{source.name}: stopped: {exc}")
+            self.stats.stopped_sources.append(source.name)
+
+    # --- writing --------------------------------------------------------------------
+
+    def _learn_node(self, sample: Sample) -> None:
+        if self._node is None and sample.config and sample.config.get("node"):
+            self._node = sample.config["node"]
+
+    @property
+    def node(self) -> str:
+        if self._node is None:
+            self._node = socket.gethostname()
+        return self._node
+
+    def _write(self, interval: Interval) -> None:
+        interval = Interval(
+            interval.source,
+            self.node,
+            interval.start_us,
+            interval.end_us,
+            interval.duration_us,
+            interval.rows,
+            interval.flags,
+            interval.config,
+        )
+        try:
+            with self._write_lock:
+                written = self._store.write(interval)
+        except Exception as exc:  # noqa: BLE001 - a failed write loses this interval only
+            self._warn(f"interval ending {interval.end_us} not written: {exc}")
+            return
+        if written is None:
+            self.stats.duplicates += 1
+            return
+        self.stats.written += 1
+        if self._on_interval is not None:
+            self._on_interval(interval)
+
+    def _prune(self) -> None:
+        assert self._retention is not None
+        try:
+            with self._write_lock:
+                prune(self._store, self._retention.keep_s, self._retention.max_bytes)
+        except Exception as exc:  # noqa: BLE001
+            self._warn(f"retention: {exc}")

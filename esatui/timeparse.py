@@ -1,0 +1,89 @@
+"""Durations, sizes and times as users type them on the command line and in the TUI."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import datetime
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h|d|w)?\s*$", re.IGNORECASE)
+_UNIT_S = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$", re.I)
+_SIZE_UNIT = {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_RELATIVE = re.compile(r"^\s*(?:-\s*(\S+)|(\S+(?:\s*\S+)?)\s+ago)\s*$", re.IGNORECASE)
+
+
+class ParseError(ValueError):
+    """A value the user typed that esatui cannot read; the message says what was expected."""
+
+
+def parse_duration(text: str) -> float:
+    """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0)."""
+    m = _DURATION.match(text)
+    if not m:
+        raise ParseError(f"{text!r} is not a duration (try 60, 1.5, 15m, 1h or 7d)")
+    seconds = float(m.group(1)) * _UNIT_S[(m.group(2) or "s").lower()]
+    if seconds <= 0:
+        raise ParseError(f"{text!r}: a duration must be more than zero")
+    return seconds
+
+
+def parse_size(text: str) -> int:
+    """``2GB``, ``500M``, ``1.5g``, ``4096`` -> bytes (binary multiples)."""
+    m = _SIZE.match(text)
+    if not m:
+        raise ParseError(f"{text!r} is not a size (try 500MB or 2GB)")
+    unit = (m.group(2) or "b").lower()[0]
+    return int(float(m.group(1)) * _SIZE_UNIT[unit])
+
+
+def parse_time(text: str, now: float | None = None) -> int:
+    """A point in time -> microseconds since the epoch.
+
+    Accepts ISO 8601 (``2026-11-21T14:30``, with or without an offset), ``YYYY-MM-DD HH:MM``,
+    ``HH:MM`` (today, local time), and relative times (``3h ago``, ``-90m``).
+    """
+    now = time.time() if now is None else now
+    stripped = text.strip()
+    rel = _RELATIVE.match(stripped)
+    if rel:
+        amount = (rel.group(1) or rel.group(2) or "").replace(" ", "")
+        try:
+            return int((now - parse_duration(amount)) * 1_000_000)
+        except ParseError:
+            pass
+    if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", stripped):
+        today = datetime.fromtimestamp(now).date().isoformat()
+        stripped = f"{today}T{stripped}"
+    try:
+        moment = datetime.fromisoformat(stripped)
+    except ValueError:
+        raise ParseError(
+            f"{text!r} is not a time (try 14:30, 2026-11-21 14:30, 2026-11-21T14:30 or 3h ago)"
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.astimezone()  # local time, as TZ says
+    return int(moment.timestamp() * 1_000_000)
+
+
+def format_duration(seconds: float) -> str:
+    """60 -> ``1m``, 5400 -> ``90m``, 0.5 -> ``0.5s``: the shortest exact unit."""
+    for unit in ("d", "h", "m"):
+        size = _UNIT_S[unit]
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
+
+
+def iso(time_us: int) -> str:
+    """ISO 8601 in local time with its offset, to the second (microseconds when present)."""
+    moment = datetime.fromtimestamp(time_us / 1_000_000).astimezone()
+    if moment.microsecond:
+        return moment.isoformat(timespec="microseconds")
+    return moment.isoformat(timespec="seconds")
+
+
+def day_start(time_us: int) -> int:
+    moment = datetime.fromtimestamp(time_us / 1_000_000).astimezone()
+    midnight = moment.replace(hour=0, minute=0, second=0, microsecond=0)
+    return int(midnight.timestamp() * 1_000_000)

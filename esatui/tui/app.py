@@ -1,0 +1,520 @@
+"""The Textual monitor: one screen model at a time, live or replayed, driven by keys.
+
+Loading a model runs in a thread worker and posts the result; the recorder (live mode) runs
+in another and posts each committed interval, so the UI never waits on I/O.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from esatui.db.query import timeline_source
+from esatui.db.records import Interval
+from esatui.db.store import Store, StoreError
+from esatui.screens import catalog
+from esatui.screens.model import Column, Drill, Row, ScreenModel, Threshold
+from esatui.screens.render import body_lines, header_lines, pages
+from esatui.screens.views.table import IntervalTable, ScreenHeader
+from esatui.timeparse import ParseError, format_duration, parse_time
+from esatui.tui.state import ViewState, resolve_screen
+
+HELP_KEYS = (
+    ("Enter", "drill down (ESASSUM: into the screen of the column under the cursor)"),
+    ("Esc, F3", "back"),
+    ("Up, Down", "move the row cursor"),
+    ("Tab, Shift+Tab", "move the column cursor"),
+    ("PgUp/PgDn, F7/F8", "page (older/newer intervals at the ends)"),
+    ("Left/Right, F10/F11", "horizontal pages"),
+    (": or a screen name", "jump to a screen (ESALNXC, lnxc, ovhd ...)"),
+    ("[ or t / ] or T", "previous / next interval"),
+    ("j", "jump to a time (14:30, -2h, 2026-11-21 14:30)"),
+    ("space", "pause / resume the live view"),
+    ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
+    ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
+    ("?", "this help"),
+    ("q", "quit"),
+)
+
+
+class Loaded(Message):
+    """A model finished loading for a view state."""
+
+    def __init__(self, state: ViewState, model: ScreenModel) -> None:
+        super().__init__()
+        self.state = state
+        self.model = model
+
+
+class Recorded(Message):
+    """The recorder committed an interval (an immutable snapshot of its end)."""
+
+    def __init__(self, end_us: int) -> None:
+        super().__init__()
+        self.end_us = end_us
+
+
+class Notice(Message):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f3", "dismiss", "Close")
+    ]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > Static { width: 100; max-height: 90%; border: round cyan; padding: 0 1;
+                          background: $surface; overflow-y: auto; }
+    """
+
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._text)
+
+
+def help_text(screen_name: str, columns: tuple[Column, ...]) -> Text:
+    text = Text()
+    text.append("Keys\n", style="bold")
+    for key, what in HELP_KEYS:
+        text.append(f"  {key:<22}{what}\n")
+    text.append(f"\n{screen_name} columns\n", style="bold")
+    for c in columns:
+        provisional = "  (provisional: layout not publicly verified)" if c.provisional else ""
+        unit = f" [{c.unit}]" if c.unit else ""
+        text.append(f"  {c.id:<18}{c.doc}{unit}{provisional}\n")
+    return text
+
+
+class MonitorApp(App[int]):
+    TITLE = "esatui"
+    CSS = """
+    Screen { layout: vertical; }
+    #status { height: 1; background: $panel; }
+    #prompt { display: none; height: 3; }
+    #prompt.visible { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "drill", "Drill", show=False),
+        Binding("escape,f3", "go_back", "Back"),
+        Binding("up", "cursor(-1)", show=False),
+        Binding("down", "cursor(1)", show=False),
+        Binding("tab", "column(1)", show=False, priority=True),
+        Binding("shift+tab", "column(-1)", show=False, priority=True),
+        Binding("pageup,f7", "page(-1)", "Page", show=False),
+        Binding("pagedown,f8", "page(1)", show=False),
+        Binding("left,f10", "hpage(-1)", show=False),
+        Binding("right,f11", "hpage(1)", show=False),
+        Binding("colon", "prompt('screen')", show=False),
+        Binding("e,E", "prompt('screen', 'E')", show=False),
+        Binding("left_square_bracket,t", "step(-1)", show=False),
+        Binding("right_square_bracket,T", "step(1)", show=False),
+        Binding("j", "prompt('time')", show=False),
+        Binding("space", "pause", show=False),
+        Binding("plus", "length(1)", show=False),
+        Binding("minus", "length(-1)", show=False),
+        Binding("n", "option('normalized')", show=False),
+        Binding("question_mark", "help", show=False),
+        Binding("q", "quit", show=False),
+    ]
+
+    def __init__(
+        self,
+        db_path: Path,
+        *,
+        live: bool,
+        screen: str = "ESASSUM",
+        after_us: int | None = None,
+        until_us: int | None = None,
+        node: str | None = None,
+        thresholds: Mapping[str, Threshold] | None = None,
+        recorder: Callable[
+            [threading.Event, Callable[[Interval], None], Callable[[str], None]], None
+        ]
+        | None = None,
+    ) -> None:
+        super().__init__()
+        self._db_path = db_path
+        self._live = live
+        self._node = node
+        self._thresholds = dict(thresholds) if thresholds else None
+        self._recorder = recorder
+        self._stop = threading.Event()
+        self._store: Store | None = None
+        self._store_lock = threading.Lock()
+        self.state = ViewState(
+            screen=catalog.get(screen).name, after_us=after_us, until_us=until_us
+        )
+        self.model: ScreenModel | None = None
+        self._message = ""
+        self._prompt_kind = ""
+        self._pending: ViewState | None = None
+
+    # --- layout -----------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield ScreenHeader(id="header")
+            yield IntervalTable(id="table")
+            yield Input(id="prompt")
+            yield Static(id="status")
+
+    @property
+    def table(self) -> IntervalTable:
+        return self.query_one(IntervalTable)
+
+    @property
+    def header(self) -> ScreenHeader:
+        return self.query_one(ScreenHeader)
+
+    def on_mount(self) -> None:
+        self.table.focus()
+        if self._recorder is not None:
+            self._run_recorder()
+        self.reload()
+
+    def on_unmount(self) -> None:
+        self._stop.set()
+        with self._store_lock:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+
+    # --- loading ----------------------------------------------------------------------
+
+    def reload(self, state: ViewState | None = None) -> None:
+        if state is not None:
+            self.state = state
+        self._pending = self.state
+        self._load(self.state, max(8, self.table.size.height or 40))
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self, state: ViewState, limit: int) -> None:
+        after, until, n = state.query_window(limit)
+        query = catalog.Query(
+            node=self._node,
+            after_us=after,
+            until_us=until,
+            interval_len_us=state.interval_len_us,
+            limit=n,
+            entity=state.entity,
+            options=state.options,
+            **({"thresholds": self._thresholds} if self._thresholds else {}),
+        )
+        try:
+            with self._store_lock:
+                store = self._open_store()
+                model = catalog.build_model(store, state.screen, query)
+        except (StoreError, OSError) as exc:
+            self.post_message(Notice(str(exc)))
+            return
+        self.post_message(Loaded(state, model))
+
+    def _open_store(self) -> Store:
+        if self._store is None:
+            self._store = Store.open(self._db_path, readonly=True)
+        return self._store
+
+    def on_loaded(self, message: Loaded) -> None:
+        if message.state is not self._pending:
+            return  # a newer request is under way
+        self.model = message.model
+        self._render()
+
+    def on_notice(self, message: Notice) -> None:
+        self._message = message.text
+        self._render_status()
+
+    def on_recorded(self, message: Recorded) -> None:
+        if self.state.following and not self.state.drilled:
+            self.reload()
+        else:
+            self._render_status()
+
+    def _render(self) -> None:
+        model = self.model
+        if model is None:
+            return
+        width = max(self.size.width, 40)
+        all_pages = pages(model, width)
+        hpage = min(self.state.hpage, len(all_pages) - 1)
+        columns = all_pages[hpage]
+        self.header.set_lines(header_lines(model, columns, hpage, len(all_pages), width))
+        lines = body_lines(model, columns)
+        rows: list[Row | None] = []
+        it = iter(model.rows)
+        for line in lines:
+            rows.append(None if len(line) == 1 and line[0][1] == "date" else next(it))
+        spans, x = [], 0
+        for c in columns:
+            spans.append((x, x + c.cell_width))
+            x += c.cell_width + 1
+        self.table.set_content(lines, rows, spans)
+        self._columns = columns
+        self._render_status()
+
+    def _render_status(self) -> None:
+        state = self.state
+        if state.drilled:
+            mode = "DRILLED"
+        elif not self._live:
+            mode = "REPLAY"
+        else:
+            mode = "LIVE" if state.following else "PAUSED"
+        length = (
+            "as recorded"
+            if state.interval_len_us is None
+            else format_duration(state.interval_len_us / 1e6)
+        )
+        parts = [f" {mode}", f"interval {length}"]
+        if "normalized" in state.options:
+            parts.append("normalized")
+        if self._message:
+            parts.append(self._message)
+        parts.append("? help  q quit")
+        self.query_one("#status", Static).update(Text("  |  ".join(parts)))
+
+    # --- recorder ---------------------------------------------------------------------
+
+    @work(thread=True, group="recorder")
+    def _run_recorder(self) -> None:
+        assert self._recorder is not None
+
+        def recorded(interval: Interval) -> None:
+            self.post_message(Recorded(interval.end_us))
+
+        def warn(text: str) -> None:
+            self.post_message(Notice(text))
+
+        self._recorder(self._stop, recorded, warn)
+
+    # --- actions ----------------------------------------------------------------------
+
+    def action_cursor(self, delta: int) -> None:
+        self.table.move(delta)
+
+    def action_column(self, delta: int) -> None:
+        columns = getattr(self, "_columns", ())
+        if not columns:
+            return
+        current = self.table.column_cursor
+        start = (-1 if delta > 0 else len(columns)) if current is None else current
+        index = start + delta
+        while 0 <= index < len(columns) and columns[index].key:
+            index += delta
+        self.table.column_cursor = index if 0 <= index < len(columns) else None
+        self.table.refresh()
+
+    def action_drill(self) -> None:
+        row = self.table.selected_row
+        if row is None:
+            return
+        target = row.drill
+        columns = getattr(self, "_columns", ())
+        index = self.table.column_cursor
+        if index is not None and index < len(columns) and columns[index].drill:
+            target = Drill(columns[index].drill or "", row.start_us, row.end_us)
+        if target is None:
+            self._say(f"{self.state.screen} has no drill-down")
+            return
+        try:
+            self.reload(self.state.drill(target))
+        except KeyError:
+            self._say(f"{target.screen} is not available in this esatui")
+
+    def action_go_back(self) -> None:
+        back = self.state.go_back()
+        if back is not None:
+            self.reload(back)
+
+    def action_page(self, direction: int) -> None:
+        table = self.table
+        height = max(1, table.size.height - 1)
+        if direction > 0 and not table.at_bottom:
+            table.move(height)
+        elif direction < 0 and not table.at_top:
+            table.move(-height)
+        elif not self.state.drilled:
+            self._shift_window(direction * max(1, self._intervals_shown()))
+
+    def action_hpage(self, delta: int) -> None:
+        model = self.model
+        n = len(pages(model, max(self.size.width, 40))) if model else 1
+        self.state = self.state.page(delta, n)
+        self._pending = self.state
+        self._render()
+
+    def action_step(self, direction: int) -> None:
+        if self.state.drilled:
+            self._step_drilled(direction)
+        else:
+            self._shift_window(-direction)
+
+    def action_pause(self) -> None:
+        if not self._live or self.state.drilled:
+            return
+        if self.state.following:
+            newest = self._newest_shown()
+            self.reload(self.state.at(newest))
+        else:
+            self.reload(self.state.at(None))
+
+    def action_length(self, direction: int) -> None:
+        state = self.state.longer() if direction > 0 else self.state.shorter()
+        self.reload(state)
+
+    def action_option(self, option: str) -> None:
+        screen = catalog.get(self.state.screen)
+        if option not in screen.options:
+            self._say(f"{screen.name} has no {option} view")
+            return
+        self.reload(self.state.toggle(option))
+
+    def action_help(self) -> None:
+        columns = self.model.columns if self.model else catalog.get(self.state.screen).columns
+        self.push_screen(HelpScreen(help_text(self.state.screen, columns)))
+
+    def action_prompt(self, kind: str, initial: str = "") -> None:
+        prompt = self.query_one("#prompt", Input)
+        self._prompt_kind = kind
+        prompt.placeholder = (
+            "screen name (ESALNXC, lnxc ...)"
+            if kind == "screen"
+            else "time (14:30, -2h, 2026-11-21 14:30)"
+        )
+        prompt.value = initial
+        prompt.add_class("visible")
+        prompt.focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        prompt = self.query_one("#prompt", Input)
+        prompt.remove_class("visible")
+        self.table.focus()
+        text = event.value.strip()
+        if not text:
+            return
+        if self._prompt_kind == "screen":
+            name = resolve_screen(text)
+            if name is None:
+                self._say(f"no screen {text!r}; screens are {', '.join(catalog.screens())}")
+                return
+            self.reload(self.state.go_screen(name))
+        else:
+            try:
+                moment = parse_time(text)
+            except ParseError as exc:
+                self._say(str(exc))
+                return
+            base = self.state.go_back() if self.state.drilled else self.state
+            root = base or self.state
+            self.reload(replace(root, anchor_us=moment))
+
+    def on_key(self, event: object) -> None:
+        prompt = self.query_one("#prompt", Input)
+        key = getattr(event, "key", "")
+        if key == "escape" and prompt.has_class("visible"):
+            prompt.remove_class("visible")
+            self.table.focus()
+
+    # --- helpers ----------------------------------------------------------------------
+
+    def _say(self, text: str) -> None:
+        self._message = text
+        self._render_status()
+
+    def _newest_shown(self) -> int | None:
+        rows = self.model.rows if self.model else ()
+        return rows[0].end_us if rows else None
+
+    def _intervals_shown(self) -> int:
+        rows = self.model.rows if self.model else ()
+        return len({r.end_us for r in rows})
+
+    def _shift_window(self, intervals: int) -> None:
+        """Move the window ``intervals`` intervals back in time (negative: forward)."""
+        rows = self.model.rows if self.model else ()
+        if not rows:
+            return
+        self._message = ""
+        if intervals > 0:
+            ends = sorted({r.end_us for r in rows}, reverse=True)
+            index = min(intervals, len(ends) - 1)
+            if intervals >= len(ends):
+                self.reload(self.state.at(min(ends) - 1))
+            else:
+                self.reload(self.state.at(ends[index]))
+            return
+        newest = rows[0].end_us
+        later = self._ends_after(newest, -intervals)
+        if not later:
+            if self._live:
+                self.reload(self.state.at(None))
+            else:
+                self._say("newest interval")
+            return
+        self.reload(self.state.at(later[-1]))
+
+    def _timeline_sources(self) -> tuple[Store, int, list[str]] | None:
+        with self._store_lock:
+            store = self._open_store()
+            node_id = store.node_id(self._node)
+            if node_id is None:
+                return None
+            screen = catalog.get(self.state.screen)
+            for kind in screen.timeline:
+                sources = timeline_source(store, node_id, kind, screen.prefer)
+                if sources:
+                    return store, node_id, sources[:1]
+        return None
+
+    def _ends_after(self, end_us: int, count: int) -> list[int]:
+        found = self._timeline_sources()
+        if found is None:
+            return []
+        store, node_id, sources = found
+        with self._store_lock:
+            infos = store.intervals(
+                node_id, sources, end_us, self.state.until_us, limit=count, newest_first=False
+            )
+        if self.state.interval_len_us:
+            length = self.state.interval_len_us
+            return [end_us + length * (i + 1) for i in range(min(count, len(infos)))]
+        return [i.end_us for i in infos]
+
+    def _step_drilled(self, direction: int) -> None:
+        state = self.state
+        if state.until_us is None:
+            return
+        found = self._timeline_sources()
+        if found is None:
+            return
+        store, node_id, sources = found
+        with self._store_lock:
+            if direction > 0:
+                infos = store.intervals(
+                    node_id, sources, state.until_us, None, limit=1, newest_first=False
+                )
+            else:
+                infos = store.intervals(node_id, sources, None, (state.after_us or 0), limit=1)
+        if not infos:
+            self._say("no further interval")
+            return
+        info = infos[0]
+        self.reload(replace(state, after_us=info.start_us - 1, until_us=info.end_us))

@@ -1,0 +1,124 @@
+"""What the monitor shows, as a value: the keys change it, the view renders it.
+
+Kept free of Textual so navigation (paging in time, drilling, interval length) is tested
+directly and reads the same in live and replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from esatui.screens import catalog
+from esatui.screens.model import Drill
+
+# `+` and `-` step through these interval lengths (None: as recorded).
+INTERVAL_STEPS: tuple[int | None, ...] = (
+    None,
+    60_000_000,
+    300_000_000,
+    900_000_000,
+    3_600_000_000,
+    86_400_000_000,
+)
+
+
+@dataclass(frozen=True)
+class ViewState:
+    screen: str = "ESASSUM"
+    anchor_us: int | None = None  # newest interval end shown; None: follow the newest
+    interval_len_us: int | None = None
+    hpage: int = 0
+    entity: str | None = None
+    after_us: int | None = None  # the range a replay was asked for, or a drilled interval
+    until_us: int | None = None
+    options: frozenset[str] = frozenset()
+    back: ViewState | None = None  # where Esc returns to
+
+    @property
+    def following(self) -> bool:
+        return self.anchor_us is None
+
+    @property
+    def drilled(self) -> bool:
+        """A drilled view shows exactly the interval it was drilled from."""
+        return self.back is not None
+
+    def query_window(self, limit: int) -> tuple[int | None, int | None, int | None]:
+        """(after, until, limit) for the store: the ``limit`` newest intervals up to the anchor."""
+        if self.drilled:
+            return self.after_us, self.until_us, None
+        until = self.until_us
+        if self.anchor_us is not None:
+            until = self.anchor_us if until is None else min(until, self.anchor_us)
+        return self.after_us, until, limit
+
+    def go_screen(self, name: str) -> ViewState:
+        screen = catalog.get(name).name
+        return replace(
+            self,
+            screen=screen,
+            hpage=0,
+            entity=None,
+            back=None,
+            after_us=self.back_range()[0],
+            until_us=self.back_range()[1],
+        )
+
+    def back_range(self) -> tuple[int | None, int | None]:
+        """The user's own range (a replay's --from/--to), not a drilled interval's."""
+        root = self
+        while root.back is not None:
+            root = root.back
+        return root.after_us, root.until_us
+
+    def drill(self, target: Drill) -> ViewState:
+        catalog.get(target.screen)
+        return ViewState(
+            screen=target.screen,
+            anchor_us=None,
+            interval_len_us=self.interval_len_us,
+            entity=target.entity,
+            after_us=target.start_us - 1,
+            until_us=target.end_us,
+            options=self.options,
+            back=self,
+        )
+
+    def go_back(self) -> ViewState | None:
+        return self.back
+
+    def at(self, anchor_us: int | None) -> ViewState:
+        return replace(self, anchor_us=anchor_us)
+
+    def page(self, delta: int, n_pages: int) -> ViewState:
+        return replace(self, hpage=max(0, min(n_pages - 1, self.hpage + delta)))
+
+    def longer(self) -> ViewState:
+        return replace(self, interval_len_us=_step(self.interval_len_us, +1))
+
+    def shorter(self) -> ViewState:
+        return replace(self, interval_len_us=_step(self.interval_len_us, -1))
+
+    def toggle(self, option: str) -> ViewState:
+        return replace(self, options=self.options ^ {option})
+
+
+def _step(current: int | None, direction: int) -> int | None:
+    if current in INTERVAL_STEPS:
+        index = INTERVAL_STEPS.index(current)
+    else:
+        index = 0 if current is None else len(INTERVAL_STEPS) - 1
+    return INTERVAL_STEPS[max(0, min(len(INTERVAL_STEPS) - 1, index + direction))]
+
+
+def resolve_screen(typed: str) -> str | None:
+    """``esalnxc``, ``LNXC``, ``lnx`` -> ``ESALNXC``: the first screen the text names."""
+    wanted = typed.strip().upper()
+    if not wanted:
+        return None
+    names = list(catalog.screens())
+    for candidate in (wanted, "ESA" + wanted):
+        if candidate in names:
+            return candidate
+    matches = [n for n in names if n.startswith((wanted, "ESA" + wanted))]
+    return matches[0] if len(matches) == 1 else None

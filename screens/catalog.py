@@ -1,0 +1,128 @@
+"""Screen definitions and the one function that turns recorded data into a screen model."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from esatui.db.query import Slot, load_slots
+from esatui.db.store import Store
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold
+
+# Modules that define screens, each with a module-level SCREEN.
+SCREEN_MODULES = (
+    "esatui.screens.esassum",
+    "esatui.screens.esalnxc",
+    "esatui.screens.esaovhd",
+)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Everything a screen's build function may look at."""
+
+    slots: Sequence[Slot]
+    config: Mapping[str, str]
+    thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    entity: str | None = None  # drill-down: only this entity
+    options: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Built:
+    columns: tuple[Column, ...]
+    rows: list[Row]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScreenDef:
+    name: str
+    title: str
+    doc: str
+    timeline: tuple[str, ...]  # kinds whose intervals make the rows, in order of preference
+    kinds: tuple[str, ...]  # other kinds the screen reads
+    columns: tuple[Column, ...]  # as listed by `esatui screens` (<type> stands for each type)
+    build: Callable[[Context], Built]
+    needs: str  # what must be recorded, said when it is not
+    prefer: tuple[str, ...] = ()  # preferred sources when several wrote a kind
+    options: tuple[str, ...] = ()  # view toggles the screen understands
+
+
+@dataclass(frozen=True)
+class Query:
+    """Which data a screen shows: node, time range (after, until], aggregation, drill."""
+
+    node: str | None = None
+    after_us: int | None = None
+    until_us: int | None = None
+    interval_len_us: int | None = None
+    limit: int | None = None
+    entity: str | None = None
+    thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    options: frozenset[str] = frozenset()
+
+
+_SCREENS: dict[str, ScreenDef] = {}
+
+
+def screens() -> dict[str, ScreenDef]:
+    """Every screen, by name, in catalog order."""
+    if not _SCREENS:
+        for module in SCREEN_MODULES:
+            screen: ScreenDef = importlib.import_module(module).SCREEN
+            _SCREENS[screen.name] = screen
+    return _SCREENS
+
+
+def get(name: str) -> ScreenDef:
+    found = screens().get(name.upper())
+    if found is None:
+        raise KeyError(f"no screen {name!r}; screens are {', '.join(screens())}")
+    return found
+
+
+def build_model(store: Store, name: str, query: Query) -> ScreenModel:
+    """The screen ``name`` for the data ``query`` selects, newest interval first."""
+    screen = get(name)
+    node_id = store.node_id(query.node)
+    if node_id is None:
+        return ScreenModel(
+            screen.name,
+            screen.title,
+            screen.columns,
+            (),
+            node=query.node or "",
+            notes=("Nothing recorded for this node.",) if query.node else (),
+        )
+    slots = load_slots(
+        store,
+        node_id,
+        screen.timeline,
+        screen.kinds,
+        query.after_us,
+        query.until_us,
+        interval_len_us=query.interval_len_us,
+        limit=query.limit,
+        prefer=screen.prefer,
+    )
+    at = slots[0].end_us if slots else (query.until_us or 0)
+    config = store.config_at(node_id, at)
+    built = screen.build(Context(slots, config, query.thresholds, query.entity, query.options))
+    notes = built.notes
+    if not slots:
+        notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
+    return ScreenModel(
+        name=screen.name,
+        title=screen.title,
+        columns=built.columns,
+        rows=tuple(built.rows),
+        node=store.node_name(node_id),
+        machine=config.get("machine.type", ""),
+        system=config.get("lpar.name") or config.get("machine.sequence_code", ""),
+        from_us=slots[-1].start_us if slots else query.after_us,
+        to_us=slots[0].end_us if slots else query.until_us,
+        interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
+        notes=(*(["Simulated data (esatui sim)."] if config.get("simulated") else []), *notes),
+    )

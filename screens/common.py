@@ -1,0 +1,70 @@
+"""Small pieces every screen uses: the time column, rates, percentages, entity ordering."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from esatui.db.records import Value
+from esatui.screens.model import Column
+
+TIME = Column("time", ("", "Time"), 8, key=True, doc="end of the interval (local time)")
+
+# Which source decided a CPU's type, in the words a note on the screen uses.
+TYPE_SOURCES = {
+    "arch": "the architecture's generic label (no source here proves CP or IFL)",
+    "vmcp": "CP QUERY VIRTUAL CPUS (vmcp)",
+    "hypfs": "the hypervisor file system (diag 204)",
+    "monitor": "z/VM monitor records",
+    "smapi": "SMAPI System_Performance_Information_Query",
+}
+
+TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")
+
+
+def pct(part: Value, whole: float | None) -> float | None:
+    if not isinstance(part, int | float) or not whole:
+        return None
+    return part * 100.0 / whole
+
+
+def per_second(delta: Value, duration_us: int) -> float | None:
+    if not isinstance(delta, int | float) or duration_us <= 0:
+        return None
+    return delta * 1_000_000 / duration_us
+
+
+def ratio(a: Value, b: Value) -> float | None:
+    if not isinstance(a, int | float) or not isinstance(b, int | float) or not b:
+        return None
+    return a / b
+
+
+def number(value: Value) -> float | None:
+    return float(value) if isinstance(value, int | float) else None
+
+
+def total(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return sum(present) if present else None
+
+
+_NATURAL = re.compile(r"(\d+)")
+
+
+def natural_key(key: str) -> tuple[object, ...]:
+    """``cpu2`` before ``cpu10``; ``0a.0011`` ordered by card then domain."""
+    return tuple(int(p) if p.isdigit() else p for p in _NATURAL.split(key))
+
+
+def type_key(cpu_type: str) -> tuple[int, str]:
+    upper = cpu_type.upper()
+    return (TYPE_ORDER.index(upper) if upper in TYPE_ORDER else len(TYPE_ORDER), upper)
+
+
+def type_note(sources: Iterable[str]) -> str | None:
+    found = sorted(set(sources))
+    if not found:
+        return None
+    described = "; ".join(TYPE_SOURCES.get(s, s) for s in found)
+    return f"CPU types from {described}."

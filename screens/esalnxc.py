@@ -1,0 +1,141 @@
+"""ESALNXC, Linux CPU Analysis: this Linux's virtual CPUs as the guest sees them.
+
+Each CPU's percentages are of that CPU's own ticks in the interval (as sar does), so they
+add up to exactly 100: ``total`` = user + nice + syst + irq + sirq, and total + iowait +
+idle + steal = 100. The ``all`` row adds the CPUs up (percent of one CPU, so 4 busy CPUs
+show 400); its highlight uses the average per CPU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from esatui.db.query import EntityData
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, natural_key, type_note
+from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+
+# column id -> /proc/stat field (µs deltas)
+PARTS = {
+    "user": "user_us",
+    "nice": "nice_us",
+    "syst": "system_us",
+    "iowait": "iowait_us",
+    "irq": "irq_us",
+    "sirq": "softirq_us",
+    "idle": "idle_us",
+    "steal": "steal_us",
+}
+BUSY = ("user", "nice", "syst", "irq", "sirq")
+
+
+def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
+    return Column(
+        cid, (top, bottom), 5, 1, "%", ("Percent of one CPU",), threshold=threshold, doc=doc
+    )
+
+
+COLUMNS = (
+    TIME,
+    Column("type", ("", "Type"), 4, key=True, repeat=False, doc="CPU type"),
+    Column("id", ("", "ID"), 4, 0, key=True, doc="Linux CPU number (all: the sum)"),
+    _pct("total", "", "Total", "user + nice + syst + irq + sirq"),
+    _pct("user", "", "User", "user mode"),
+    _pct("nice", "", "Nice", "user mode, niced"),
+    _pct("syst", "", "Syst", "kernel"),
+    _pct("iowait", "IO", "Wait", "idle with I/O outstanding"),
+    _pct("irq", "", "IRQ", "hardware interrupts"),
+    _pct("sirq", "Soft", "IRQ", "soft interrupts"),
+    _pct("idle", "", "Idle", "idle"),
+    _pct(
+        "steal", "", "Steal", "wanted to run, the hypervisor ran something else", threshold="steal"
+    ),
+)
+
+
+def cpu_percentages(values: Mapping[str, Value]) -> dict[str, float | None]:
+    """Percent of the CPU's own ticks for every column, ``total`` included."""
+    parts = {cid: values.get(name) for cid, name in PARTS.items()}
+    known = [float(v) for v in parts.values() if isinstance(v, int | float)]
+    whole = sum(known)
+    if not known or whole <= 0:
+        return dict.fromkeys(("total", *PARTS))
+    out: dict[str, float | None] = {
+        cid: None if not isinstance(v, int | float) else v * 100.0 / whole
+        for cid, v in parts.items()
+    }
+    busy = [out[c] for c in BUSY if out[c] is not None]
+    out["total"] = sum(v for v in busy if v is not None)
+    return out
+
+
+def _build(ctx: Context) -> Built:
+    steal = ctx.thresholds["steal"]
+    rows: list[Row] = []
+    type_sources: list[str] = []
+    for slot in ctx.slots:
+        cpus = slot.get("cpu")
+        if cpus is None:
+            continue
+        drill = Drill("ESACPUU", slot.start_us, slot.end_us)
+        entities: list[EntityData] = sorted(cpus.rows.values(), key=lambda e: natural_key(e.key))
+        if ctx.entity is not None:
+            entities = [e for e in entities if e.key == ctx.entity]
+        sums: dict[str, float] = {}
+        counted = 0
+        for n, entity in enumerate(entities):
+            values = cpu_percentages(entity.values)
+            type_sources.append(entity.attrs.get("type_source", ""))
+            row_values: dict[str, Value] = {
+                "type": entity.attrs.get("type", ""),
+                "id": int(entity.key) if entity.key.isdigit() else entity.key,
+                **values,
+            }
+            if values["total"] is not None:
+                counted += 1
+                for cid, v in values.items():
+                    if v is not None:
+                        sums[cid] = sums.get(cid, 0.0) + v
+            rows.append(
+                Row(
+                    slot.start_us,
+                    slot.end_us,
+                    row_values,
+                    {"steal": steal.level(values["steal"])},
+                    first=n == 0,
+                    drill=drill,
+                    flags=entity.flags,
+                )
+            )
+        if ctx.entity is None and entities:
+            average_steal = sums.get("steal", 0.0) / counted if counted else None
+            level = steal.level(average_steal) if average_steal is not None else Level.NONE
+            total_values: dict[str, Value] = {"type": "", "id": "all"}
+            total_values.update(
+                {cid: sums.get(cid) if counted else None for cid in ("total", *PARTS)}
+            )
+            rows.append(
+                Row(
+                    slot.start_us,
+                    slot.end_us,
+                    total_values,
+                    {"steal": level},
+                    kind=RowKind.TOTAL,
+                    first=False,
+                    drill=drill,
+                )
+            )
+    note = type_note(s for s in type_sources if s)
+    return Built(COLUMNS, rows, (note,) if note else ())
+
+
+SCREEN = ScreenDef(
+    name="ESALNXC",
+    title="Linux CPU Analysis",
+    doc="this Linux's virtual CPUs, guest view (/proc/stat)",
+    timeline=("cpu",),
+    kinds=(),
+    columns=COLUMNS,
+    build=_build,
+    needs="the host source (/proc/stat)",
+)

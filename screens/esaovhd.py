@@ -1,0 +1,93 @@
+"""ESAOVHD, Monitor Overhead: what esatui itself costs, interval by interval."""
+
+from __future__ import annotations
+
+from esatui.db.records import max_column
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, number, pct
+from esatui.screens.model import Column, Row, Value
+
+_GROUP = ("esatui process",)
+COLUMNS = (
+    TIME,
+    Column("cpu_ms", ("CPU", "ms"), 8, 1, "ms", _GROUP, doc="CPU time (user + system)"),
+    Column("cpu_pct", ("CPU", "pct"), 6, 2, "%", _GROUP, doc="of one CPU"),
+    Column("samples", ("", "Samples"), 7, 0, "count", _GROUP, doc="samples taken (HF too)"),
+    Column("reads", ("", "Reads"), 7, 0, "count", _GROUP, doc="files/records read"),
+    Column("bytes_written", ("Bytes", "Written"), 9, 0, "bytes", _GROUP, doc="bytes written"),
+    Column(
+        "collect_ms_max",
+        ("Collect", "ms max"),
+        7,
+        2,
+        "ms",
+        _GROUP,
+        doc="longest sampling pass (elapsed)",
+    ),
+)
+_PER_COLLECTOR = Column(
+    "<name>_ms",
+    ("<name>", "ms"),
+    7,
+    2,
+    "ms",
+    ("CPU per collector",),
+    doc="CPU time spent in that source's sample calls",
+)
+
+
+def _collector_column(name: str) -> Column:
+    return Column(
+        f"{name}_ms",
+        (name[:7], "ms"),
+        7,
+        2,
+        "ms",
+        ("CPU per collector",),
+        doc=f"CPU time spent in the {name} source",
+    )
+
+
+def _build(ctx: Context) -> Built:
+    names: set[str] = set()
+    for slot in ctx.slots:
+        collectors = slot.get("collector")
+        if collectors is not None:
+            names.update(collectors.rows)
+    columns = COLUMNS + tuple(_collector_column(n) for n in sorted(names))
+    rows: list[Row] = []
+    for slot in ctx.slots:
+        own = slot.get("esatui")
+        if own is None:
+            continue
+        me = own.rows.get("self")
+        values: dict[str, Value] = {}
+        if me is not None:
+            cpu_us = number(me.values.get("cpu_us"))
+            values = {
+                "cpu_ms": None if cpu_us is None else cpu_us / 1000,
+                "cpu_pct": pct(cpu_us, own.duration_us),
+                "samples": me.values.get("samples"),
+                "reads": me.values.get("reads"),
+                "bytes_written": me.values.get("bytes_written"),
+                "collect_ms_max": me.values.get(max_column("collect_ms")),
+            }
+        collectors = slot.get("collector")
+        for name in names:
+            entity = collectors.rows.get(name) if collectors else None
+            cpu = number(entity.values.get("cpu_us")) if entity else None
+            values[f"{name}_ms"] = None if cpu is None else cpu / 1000
+        rows.append(Row(slot.start_us, slot.end_us, values))
+    return Built(columns, rows)
+
+
+SCREEN = ScreenDef(
+    name="ESAOVHD",
+    title="Monitor Overhead",
+    doc="esatui's own cost: CPU (getrusage), samples, reads, bytes written",
+    timeline=("esatui",),
+    kinds=("collector",),
+    columns=(*COLUMNS, _PER_COLLECTOR),
+    build=_build,
+    needs="a recording made by esatui live or esatui collect",
+)

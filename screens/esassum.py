@@ -1,0 +1,191 @@
+"""ESASSUM, System Summary: one row per interval, the first screen an analyst looks at.
+
+CPU counts and busy per CPU type come from the hypervisor's view of the logical processors
+when one was recorded, else from this Linux's own view. Every column drills into the screen
+that explains it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from esatui.db.query import Slot
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, number, pct, type_key, type_note
+from esatui.screens.esalnxc import cpu_percentages
+from esatui.screens.model import Column, Drill, Level, Row, Value
+
+_CPU = ("By type",)
+_CRYPTO = ("Crypto",)
+
+FIXED = (
+    Column(
+        "steal_pct",
+        ("", "Steal"),
+        5,
+        1,
+        "%",
+        ("CPU",),
+        threshold="steal",
+        drill="ESALNXC",
+        doc="average steal of this Linux's CPUs",
+    ),
+    Column(
+        "crypto_ops_s",
+        ("Ops", "/sec"),
+        7,
+        1,
+        "/s",
+        _CRYPTO,
+        drill="ESACRYPT",
+        doc="crypto operations completed per second (z/VM monitor)",
+    ),
+    Column(
+        "crypto_ms_op",
+        ("ms/", "oper"),
+        6,
+        2,
+        "ms",
+        _CRYPTO,
+        drill="ESACRYPT",
+        doc="NQ to DQ per operation as the guests see it",
+    ),
+    Column(
+        "polls_per_op",
+        ("Polls", "/oper"),
+        6,
+        2,
+        "",
+        _CRYPTO,
+        drill="ESAPOLL",
+        threshold="dq_per_op",
+        doc="virtual dequeues per operation",
+    ),
+    Column(
+        "zcrypt_req_s",
+        ("zcrypt", "req/s"),
+        7,
+        1,
+        "/s",
+        _CRYPTO,
+        drill="ESACRYQ",
+        doc="requests per second through this Linux's AP queues",
+    ),
+    Column(
+        "monitor_cpu_pct",
+        ("esatui", "CPU %"),
+        6,
+        2,
+        "%",
+        ("Monitor",),
+        drill="ESAOVHD",
+        doc="esatui's own CPU, % of one CPU",
+    ),
+)
+
+
+def _type_columns(cpu_type: str, drill: str) -> tuple[Column, Column]:
+    t = cpu_type.lower()
+    return (
+        Column(
+            f"cpus_{t}",
+            (cpu_type[:4], "CPUs"),
+            4,
+            0,
+            "count",
+            _CPU,
+            drill=drill,
+            doc=f"{cpu_type} CPUs",
+        ),
+        Column(
+            f"busy_{t}",
+            (cpu_type[:5], "Busy%"),
+            6,
+            1,
+            "%",
+            _CPU,
+            drill=drill,
+            doc=f"{cpu_type} busy, % of one CPU (sum over the CPUs)",
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class _TypeUse:
+    count: int
+    busy: float | None
+
+
+def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
+    cpus = slot.get("cpu")
+    if cpus is None:
+        return {}
+    out: dict[str, _TypeUse] = {}
+    for entity in cpus.rows.values():
+        cpu_type = entity.attrs.get("type", "CPU")
+        busy = cpu_percentages(entity.values)["total"]
+        before = out.get(cpu_type, _TypeUse(0, None))
+        added = before.busy if busy is None else (before.busy or 0.0) + busy
+        out[cpu_type] = _TypeUse(before.count + 1, added)
+    return out
+
+
+def guest_steal_pct(slot: Slot) -> float | None:
+    cpus = slot.get("cpu")
+    if cpus is None:
+        return None
+    steals = [cpu_percentages(e.values)["steal"] for e in cpus.rows.values()]
+    known = [s for s in steals if s is not None]
+    return sum(known) / len(known) if known else None
+
+
+def monitor_cpu_pct(slot: Slot) -> float | None:
+    own = slot.get("esatui")
+    me = own.rows.get("self") if own else None
+    return pct(number(me.values.get("cpu_us")), own.duration_us) if own and me else None
+
+
+def _build(ctx: Context) -> Built:
+    per_slot = [guest_cpu_use(slot) for slot in ctx.slots]
+    types = sorted({t for use in per_slot for t in use}, key=type_key)
+    type_columns = tuple(c for t in types for c in _type_columns(t, "ESALNXC"))
+    columns = (TIME, *type_columns, *FIXED)
+    steal = ctx.thresholds["steal"]
+    rows: list[Row] = []
+    sources: list[str] = []
+    for slot, use in zip(ctx.slots, per_slot, strict=True):
+        values: dict[str, Value] = {}
+        for t in types:
+            if t in use:
+                values[f"cpus_{t.lower()}"] = use[t].count
+                values[f"busy_{t.lower()}"] = use[t].busy
+        steal_pct = guest_steal_pct(slot)
+        values["steal_pct"] = steal_pct
+        values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
+        cpus = slot.get("cpu")
+        if cpus is not None:
+            sources += [e.attrs.get("type_source", "") for e in cpus.rows.values()]
+        levels = {"steal_pct": steal.level(steal_pct) if steal_pct is not None else Level.NONE}
+        rows.append(
+            Row(
+                slot.start_us,
+                slot.end_us,
+                values,
+                levels,
+                drill=Drill("ESALNXC", slot.start_us, slot.end_us),
+            )
+        )
+    note = type_note(s for s in sources if s)
+    return Built(columns, rows, (note,) if note else ())
+
+
+SCREEN = ScreenDef(
+    name="ESASSUM",
+    title="System Summary",
+    doc="one row per interval: CPUs by type, steal, crypto, esatui's own cost",
+    timeline=("cpu", "lcpu", "crypto"),
+    kinds=("cpu", "lcpu", "esatui"),
+    columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
+    build=_build,
+    needs="the host source, the z/VM monitor or SMAPI",
+)

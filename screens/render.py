@@ -1,0 +1,277 @@
+"""Fixed-layout text rendering of a screen model, shared by the TUI and the text report.
+
+Lines are sequences of (text, style) segments: the report joins the text, the Textual view
+maps the style names to colours. Both therefore show the same characters.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+
+from esatui import __version__
+from esatui.screens.model import MARKERS, Column, Level, Row, RowKind, ScreenModel, Value
+
+Segment = tuple[str, str]  # (text, style name)
+Line = tuple[Segment, ...]
+
+STYLE_TITLE = "title"
+STYLE_GROUP = "group"
+STYLE_HEAD = "colhead"
+STYLE_RULE = "rule"
+STYLE_NOTE = "note"
+STYLE_VALUE = "value"
+STYLE_SUBTOTAL = "subtotal"
+STYLE_DATE = "date"
+LEVEL_STYLE = {Level.NONE: STYLE_VALUE, Level.WARN: "warn", Level.CRIT: "crit"}
+
+_SCALES = (("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
+
+
+# --- values ----------------------------------------------------------------------------
+
+
+def format_number(value: float, width: int, decimals: int) -> str:
+    """Fixed decimals, right-aligned; fewer decimals, then K/M/G, when it does not fit."""
+    if not math.isfinite(value):
+        return "*" * width
+    for d in range(decimals, -1, -1):
+        text = _fixed(value, d)
+        if len(text) <= width:
+            return text.rjust(width)
+    for suffix, scale in _SCALES:
+        text = _fixed(value / scale, 0) + suffix
+        if len(text) <= width:
+            return text.rjust(width)
+    return "*" * width
+
+
+def _fixed(value: float, decimals: int) -> str:
+    text = f"{value:.{decimals}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def round_value(column: Column, value: Value) -> Value:
+    """The value as the screen shows it (CSV and JSON carry the same numbers)."""
+    if isinstance(value, float) and column.decimals is not None:
+        if not math.isfinite(value):
+            return None
+        rounded = round(value, column.decimals)
+        return rounded + 0.0 if rounded else 0.0
+    return value
+
+
+def format_value(column: Column, value: Value) -> str:
+    width = column.width
+    if value is None:
+        return ".".rjust(width)
+    if isinstance(value, str) or column.decimals is None:
+        text = str(value)[:width]
+        return text.ljust(width) if column.is_text else text.rjust(width)
+    return format_number(float(value), width, column.decimals)
+
+
+def format_cell(column: Column, value: Value, level: Level = Level.NONE) -> str:
+    text = format_value(column, value)
+    return text + MARKERS[level] if column.threshold else text
+
+
+# --- time ------------------------------------------------------------------------------
+
+
+def local_time(time_us: int) -> time.struct_time:
+    return time.localtime(time_us / 1_000_000)
+
+
+def hms(time_us: int) -> str:
+    return time.strftime("%H:%M:%S", local_time(time_us))
+
+
+def date_range(from_us: int | None, to_us: int | None) -> str:
+    if from_us is None or to_us is None:
+        return ""
+    start, end = local_time(from_us), local_time(to_us)
+    text = time.strftime("%m/%d %H:%M", start) + "-"
+    if (start.tm_year, start.tm_yday) != (end.tm_year, end.tm_yday):
+        text += time.strftime("%m/%d ", end)
+    return text + time.strftime("%H:%M", end)
+
+
+# --- layout ----------------------------------------------------------------------------
+
+
+def pages(model: ScreenModel, width: int) -> list[tuple[Column, ...]]:
+    """Horizontal pages: the key columns on each, then as many others as fit."""
+    keys = [c for c in model.columns if c.key]
+    rest = [c for c in model.columns if not c.key]
+    base = sum(c.cell_width + 1 for c in keys)
+    result: list[tuple[Column, ...]] = []
+    current: list[Column] = []
+    used = base
+    for column in rest:
+        need = column.cell_width + 1
+        if current and used + need > width:
+            result.append((*keys, *current))
+            current, used = [], base
+        current.append(column)
+        used += need
+    if current or not result:
+        result.append((*keys, *current))
+    return result
+
+
+def content_width(columns: Sequence[Column]) -> int:
+    return sum(c.cell_width + 1 for c in columns) - 1 if columns else 0
+
+
+def _cells(columns: Sequence[Column], texts: Sequence[str]) -> str:
+    return " ".join(
+        t.ljust(c.cell_width)[: c.cell_width] for c, t in zip(columns, texts, strict=True)
+    )
+
+
+def _group_line(columns: Sequence[Column], level: int) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(columns):
+        label = columns[i].groups[level] if len(columns[i].groups) > level else ""
+        j = i
+        while (
+            j + 1 < len(columns)
+            and label
+            and len(columns[j + 1].groups) > level
+            and columns[j + 1].groups[level] == label
+            and columns[j + 1].groups[:level] == columns[i].groups[:level]
+        ):
+            j += 1
+        span = sum(c.cell_width for c in columns[i : j + 1]) + (j - i)
+        out.append(_span_label(label, span) if label else " " * span)
+        i = j + 1
+    return " ".join(out)
+
+
+def _span_label(label: str, span: int) -> str:
+    if span < 2:
+        return " " * span
+    inner = span - 2
+    label = label[:inner]
+    dashes = inner - len(label)
+    left = dashes // 2
+    return "<" + "-" * left + label + "-" * (dashes - left) + ">"
+
+
+def _overlay(a: str, b: str) -> str | None:
+    """Merge two header lines when no character positions collide."""
+    n = max(len(a), len(b))
+    a, b = a.ljust(n), b.ljust(n)
+    if any(x != " " and y != " " for x, y in zip(a, b, strict=True)):
+        return None
+    return "".join(y if x == " " else x for x, y in zip(a, b, strict=True)).rstrip()
+
+
+def header_lines(
+    model: ScreenModel, columns: Sequence[Column], page: int, n_pages: int, width: int
+) -> list[Line]:
+    """The two-line screen header, notes, group headers, column headers and the rule."""
+    name = model.name + (f" {page + 1}/{n_pages}" if n_pages > 1 else "")
+    left1 = f"Screen: {name} esatui {__version__}  {model.node}"
+    right1 = date_range(model.from_us, model.to_us)
+    left2 = f"{page + 1} of {n_pages}  {model.title}"
+    right2 = " ".join(p for p in (model.machine, model.system) if p)
+    lines: list[Line] = [
+        ((_justify(left1, right1, width), STYLE_TITLE),),
+        ((_justify(left2, right2, width), STYLE_TITLE),),
+    ]
+    lines += [((note[:width], STYLE_NOTE),) for note in model.notes]
+    depth = max((len(c.groups) for c in columns), default=0)
+    heads = [_group_line(columns, level).rstrip() for level in range(depth)]
+    top = _cells(columns, [_align(c, c.header[0]) for c in columns]).rstrip()
+    bottom = _cells(columns, [_align(c, c.header[1]) for c in columns]).rstrip()
+    if top:
+        merged = _overlay(heads[-1], top) if heads else None
+        if merged is not None:
+            heads[-1] = merged
+        else:
+            heads.append(top)
+    lines += [((h, STYLE_GROUP),) for h in heads]
+    lines.append(((bottom, STYLE_HEAD),))
+    rule = " ".join("-" * c.cell_width for c in columns)
+    lines.append(((rule, STYLE_RULE),))
+    return lines
+
+
+def _align(column: Column, text: str) -> str:
+    return text.ljust(column.cell_width) if column.is_text else text.rjust(column.width)
+
+
+def _justify(left: str, right: str, width: int) -> str:
+    gap = width - len(left) - len(right)
+    return left + " " * max(gap, 2) + right if right else left
+
+
+def row_line(columns: Sequence[Column], row: Row, previous: Row | None) -> Line:
+    """One row; the time shows on an interval's first row, and non-repeating key columns
+    only when they change."""
+    same_interval = previous is not None and previous.end_us == row.end_us and not row.first
+    segments: list[Segment] = []
+    base = STYLE_SUBTOTAL if row.kind is not RowKind.DATA else STYLE_VALUE
+    for i, column in enumerate(columns):
+        if i:
+            segments.append((" ", base))
+        value: Value = row.values.get(column.id)
+        if column.id == "time":
+            value = hms(row.end_us) if row.first else ""
+        elif (
+            not column.repeat
+            and same_interval
+            and previous is not None
+            and previous.values.get(column.id) == value
+        ):
+            value = ""
+        level = row.levels.get(column.id, Level.NONE)
+        text = format_cell(column, value, level) if value != "" else " " * column.cell_width
+        segments.append((text, LEVEL_STYLE[level] if level else base))
+    return tuple(segments)
+
+
+def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
+    """Every row, with a date line wherever the local date changes between rows."""
+    lines: list[Line] = []
+    previous: Row | None = None
+    multi_day = _spans_days(model.rows)
+    last_day: tuple[int, int] | None = None
+    for row in model.rows:
+        if multi_day:
+            t = local_time(row.end_us)
+            day = (t.tm_year, t.tm_yday)
+            if day != last_day:
+                lines.append(((time.strftime("%m/%d/%Y", t), STYLE_DATE),))
+                last_day = day
+        lines.append(row_line(columns, row, previous))
+        previous = row
+    return lines
+
+
+def _spans_days(rows: Sequence[Row]) -> bool:
+    if not rows:
+        return False
+    first, last = local_time(rows[0].end_us), local_time(rows[-1].end_us)
+    return (first.tm_year, first.tm_yday) != (last.tm_year, last.tm_yday)
+
+
+def line_text(line: Line) -> str:
+    return "".join(text for text, _ in line).rstrip()
+
+
+def render_text(model: ScreenModel, width: int = 132) -> str:
+    """The screen as a terminal of ``width`` columns shows it, every horizontal page in turn."""
+    all_pages = pages(model, width)
+    blocks: list[str] = []
+    for index, columns in enumerate(all_pages):
+        lines = header_lines(model, columns, index, len(all_pages), width)
+        lines += body_lines(model, columns)
+        if not model.rows:
+            lines.append((("No intervals recorded in this range.", STYLE_NOTE),))
+        blocks.append("\n".join(line_text(line) for line in lines))
+    return "\n\n".join(blocks) + "\n"

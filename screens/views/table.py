@@ -1,0 +1,200 @@
+"""Line-API widgets for the fixed-layout screens: the header block and the interval table.
+
+Both draw the lines the text renderer produced (``screens.render``), so what the TUI shows
+is what ``esatui export --format text`` prints. Collected strings arrive as plain segments
+and are never parsed as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.geometry import Region, Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
+
+from esatui.screens.model import Row
+from esatui.screens.render import Line
+
+STYLES: dict[str, Style] = {
+    "title": Style(bold=True, color="bright_white"),
+    "group": Style(color="cyan"),
+    "colhead": Style(bold=True, color="cyan"),
+    "rule": Style(color="bright_black"),
+    "note": Style(color="yellow", italic=True),
+    "value": Style(color="green"),
+    "subtotal": Style(color="bright_green", bold=True),
+    "warn": Style(color="black", bgcolor="yellow", bold=True),
+    "crit": Style(color="bright_white", bgcolor="red", bold=True),
+    "date": Style(color="magenta", bold=True),
+}
+CURSOR = Style(reverse=True)
+COLUMN_CURSOR = Style(underline=True, bold=True)
+
+
+def to_strip(line: Line, extra: Style | None = None) -> Strip:
+    segments = [Segment(text, STYLES.get(style)) for text, style in line]
+    strip = Strip(segments)
+    return strip.apply_style(extra) if extra is not None else strip
+
+
+class ScreenHeader(Widget):
+    """The two-line ESAMON header, notes, group and column headers, and the rule."""
+
+    DEFAULT_CSS = "ScreenHeader { height: auto; }"
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: list[Line] = []
+        self._scroll_x = 0
+
+    def set_lines(self, lines: Sequence[Line], scroll_x: int = 0) -> None:
+        self._lines = list(lines)
+        self._scroll_x = scroll_x
+        self.refresh(layout=True)
+
+    @property
+    def text_lines(self) -> list[str]:
+        return ["".join(t for t, _ in line) for line in self._lines]
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._lines)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        if y >= len(self._lines):
+            return Strip.blank(width)
+        return to_strip(self._lines[y]).crop_extend(self._scroll_x, self._scroll_x + width, None)
+
+
+class IntervalTable(ScrollView, can_focus=True):
+    """The rows of a screen, newest interval first, with a row cursor and a column cursor."""
+
+    DEFAULT_CSS = "IntervalTable { height: 1fr; scrollbar-size-horizontal: 0; }"
+
+    cursor: reactive[int] = reactive(0, always_update=True)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._lines: list[Line] = []
+        self._rows: list[Row | None] = []
+        self._spans: list[tuple[int, int]] = []
+        self.column_cursor: int | None = None
+
+    # --- content ----------------------------------------------------------------------
+
+    def set_content(
+        self, lines: Sequence[Line], rows: Sequence[Row | None], spans: Sequence[tuple[int, int]]
+    ) -> None:
+        """Replace the lines; the cursor stays on the same interval and entity if it can."""
+        previous = self.selected_row
+        self._lines, self._rows, self._spans = list(lines), list(rows), list(spans)
+        width = max((sum(len(t) for t, _ in line) for line in self._lines), default=0)
+        self.virtual_size = Size(width, len(self._lines))
+        target = self._find(previous) if previous is not None else None
+        self.cursor = target if target is not None else self._first_row()
+        if self.column_cursor is not None and self.column_cursor >= len(self._spans):
+            self.column_cursor = None
+        self.refresh()
+
+    def _find(self, row: Row) -> int | None:
+        for i, candidate in enumerate(self._rows):
+            if (
+                candidate is not None
+                and candidate.end_us == row.end_us
+                and candidate.values.get("id") == row.values.get("id")
+                and candidate.values.get("device") == row.values.get("device")
+                and candidate.kind == row.kind
+            ):
+                return i
+        return None
+
+    def _first_row(self) -> int:
+        for i, row in enumerate(self._rows):
+            if row is not None:
+                return i
+        return 0
+
+    @property
+    def selected_row(self) -> Row | None:
+        if 0 <= self.cursor < len(self._rows):
+            return self._rows[self.cursor]
+        return None
+
+    @property
+    def line_count(self) -> int:
+        return len(self._lines)
+
+    @property
+    def text_lines(self) -> list[str]:
+        return ["".join(t for t, _ in line) for line in self._lines]
+
+    # --- movement ---------------------------------------------------------------------
+
+    def move(self, delta: int) -> None:
+        """Move the cursor by ``delta`` rows, skipping date lines."""
+        i = self.cursor
+        step = 1 if delta > 0 else -1
+        for _ in range(abs(delta)):
+            j = i + step
+            while 0 <= j < len(self._rows) and self._rows[j] is None:
+                j += step
+            if not 0 <= j < len(self._rows):
+                break
+            i = j
+        self.cursor = i
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
+        self.refresh()
+
+    @property
+    def at_top(self) -> bool:
+        return self.cursor <= self._first_row()
+
+    @property
+    def at_bottom(self) -> bool:
+        return all(r is None for r in self._rows[self.cursor + 1 :])
+
+    def on_click(self, event: events.Click) -> None:
+        line = int(self.scroll_offset.y) + event.y
+        if 0 <= line < len(self._rows) and self._rows[line] is not None:
+            self.cursor = line
+        x = int(self.scroll_offset.x) + event.x
+        for i, (start, end) in enumerate(self._spans):
+            if start <= x < end:
+                self.column_cursor = i
+                self.refresh()
+                break
+
+    # --- drawing ----------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        scroll_x, scroll_y = int(self.scroll_offset.x), int(self.scroll_offset.y)
+        index = scroll_y + y
+        width = self.size.width
+        if index >= len(self._lines):
+            return Strip.blank(width)
+        line = self._lines[index]
+        if index == self.cursor and self.has_focus_within_app:
+            strip = self._cursor_strip(line)
+        else:
+            strip = to_strip(line)
+        return strip.crop_extend(scroll_x, scroll_x + width, None)
+
+    @property
+    def has_focus_within_app(self) -> bool:
+        return self.has_focus or self.app.focused is None
+
+    def _cursor_strip(self, line: Line) -> Strip:
+        strip = to_strip(line, CURSOR)
+        if self.column_cursor is None or not self._spans:
+            return strip
+        start, end = self._spans[self.column_cursor]
+        middle = strip.crop(start, end).apply_style(COLUMN_CURSOR)
+        return Strip.join([strip.crop(0, start), middle, strip.crop(end)])
