@@ -14,7 +14,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from esatui import __version__
 
@@ -255,9 +255,13 @@ def cmd_collect(args: argparse.Namespace) -> int:
         retention=_retention(args),
     )
     stop = threading.Event()
-    _stop_on_signals(stop)
-    stats = recorder.run(stop, count=args.count, duration_s=args.duration)
-    store.close()
+    previous = _stop_on_signals(stop)
+    try:
+        stats = recorder.run(stop, count=args.count, duration_s=args.duration)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        store.close()
     names = ", ".join(s.name for s in sources)
     summary = f"{stats.written} intervals of {names}, esatui recorded in {store.path}"
     if stats.duplicates:
@@ -266,12 +270,16 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
 
 
-def _stop_on_signals(stop: threading.Event) -> None:
+def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
+    """SIGINT and SIGTERM end the recording cleanly; returns the handlers they replaced."""
+
     def handler(signum: int, frame: object) -> None:
         stop.set()
 
+    previous = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, handler)
+        previous[sig] = signal.signal(sig, handler)
+    return previous
 
 
 def _thresholds(args: argparse.Namespace) -> dict[str, Threshold]:
@@ -484,8 +492,8 @@ def _with_command(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv) and argv[i] == "--debug":
         i += 1
-    if i < len(argv) and (argv[i] in COMMANDS or argv[i] in ("--version", "-h", "--help")):
-        return argv
+    if i < len(argv) and (not argv[i].startswith("-") or argv[i] in ("--version", "-h", "--help")):
+        return argv  # a command (argparse names the unknown ones)
     return [*argv[:i], "live", *argv[i:]]
 
 

@@ -27,11 +27,10 @@ COLUMNS = (
 )
 _PER_COLLECTOR = Column(
     "<name>_ms",
-    ("<name>", "ms"),
+    ("<name>", "CPU ms"),
     7,
     2,
     "ms",
-    ("CPU per collector",),
     doc="CPU time spent in that source's sample calls",
 )
 
@@ -39,11 +38,10 @@ _PER_COLLECTOR = Column(
 def _collector_column(name: str) -> Column:
     return Column(
         f"{name}_ms",
-        (name[:7], "ms"),
+        (name[:7], "CPU ms"),
         7,
         2,
         "ms",
-        ("CPU per collector",),
         doc=f"CPU time spent in the {name} source",
     )
 

@@ -1,0 +1,101 @@
+"""Slots: timelines, aggregation into longer intervals, sources on other clocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
+from esatui.db.query import bucket_end, load_slots
+from esatui.db.store import Store
+from tests.fixtures.recording import START_US, host_recording, write
+
+MINUTE = 60_000_000
+OTHER = Kind("other", "test", (counter("ops", "count"), gauge("depth", "count")))
+
+
+def other_samples(offset_us: int, n: int, every_us: int = MINUTE) -> list[Sample]:
+    return [
+        Sample("other", START_US + offset_us + i * every_us,
+               (Reading("other", "x", {"ops": i * 10, "depth": float(i)}),))
+        for i in range(n + 1)
+    ]
+
+
+def test_natural_slots_newest_first(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=5)
+    with Store.open(db_path, readonly=True) as store:
+        node = store.node_id(None)
+        assert node is not None
+        slots = load_slots(store, node, ["cpu"], [], None, None)
+        assert [s.end_us for s in slots] == [START_US + i * MINUTE for i in range(5, 0, -1)]
+        cpu = slots[0].get("cpu")
+        assert cpu is not None and sorted(cpu.rows) == ["0", "1", "2", "3"]
+        assert cpu.duration_us == MINUTE
+
+
+def test_limit_and_range(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=10)
+    with Store.open(db_path, readonly=True) as store:
+        node = store.node_id(None)
+        assert node is not None
+        slots = load_slots(store, node, ["cpu"], [], None, START_US + 7 * MINUTE, limit=3)
+        assert [s.end_us for s in slots] == [START_US + m * MINUTE for m in (7, 6, 5)]
+        slots = load_slots(store, node, ["cpu"], [], START_US + 2 * MINUTE, START_US + 4 * MINUTE)
+        assert [s.end_us for s in slots] == [START_US + 4 * MINUTE, START_US + 3 * MINUTE]
+
+
+def test_a_source_sampled_microseconds_later_lands_in_the_same_slot(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=4)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(200, 4))
+        node = store.node_id(None)
+        assert node is not None
+        slots = load_slots(store, node, ["cpu"], ["other"], None, None)
+        for i, slot in enumerate(slots):
+            other = slot.get("other")
+            assert other is not None
+            assert other.rows["x"].values["depth"] == float(4 - i)
+
+
+def test_a_source_on_its_own_clock_goes_where_it_overlaps_most(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=4)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(20_000_000, 4))  # 20 s later
+        node = store.node_id(None)
+        assert node is not None
+        slots = load_slots(store, node, ["cpu"], ["other"], None, None)
+        depths = [s.get("other") for s in slots]
+        # the interval ending 14:01:20 overlaps 14:00-14:01 by 40 s: it goes there
+        assert depths[-1] is not None and depths[-1].rows["x"].values["depth"] == 1.0
+
+
+def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=30)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(100, 30))
+        node = store.node_id(None)
+        assert node is not None
+        natural = load_slots(store, node, ["cpu"], ["other"], None, None)
+        coarse = load_slots(store, node, ["cpu"], ["other"], None, None,
+                            interval_len_us=15 * MINUTE)
+        assert [s.end_us for s in coarse] == [START_US + 30 * MINUTE, START_US + 15 * MINUTE]
+        assert coarse[0].duration_us == 15 * MINUTE
+        for bucket in coarse:
+            members = [s for s in natural if bucket.start_us < s.end_us <= bucket.end_us]
+            assert len(members) == 15
+            cpu = bucket.get("cpu")
+            assert cpu is not None
+            for key, entity in cpu.rows.items():
+                for name, value in entity.values.items():
+                    parts = [m.get("cpu").rows[key].values[name] for m in members]  # type: ignore[union-attr]
+                    assert value == sum(p for p in parts if isinstance(p, int))
+            other = bucket.get("other")
+            assert other is not None
+            depth = [m.get("other").rows["x"].values["depth"] for m in members]  # type: ignore[union-attr]
+            assert other.rows["x"].values["depth"] == sum(d for d in depth if d) / 15
+            assert other.rows["x"].values["depth_max"] == max(d for d in depth if d is not None)
+
+
+def test_buckets_align_to_local_time(monkeypatch: object) -> None:
+    assert bucket_end(START_US + 1, 15 * MINUTE) == START_US + 15 * MINUTE
+    assert bucket_end(START_US, 15 * MINUTE) == START_US

@@ -1,0 +1,105 @@
+"""The host source on the real captured trees, with a /proc/stat the test advances."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from esatui.collectors.base import SourceContext
+from esatui.collectors.host import CPU, HostSource, user_hz
+from esatui.collectors.sysfs_cpu import parse_cpu_list
+from esatui.fakesys.procfs import ProcStat
+from esatui.sampling.builder import IntervalBuilder
+from tests.conftest import DATA
+
+TREES = sorted(p.name for p in (DATA / "host" / "trees").iterdir())
+
+
+def make_root(tmp_path: Path, tree: str) -> tuple[Path, ProcStat]:
+    root = tmp_path / tree
+    shutil.copytree(DATA / "host" / "trees" / tree, root, symlinks=True)
+    online = sorted(parse_cpu_list((root / "sys/devices/system/cpu/online").read_text()))
+    stat = ProcStat(root, online)
+    stat.write()
+    return root, stat
+
+
+@pytest.mark.parametrize("tree", TREES)
+def test_host_source_on_captured_trees(tmp_path: Path, tree: str) -> None:
+    root, stat = make_root(tmp_path, tree)
+    source = HostSource(SourceContext(root))
+    assert source.probe().available
+    first = source.sample()
+    online = sorted(stat.ticks)
+    assert [r.key for r in first.readings] == [str(n) for n in online]
+    assert first.config is not None
+    assert first.config["machine.type"] in {"2817", "2964"}
+    assert first.config["host.arch"] == "CPU"  # an s390 tree, whatever machine runs the test
+    for reading in first.readings:
+        assert reading.attrs["type"] == "CPU"
+        assert reading.attrs["type_source"] == "arch"
+        assert reading.attrs["address"] == reading.key  # these trees number CPUs by address
+    for n in online:
+        stat.advance(n, user=50, system=10, idle=30, steal=10)
+    stat.write()
+    builder = IntervalBuilder("host", (CPU,))
+    builder.add(first)
+    interval = builder.add(source.sample())
+    assert interval is not None
+    tick_us = 1_000_000 // user_hz()
+    for row in interval.rows:
+        assert row.values["user_us"] == 50 * tick_us
+        assert row.values["steal_us"] == 10 * tick_us
+        assert row.values["nice_us"] == 0
+
+
+def test_node_is_the_vm00_name_under_zvm(tmp_path: Path) -> None:
+    root, _ = make_root(tmp_path, "util-linux-s390-zvm")
+    sample = HostSource(SourceContext(root)).sample()
+    assert sample.config is not None
+    assert sample.config["node"] == "R1745003"
+    assert sample.config["vm00.control_program"] == "z/VM 6.1.0"
+    assert sample.config["host.virtual_cpus"] == "yes"
+
+
+def test_node_is_the_host_name_in_an_lpar(tmp_path: Path) -> None:
+    root, _ = make_root(tmp_path, "util-linux-s390-lpar")
+    (root / "proc/sys/kernel").mkdir(parents=True)
+    (root / "proc/sys/kernel/hostname").write_text("lnxprod1\n")
+    sample = HostSource(SourceContext(root)).sample()
+    assert sample.config is not None
+    assert sample.config["node"] == "lnxprod1"
+    assert sample.config["lpar.name"] == "R35LP37"
+    by_key = {r.key: r for r in sample.readings}
+    assert by_key["1"].attrs["polarization"] == "vertical:low"
+    assert "0" not in by_key  # cpu0 is offline in this capture
+
+
+def test_facts_are_reread_only_when_the_cpu_set_changes(tmp_path: Path) -> None:
+    root, stat = make_root(tmp_path, "util-linux-s390-kvm")
+    source = HostSource(SourceContext(root))
+    first = source.sample()
+    second = source.sample()
+    assert first.reads > 1
+    assert second.reads == 1  # only /proc/stat
+    stat.set_online([0, 1])
+    stat.write()
+    third = source.sample()
+    assert third.reads > 1
+    assert [r.key for r in third.readings] == ["0", "1"]
+
+
+def test_probe_says_why_when_proc_stat_is_missing(tmp_path: Path) -> None:
+    found = HostSource(SourceContext(tmp_path)).probe()
+    assert not found.available
+    assert "proc/stat" in found.reason
+
+
+def test_this_machine() -> None:
+    source = HostSource(SourceContext(Path("/")))
+    sample = source.sample()
+    assert sample.readings
+    assert sample.mono_ns is not None
+    assert all(r.values["idle_us"] is not None for r in sample.readings)
