@@ -85,14 +85,22 @@ def load_slots(
     interval_len_us: int | None = None,
     limit: int | None = None,
     prefer: Sequence[str] = (),
+    snap: bool = False,
 ) -> list[Slot]:
-    """Slots, newest first, for the first of ``timeline_kinds`` that has data in the range."""
+    """Slots, newest first, for the first of ``timeline_kinds`` that has data in the range.
+
+    With ``snap``, (after, until] is one interval of another source (a drill-down): the
+    slots are this timeline's intervals that overlap it for at least half their length.
+    """
     base: list[IntervalInfo] = []
     for kind in timeline_kinds:
         for source in timeline_source(store, node_id, kind, prefer):
-            base = _base_intervals(
-                store, node_id, source, after_us, until_us, interval_len_us, limit
-            )
+            if snap and after_us is not None and until_us is not None:
+                base = _matching_intervals(store, node_id, source, after_us, until_us)
+            else:
+                base = _base_intervals(
+                    store, node_id, source, after_us, until_us, interval_len_us, limit
+                )
             if base:
                 break
         if base:
@@ -168,6 +176,18 @@ def _base_intervals(
         floor = top - limit * interval_len_us
         after_us = floor if after_us is None else max(after_us, floor)
     return store.intervals(node_id, [source], after_us, until_us)
+
+
+def _matching_intervals(
+    store: Store, node_id: int, source: str, start_us: int, end_us: int
+) -> list[IntervalInfo]:
+    span = end_us - start_us
+    candidates = store.intervals(node_id, [source], start_us, end_us + span)
+    return [
+        i
+        for i in candidates
+        if 2 * (min(i.end_us, end_us) - max(i.start_us, start_us)) >= (i.end_us - i.start_us)
+    ]
 
 
 def _frames(

@@ -276,7 +276,7 @@ def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
     def handler(signum: int, frame: object) -> None:
         stop.set()
 
-    previous = {}
+    previous: dict[int, Any] = {}
     for sig in (signal.SIGINT, signal.SIGTERM):
         previous[sig] = signal.signal(sig, handler)
     return previous

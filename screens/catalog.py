@@ -62,6 +62,7 @@ class Query:
     entity: str | None = None
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     options: frozenset[str] = frozenset()
+    snap: bool = False  # (after, until] is one interval of another screen: match it
 
 
 _SCREENS: dict[str, ScreenDef] = {}
@@ -106,6 +107,7 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         interval_len_us=query.interval_len_us,
         limit=query.limit,
         prefer=screen.prefer,
+        snap=query.snap,
     )
     at = slots[0].end_us if slots else (query.until_us or 0)
     config = store.config_at(node_id, at)

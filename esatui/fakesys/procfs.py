@@ -34,7 +34,9 @@ class ProcStat:
     def render(self, extra: Mapping[str, str] | None = None) -> str:
         totals = [sum(col) for col in zip(*self.ticks.values(), strict=True)] if self.ticks else []
         lines = ["cpu  " + " ".join(str(t) for t in totals)]
-        lines += [f"cpu{n} " + " ".join(str(t) for t in ticks) for n, ticks in sorted(self.ticks.items())]
+        lines += [
+            f"cpu{n} " + " ".join(str(t) for t in ticks) for n, ticks in sorted(self.ticks.items())
+        ]
         lines += ["intr 0", "ctxt 0", "btime 1700000000", "processes 1"]
         lines += [f"procs_running {self.procs_running}", f"procs_blocked {self.procs_blocked}"]
         lines += [f"{k} {v}" for k, v in (extra or {}).items()]

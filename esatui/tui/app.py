@@ -25,7 +25,7 @@ from esatui.db.query import timeline_source
 from esatui.db.records import Interval
 from esatui.db.store import Store, StoreError
 from esatui.screens import catalog
-from esatui.screens.model import Column, Drill, Row, ScreenModel, Threshold
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, Row, ScreenModel, Threshold
 from esatui.screens.render import body_lines, header_lines, pages
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, format_duration, parse_time
@@ -114,14 +114,12 @@ class MonitorApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "drill", "Drill", show=False),
         Binding("escape,f3", "go_back", "Back"),
-        Binding("up", "cursor(-1)", show=False),
-        Binding("down", "cursor(1)", show=False),
+        Binding("f7", "page(-1)", show=False),
+        Binding("f8", "page(1)", show=False),
         Binding("tab", "column(1)", show=False, priority=True),
         Binding("shift+tab", "column(-1)", show=False, priority=True),
-        Binding("pageup,f7", "page(-1)", "Page", show=False),
-        Binding("pagedown,f8", "page(1)", show=False),
-        Binding("left,f10", "hpage(-1)", show=False),
-        Binding("right,f11", "hpage(1)", show=False),
+        Binding("f10", "hpage(-1)", show=False),
+        Binding("f11", "hpage(1)", show=False),
         Binding("colon", "prompt('screen')", show=False),
         Binding("e,E", "prompt('screen', 'E')", show=False),
         Binding("left_square_bracket,t", "step(-1)", show=False),
@@ -173,7 +171,7 @@ class MonitorApp(App[int]):
         with Vertical():
             yield ScreenHeader(id="header")
             yield IntervalTable(id="table")
-            yield Input(id="prompt")
+            yield Input(id="prompt", select_on_focus=False)
             yield Static(id="status")
 
     @property
@@ -203,7 +201,11 @@ class MonitorApp(App[int]):
         if state is not None:
             self.state = state
         self._pending = self.state
-        self._load(self.state, max(8, self.table.size.height or 40))
+        self._load(self.state, self._window())
+
+    def _window(self) -> int:
+        """How many intervals a load fetches: as many as the table has lines."""
+        return max(8, self.table.size.height or self.size.height - 8)
 
     @work(thread=True, exclusive=True, group="load")
     def _load(self, state: ViewState, limit: int) -> None:
@@ -216,7 +218,8 @@ class MonitorApp(App[int]):
             limit=n,
             entity=state.entity,
             options=state.options,
-            **({"thresholds": self._thresholds} if self._thresholds else {}),
+            snap=state.drilled,
+            thresholds=self._thresholds or dict(DEFAULT_THRESHOLDS),
         )
         try:
             with self._store_lock:
@@ -307,9 +310,6 @@ class MonitorApp(App[int]):
 
     # --- actions ----------------------------------------------------------------------
 
-    def action_cursor(self, delta: int) -> None:
-        self.table.move(delta)
-
     def action_column(self, delta: int) -> None:
         columns = getattr(self, "_columns", ())
         if not columns:
@@ -352,7 +352,7 @@ class MonitorApp(App[int]):
         elif direction < 0 and not table.at_top:
             table.move(-height)
         elif not self.state.drilled:
-            self._shift_window(direction * max(1, self._intervals_shown()))
+            self._shift_window(direction * self._window())
 
     def action_hpage(self, delta: int) -> None:
         model = self.model
@@ -400,6 +400,7 @@ class MonitorApp(App[int]):
             else "time (14:30, -2h, 2026-11-21 14:30)"
         )
         prompt.value = initial
+        prompt.cursor_position = len(initial)
         prompt.add_class("visible")
         prompt.focus()
 
@@ -442,10 +443,6 @@ class MonitorApp(App[int]):
     def _newest_shown(self) -> int | None:
         rows = self.model.rows if self.model else ()
         return rows[0].end_us if rows else None
-
-    def _intervals_shown(self) -> int:
-        rows = self.model.rows if self.model else ()
-        return len({r.end_us for r in rows})
 
     def _shift_window(self, intervals: int) -> None:
         """Move the window ``intervals`` intervals back in time (negative: forward)."""
@@ -517,4 +514,4 @@ class MonitorApp(App[int]):
             self._say("no further interval")
             return
         info = infos[0]
-        self.reload(replace(state, after_us=info.start_us - 1, until_us=info.end_us))
+        self.reload(replace(state, after_us=info.start_us, until_us=info.end_us))

@@ -78,7 +78,7 @@ class ViewState:
             anchor_us=None,
             interval_len_us=self.interval_len_us,
             entity=target.entity,
-            after_us=target.start_us - 1,
+            after_us=target.start_us,
             until_us=target.end_us,
             options=self.options,
             back=self,

@@ -8,10 +8,12 @@ and are never parsed as markup.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
+from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -76,6 +78,16 @@ class IntervalTable(ScrollView, can_focus=True):
     """The rows of a screen, newest interval first, with a row cursor and a column cursor."""
 
     DEFAULT_CSS = "IntervalTable { height: 1fr; scrollbar-size-horizontal: 0; }"
+    # The screen's own keys replace the scrolling ones a ScrollView has: the arrows move the
+    # row cursor and the horizontal page, the page keys page (and move in time at the ends).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "move(-1)", show=False),
+        Binding("down", "move(1)", show=False),
+        Binding("left", "app.hpage(-1)", show=False),
+        Binding("right", "app.hpage(1)", show=False),
+        Binding("pageup", "app.page(-1)", show=False),
+        Binding("pagedown", "app.page(1)", show=False),
+    ]
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
@@ -148,6 +160,9 @@ class IntervalTable(ScrollView, can_focus=True):
                 break
             i = j
         self.cursor = i
+
+    def action_move(self, delta: int) -> None:
+        self.move(delta)
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)

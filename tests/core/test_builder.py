@@ -10,8 +10,9 @@ from esatui.collectors.model import Kind, Reading, Sample, SampleFlag, counter, 
 from esatui.db.records import Flag, Interval
 from esatui.sampling.builder import IntervalBuilder
 
-KIND = Kind("thing", "test", (counter("ops", "count"), counter("busy_us", "us"),
-                               gauge("queue", "count")))
+KIND = Kind(
+    "thing", "test", (counter("ops", "count"), counter("busy_us", "us"), gauge("queue", "count"))
+)
 
 
 def sample(t: int, *readings: Reading, mono: int | None = None, flags: int = 0) -> Sample:

@@ -34,7 +34,9 @@ def test_collect_then_export_on_this_machine(
 ) -> None:
     """The issue's check: per CPU and interval, total = user + nice + syst + irq + sirq and
     total + iowait + idle + steal = 100 within rounding, the same in every format."""
-    code, out, err = run(capsys, "collect", "--interval", "0.3", "--count", "3", "--db", str(db_path))
+    code, out, err = run(
+        capsys, "collect", "--interval", "0.3", "--count", "3", "--db", str(db_path)
+    )
     assert code == 0, err
     assert "intervals of host, esatui recorded" in out
     code, out, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--format", "json")
@@ -43,22 +45,37 @@ def test_collect_then_export_on_this_machine(
     cpus = [r for r in doc["rows"] if r.get("row") is None]
     assert len({r["time"] for r in cpus}) == 3
     for r in cpus:
-        assert r["total"] == pytest.approx(r["user"] + r["nice"] + r["syst"] + r["irq"] + r["sirq"], abs=0.26)
+        assert r["total"] == pytest.approx(
+            r["user"] + r["nice"] + r["syst"] + r["irq"] + r["sirq"], abs=0.26
+        )
         assert r["total"] + r["iowait"] + r["idle"] + r["steal"] == pytest.approx(100, abs=0.21)
     _, csv_out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--format", "csv")
     _, text_out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path))
-    for r, line in zip(cpus, [ln for ln in csv_out.splitlines()[1:] if ln.endswith(",data")], strict=True):
+    for r, line in zip(
+        cpus, [ln for ln in csv_out.splitlines()[1:] if ln.endswith(",data")], strict=True
+    ):
         assert line.split(",")[3] == f"{r['total']:.1f}"
         assert f"{r['total']:.1f}" in text_out
 
 
-def test_collect_below_a_root(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                              db_path: Path) -> None:
+def test_collect_below_a_root(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, db_path: Path
+) -> None:
     root = tmp_path / "root"
     shutil.copytree(DATA / "host/trees/util-linux-s390-zvm", root)
     ProcStat(root, [0, 1, 2, 3]).write()
-    code, _, err = run(capsys, "collect", "--root", str(root), "--interval", "0.2", "--count", "1",
-                       "--db", str(db_path))
+    code, _, err = run(
+        capsys,
+        "collect",
+        "--root",
+        str(root),
+        "--interval",
+        "0.2",
+        "--count",
+        "1",
+        "--db",
+        str(db_path),
+    )
     assert code == 0, err
     code, out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path))
     assert code == 0
@@ -83,22 +100,27 @@ def test_bad_arguments_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], db_path: Path, argv: list[str], message: str
 ) -> None:
     host_recording(db_path, n_intervals=2)
-    code, out, err = run(capsys, *argv, *(["--db", str(db_path)] if argv[0] != "frobnicate" else []))
+    code, out, err = run(
+        capsys, *argv, *(["--db", str(db_path)] if argv[0] != "frobnicate" else [])
+    )
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
 
 
-def test_other_errors_exit_1_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path,
-                                           db_path: Path) -> None:
+def test_other_errors_exit_1_with_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, db_path: Path
+) -> None:
     code, _, err = run(capsys, "export", "ESALNXC", "--db", str(tmp_path / "missing.sqlite"))
     assert code == 1 and "no database at" in err and len(err.splitlines()) == 1
     (tmp_path / "junk.sqlite").write_text("junk" * 1000)
     code, _, err = run(capsys, "export", "ESALNXC", "--db", str(tmp_path / "junk.sqlite"))
     assert code == 1 and "not a usable esatui database" in err
     host_recording(db_path, n_intervals=2)
-    code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--to", "2020-01-01 00:00")
+    code, _, err = run(
+        capsys, "export", "ESALNXC", "--db", str(db_path), "--to", "2020-01-01 00:00"
+    )
     assert code == 1 and "nothing recorded in this range" in err
     code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--node", "OTHER")
     assert code == 1 and "no data for node 'OTHER'" in err
@@ -107,23 +129,55 @@ def test_other_errors_exit_1_with_one_line(capsys: pytest.CaptureFixture[str], t
 def test_export_options(capsys: pytest.CaptureFixture[str], db_path: Path, tmp_path: Path) -> None:
     host_recording(db_path, n_intervals=3)
     out_file = tmp_path / "report.csv"
-    code, out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--format", "csv",
-                       "--order", "asc", "--output", str(out_file))
+    code, out, _ = run(
+        capsys,
+        "export",
+        "ESALNXC",
+        "--db",
+        str(db_path),
+        "--format",
+        "csv",
+        "--order",
+        "asc",
+        "--output",
+        str(out_file),
+    )
     assert code == 0 and out == ""
     lines = out_file.read_text().splitlines()
     times = [ln.split(",")[0] for ln in lines[1:]]
     assert times == sorted(times)
     assert lines[2].split(",")[2] == "1"  # each interval's rows keep their order
-    code, out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--from",
-                       "2026-11-21 14:01", "--to", "2026-11-21T14:02", "--format", "jsonl")
+    code, out, _ = run(
+        capsys,
+        "export",
+        "ESALNXC",
+        "--db",
+        str(db_path),
+        "--from",
+        "2026-11-21 14:01",
+        "--to",
+        "2026-11-21T14:02",
+        "--format",
+        "jsonl",
+    )
     assert {json.loads(ln)["time"] for ln in out.splitlines()} == {"2026-11-21T14:02:00+00:00"}
     code, out, _ = run(capsys, "export", "ESASSUM", "--db", str(db_path), "--width", "40")
     assert "ESASSUM 1/" in out and "ESASSUM 2/" in out  # horizontal pages, one after another
-    code, out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--interval-len", "1h",
-                       "--format", "json")
+    code, out, _ = run(
+        capsys,
+        "export",
+        "ESALNXC",
+        "--db",
+        str(db_path),
+        "--interval-len",
+        "1h",
+        "--format",
+        "json",
+    )
     assert json.loads(out)["interval_len_s"] == 3600
-    code, out, _ = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--threshold",
-                       "steal=1,2")
+    code, out, _ = run(
+        capsys, "export", "ESALNXC", "--db", str(db_path), "--threshold", "steal=1,2"
+    )
     assert "!" in out
 
 
@@ -152,8 +206,9 @@ def test_collect_and_export_never_load_textual(db_path: Path) -> None:
         f"assert main(['export', 'ESALNXC', '--db', {str(db_path)!r}]) == 0\n"
         "assert 'textual' not in sys.modules, 'textual was imported'\n"
     )
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
     assert result.returncode == 0, result.stderr
 
 

@@ -15,8 +15,11 @@ OTHER = Kind("other", "test", (counter("ops", "count"), gauge("depth", "count"))
 
 def other_samples(offset_us: int, n: int, every_us: int = MINUTE) -> list[Sample]:
     return [
-        Sample("other", START_US + offset_us + i * every_us,
-               (Reading("other", "x", {"ops": i * 10, "depth": float(i)}),))
+        Sample(
+            "other",
+            START_US + offset_us + i * every_us,
+            (Reading("other", "x", {"ops": i * 10, "depth": float(i)}),),
+        )
         for i in range(n + 1)
     ]
 
@@ -76,8 +79,9 @@ def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
         node = store.node_id(None)
         assert node is not None
         natural = load_slots(store, node, ["cpu"], ["other"], None, None)
-        coarse = load_slots(store, node, ["cpu"], ["other"], None, None,
-                            interval_len_us=15 * MINUTE)
+        coarse = load_slots(
+            store, node, ["cpu"], ["other"], None, None, interval_len_us=15 * MINUTE
+        )
         assert [s.end_us for s in coarse] == [START_US + 30 * MINUTE, START_US + 15 * MINUTE]
         assert coarse[0].duration_us == 15 * MINUTE
         for bucket in coarse:

@@ -23,8 +23,9 @@ KIND = Kind("thing", "test", (counter("ops", "count"), gauge("queue", "count")))
 
 
 def interval(end_s: int, ops: int = 1, attrs: dict[str, str] | None = None) -> Interval:
-    row = EntityRow("thing", "a", attrs or {"type": "A"},
-                    {"ops": ops, "queue": 1.5, "queue_max": 3.0}, 0, 2)
+    row = EntityRow(
+        "thing", "a", attrs or {"type": "A"}, {"ops": ops, "queue": 1.5, "queue_max": 3.0}, 0, 2
+    )
     return Interval("test", "n1", (end_s - 1) * 10**6, end_s * 10**6, 10**6, (row,))
 
 
@@ -66,8 +67,16 @@ def test_a_kind_that_gains_a_field_gains_a_column(db_path: Path) -> None:
         store.write(interval(10))
         bigger = Kind("thing", "test", (*KIND.fields, counter("extra", "count")))
         store.register("test", [bigger])
-        store.write(Interval("test", "n1", 10**7, 11 * 10**6, 10**6,
-                             (EntityRow("thing", "a", {}, {"ops": 1, "extra": 5}),)))
+        store.write(
+            Interval(
+                "test",
+                "n1",
+                10**7,
+                11 * 10**6,
+                10**6,
+                (EntityRow("thing", "a", {}, {"ops": 1, "extra": 5}),),
+            )
+        )
         node = store.node_id("n1")
         assert node is not None
         rows = store.kind_rows("thing", store.intervals(node, ["test"]))
@@ -113,8 +122,9 @@ def test_older_schema_is_migrated_in_place_after_a_backup(db_path: Path) -> None
         conn.execute("CREATE TABLE added_in_next (x)")
 
     Store.open(db_path).close()
-    with Store.open(db_path, migrations={SCHEMA_VERSION: to_next},
-                    version=SCHEMA_VERSION + 1) as store:
+    with Store.open(
+        db_path, migrations={SCHEMA_VERSION: to_next}, version=SCHEMA_VERSION + 1
+    ) as store:
         assert store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
     assert calls == [1]
     backup = db_path.with_name(f"{db_path.name}.schema{SCHEMA_VERSION}.bak")
@@ -170,8 +180,9 @@ WRITER = textwrap.dedent(
 def test_sigkill_mid_write_loses_no_committed_interval(tmp_path: Path, db_path: Path) -> None:
     script = tmp_path / "writer.py"
     script.write_text(WRITER)
-    proc = subprocess.Popen([sys.executable, str(script), str(db_path)],
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(db_path)], stdout=subprocess.PIPE, text=True
+    )
     assert proc.stdout is not None
     committed = 0
     for line in proc.stdout:

@@ -18,14 +18,24 @@ HOST = DATA / "host"
 SYSINFO = {
     "sysinfo-kvm-guest-z196-2817-util-linux.txt": ("2817", "R17LP39", ["KVMguest"], 696, 696),
     "sysinfo-kvm-in-zvm64-nested-z13-2964-util-linux.txt": (
-        "2964", "L16", ["rhel8-1", "OSHIFT5"], 3296, 492),
+        "2964",
+        "L16",
+        ["rhel8-1", "OSHIFT5"],
+        3296,
+        492,
+    ),
     "sysinfo-lpar-z13-2964-drawer-util-linux.txt": ("2964", "S35LP67", [], 492, 492),
     "sysinfo-lpar-z13-2964-smt-libvirt-sanitized.txt": ("2964", "VIRLP01", [], 492, 492),
     "sysinfo-lpar-z196-2817-util-linux.txt": ("2817", "R35LP37", [], 696, 696),
     "sysinfo-zvm53-guest-z10-2097-virt-what.txt": ("2097", "L15", ["DEVEL1"], 904, 904),
     "sysinfo-zvm61-guest-z196-2817-util-linux.txt": ("2817", "R17LP45", ["R1745003"], 696, 696),
     "sysinfo-zvm62-guest-z196-2817-libvirt-sanitized.txt": (
-        "2817", "VIRLP01", ["VIRVM01"], 696, 696),
+        "2817",
+        "VIRLP01",
+        ["VIRVM01"],
+        696,
+        696,
+    ),
     "sysinfo-zvm72-guest-z15-8561-ansible.txt": ("8561", "L32", ["IBM-Z507"], 3085, 416),
 }
 

@@ -42,7 +42,8 @@ def test_esalnxc_percentages_are_exact_and_add_up(store: Store) -> None:
     assert len(totals) == 5
     first = [r for r in data if r.end_us == totals[0].end_us]
     assert totals[0].values["total"] == pytest.approx(
-        sum(float(r.values["total"] or 0) for r in first))
+        sum(float(r.values["total"] or 0) for r in first)
+    )
     assert model.machine == "8561" and model.system == "L32" and model.node == "LNXT01"
 
 

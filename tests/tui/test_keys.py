@@ -1,0 +1,286 @@
+"""Pilot tests of every key of the monitor, in replay and in live mode."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from esatui.collectors.host import CPU
+from esatui.db.records import Interval
+from esatui.db.store import Store
+from esatui.sampling.builder import IntervalBuilder
+from esatui.screens.model import RowKind
+from esatui.tui.app import HelpScreen, MonitorApp
+from tests.fixtures.recording import START_US, host_recording, host_samples
+
+MINUTE = 60_000_000
+SIZE = (140, 40)
+
+
+async def settle(pilot: Pilot[int]) -> None:
+    """Let pending loads finish (not the recorder, which runs until the app ends)."""
+    for _ in range(3):
+        await pilot.pause()
+        loads = [w for w in pilot.app.workers if w.group == "load"]
+        await pilot.app.workers.wait_for_complete(loads)
+    await pilot.pause()
+
+
+def newest(app: MonitorApp) -> int:
+    assert app.model is not None and app.model.rows
+    return app.model.rows[0].end_us
+
+
+def app_for(path: Path, **kwargs: object) -> MonitorApp:
+    return MonitorApp(path, live=False, **kwargs)  # type: ignore[arg-type]
+
+
+async def test_starts_on_esassum_newest_first(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESASSUM"
+        assert newest(app) == START_US + 100 * MINUTE
+        assert app.header.text_lines[0].startswith("Screen: ESASSUM esatui 0.1.0  LNXT01")
+        assert app.table.text_lines[0].startswith("15:40:00")
+        assert len(app.model.rows) >= 30  # as many intervals as the table shows
+
+
+async def test_enter_drills_and_escape_comes_back(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=20)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        assert {r.end_us for r in app.model.rows} == {START_US + 18 * MINUTE}
+        assert len([r for r in app.model.rows if r.kind is RowKind.DATA]) == 4
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"
+
+
+async def test_column_cursor_drills_into_that_columns_screen(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=10)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("shift+tab")  # the last column: esatui's own CPU
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESAOVHD"
+        # the esatui source's interval that matches the host one (it ends 1.5 ms later)
+        assert {r.end_us // 1_000_000 for r in app.model.rows} == {
+            (START_US + 10 * MINUTE) // 1_000_000
+        }
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("tab", "tab", "tab")  # cpus_ifl, busy_ifl, steal_pct
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.model.name == "ESALNXC"
+
+
+async def test_step_intervals_with_brackets_and_t(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        top = newest(app)
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert newest(app) == top - MINUTE
+        await pilot.press("t")
+        await settle(pilot)
+        assert newest(app) == top - 2 * MINUTE
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert newest(app) == top - MINUTE
+        await pilot.press("T")
+        await settle(pilot)
+        assert newest(app) == top
+
+
+async def test_page_keys_move_through_time_at_the_ends(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        top = newest(app)
+        shown = len(app.model.rows) if app.model else 0
+        while not app.table.at_bottom:  # to the bottom of the table first
+            await pilot.press("pagedown")
+            await settle(pilot)
+        assert newest(app) == top
+        await pilot.press("pagedown")  # then back in time, by the intervals shown
+        await settle(pilot)
+        second = newest(app)
+        assert second == top - shown * MINUTE
+        shown = len(app.model.rows) if app.model else 0
+        while not app.table.at_bottom:
+            await pilot.press("f8")
+            await settle(pilot)
+        await pilot.press("f8")
+        await settle(pilot)
+        assert newest(app) == second - shown * MINUTE
+        await pilot.press("f7")  # at the top already: forward in time
+        await settle(pilot)
+        assert newest(app) == second
+
+
+async def test_horizontal_pages(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=10)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(50, 30)) as pilot:
+        await settle(pilot)
+        assert "ESALNXC 1/" in app.header.text_lines[0]
+        await pilot.press("right")
+        await settle(pilot)
+        assert "ESALNXC 2/" in app.header.text_lines[0]
+        assert "Time" in app.header.text_lines[-2]  # key columns on every page
+        await pilot.press("left")
+        await settle(pilot)
+        assert "ESALNXC 1/" in app.header.text_lines[0]
+        await pilot.press("f11", "f11")  # the second one stays on the last page
+        await settle(pilot)
+        assert "ESALNXC 2/2" in app.header.text_lines[0]
+        await pilot.press("f10")
+        await settle(pilot)
+        assert "ESALNXC 1/2" in app.header.text_lines[0]
+
+
+async def test_jump_to_a_screen_by_name(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=10)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("colon", *"lnxc", "enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        await pilot.press("e", *"saovhd", "enter")  # typing a screen name
+        await settle(pilot)
+        assert app.model.name == "ESAOVHD"
+        await pilot.press("colon", *"nosuch", "enter")
+        await settle(pilot)
+        assert app.model.name == "ESAOVHD"
+        assert "no screen 'nosuch'" in str(app.query_one("#status").render())
+
+
+async def test_jump_to_a_time(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", *"2026-11-21 14:30", "enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE
+        await pilot.press("j", *"garbage", "enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE
+        assert "is not a time" in str(app.query_one("#status").render())
+
+
+async def test_interval_length_keys(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("plus", "plus")  # as recorded -> 1m -> 5m
+        await settle(pilot)
+        assert app.state.interval_len_us == 5 * MINUTE
+        assert app.model is not None
+        ends = sorted({r.end_us for r in app.model.rows}, reverse=True)
+        assert ends[0] - ends[1] == 5 * MINUTE
+        await pilot.press("minus", "minus")
+        await settle(pilot)
+        assert app.state.interval_len_us is None
+
+
+def showing_help(app: MonitorApp) -> bool:
+    return isinstance(app.screen, HelpScreen)
+
+
+async def test_help_and_quit(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=3)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert showing_help(app)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not showing_help(app)
+        await pilot.press("n")  # no view option on ESASSUM: said, not crashed
+        await settle(pilot)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code in (0, None)
+
+
+def live_recorder(path: Path, go: threading.Semaphore) -> Callable[..., None]:
+    """Writes one more recorded minute each time the test releases ``go``."""
+
+    def record(
+        stop: threading.Event, on_interval: Callable[[Interval], None], warn: Callable[[str], None]
+    ) -> None:
+        store = Store.open(path)
+        store.register("host", (CPU,))
+        builder = IntervalBuilder("host", (CPU,), node="LNXT01")
+        for sample in host_samples(200, (0, 1), 60, START_US):
+            interval = builder.add(sample)
+            if interval is None:
+                continue
+            while not go.acquire(timeout=0.05):
+                if stop.is_set():
+                    store.close()
+                    return
+            store.write(interval)
+            on_interval(interval)
+        store.close()
+
+    return record
+
+
+async def test_live_follows_and_space_pauses(db_path: Path) -> None:
+    Store.open(db_path).close()
+    go = threading.Semaphore(0)
+    app = MonitorApp(db_path, live=True, screen="ESALNXC", recorder=live_recorder(db_path, go))
+
+    async with app.run_test(size=SIZE) as pilot:
+
+        async def until(condition: Callable[[], bool]) -> None:
+            deadline = time.monotonic() + 20
+            while not condition() and time.monotonic() < deadline:
+                await settle(pilot)
+            assert condition()
+
+        def shows(minutes: int) -> bool:
+            return bool(app.model and app.model.rows) and newest(app) == START_US + minutes * MINUTE
+
+        go.release(3)
+        await until(lambda: shows(3))
+        await pilot.press("space")  # pause
+        await settle(pilot)
+        assert "PAUSED" in str(app.query_one("#status").render())
+        go.release(2)
+        for _ in range(10):
+            await settle(pilot)
+        assert shows(3)  # recorded, not shown while paused
+        await pilot.press("space")  # resume: follows the newest again
+        await until(lambda: shows(5))
+        assert "LIVE" in str(app.query_one("#status").render())
+        go.release(1)
+        await until(lambda: shows(6))
