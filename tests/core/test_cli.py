@@ -100,7 +100,7 @@ def test_bad_arguments_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], db_path: Path, argv: list[str], message: str
 ) -> None:
     host_recording(db_path, n_intervals=2)
-    code, out, err = run(
+    code, _, err = run(
         capsys, *argv, *(["--db", str(db_path)] if argv[0] != "frobnicate" else [])
     )
     assert code == 2
@@ -202,8 +202,9 @@ def test_collect_and_export_never_load_textual(db_path: Path) -> None:
     script = (
         "import sys\n"
         "from esatui.cli import main\n"
-        f"assert main(['collect', '--interval', '0.2', '--count', '1', '--db', {str(db_path)!r}]) == 0\n"
-        f"assert main(['export', 'ESALNXC', '--db', {str(db_path)!r}]) == 0\n"
+        f"db = {str(db_path)!r}\n"
+        "assert main(['collect', '--interval', '0.2', '--count', '1', '--db', db]) == 0\n"
+        "assert main(['export', 'ESALNXC', '--db', db]) == 0\n"
         "assert 'textual' not in sys.modules, 'textual was imported'\n"
     )
     result = subprocess.run(

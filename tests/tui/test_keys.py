@@ -35,6 +35,10 @@ def newest(app: MonitorApp) -> int:
     return app.model.rows[0].end_us
 
 
+def at_bottom(app: MonitorApp) -> bool:
+    return app.table.at_bottom
+
+
 def app_for(path: Path, **kwargs: object) -> MonitorApp:
     return MonitorApp(path, live=False, **kwargs)  # type: ignore[arg-type]
 
@@ -120,7 +124,7 @@ async def test_page_keys_move_through_time_at_the_ends(db_path: Path) -> None:
         await settle(pilot)
         top = newest(app)
         shown = len(app.model.rows) if app.model else 0
-        while not app.table.at_bottom:  # to the bottom of the table first
+        while not at_bottom(app):  # to the bottom of the table first
             await pilot.press("pagedown")
             await settle(pilot)
         assert newest(app) == top
@@ -129,7 +133,7 @@ async def test_page_keys_move_through_time_at_the_ends(db_path: Path) -> None:
         second = newest(app)
         assert second == top - shown * MINUTE
         shown = len(app.model.rows) if app.model else 0
-        while not app.table.at_bottom:
+        while not at_bottom(app):
             await pilot.press("f8")
             await settle(pilot)
         await pilot.press("f8")
