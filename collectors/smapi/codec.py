@@ -130,7 +130,7 @@ def _read_array(reader: Reader, f: Field) -> list[Any]:
         before = body.remaining
         element = body.sub(body.u4(), f"{f.name} entry") if f.framed else body
         values = {item.name: _read_field(element, item) for item in f.items}
-        elements.append(values if len(f.items) > 1 else next(iter(values.values())))
+        elements.append(values)
         if body.remaining == before:  # an element that takes no bytes would never end
             raise SmapiProtocolError(f"{f.name} entry is empty")
     return elements

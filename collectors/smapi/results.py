@@ -161,13 +161,16 @@ class GuestRecords:
     problems: tuple[str, ...] = ()
 
 
-def parse_guest_records(raw_records: Iterable[bytes]) -> GuestRecords:
+def parse_guest_records(entries: Iterable[dict[str, object]]) -> GuestRecords:
+    """From the decoded ``records`` array (each entry's ``record`` holds the raw bytes)."""
     records: list[Diag2fcRecord] = []
     problems: list[str] = []
     seen: set[str] = set()
-    for i, raw in enumerate(raw_records):
+    for i, entry in enumerate(entries):
+        raw = entry.get("record")
         if not isinstance(raw, bytes) or len(raw) < RECORD_LEN:
-            problems.append(f"guest record {i} is {len(raw)} bytes, not {RECORD_LEN}: skipped")
+            size = len(raw) if isinstance(raw, bytes) else 0
+            problems.append(f"guest record {i} is {size} bytes, not {RECORD_LEN}: skipped")
             continue
         rec = parse_record(raw)
         if not rec.guest or rec.guest in seen:
@@ -216,10 +219,11 @@ class Processor:
     cpu_type: str
 
 
-def parse_processors(lines: Iterable[str]) -> tuple[Processor, ...]:
+def parse_processors(entries: Iterable[dict[str, object]]) -> tuple[Processor, ...]:
+    """From the decoded ``processors`` array of System_Processor_Query."""
     out = []
-    for line in lines:
-        words = line.split()
+    for entry in entries:
+        words = str(entry.get("processor_info", "")).split()
         if words and words[0].upper() == "PROCESSOR":
             words = words[1:]
         if len(words) >= 2:

@@ -348,8 +348,9 @@ class SmapiSource:
 
     def _active_guests(self) -> list[str]:
         response = self._checked(self._call("Image_Status_Query", "*"), ((0, 0), (0, 28), (4, 28)))
-        names = response.output.get("image_name_array", [])
-        return [str(n).strip().upper() for n in names if str(n).strip()]
+        entries = response.output.get("image_name_array", [])
+        names = (str(e.get("image_name", "")).strip().upper() for e in entries)
+        return [n for n in names if n]
 
 
 def _hex_id(address: str) -> str:
