@@ -10,6 +10,7 @@ written here with ``struct`` on purpose, independently of the client's layout ta
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import socket
@@ -276,10 +277,8 @@ class SmapiTestServer:
 
     @staticmethod
     def _send(sock: socket.socket, data: bytes) -> None:
-        try:
+        with contextlib.suppress(OSError):
             sock.sendall(data)
-        except OSError:
-            pass
 
     @staticmethod
     def _body(request_id: int, rc: int, rs: int, output: bytes) -> bytes:

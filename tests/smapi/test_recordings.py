@@ -32,7 +32,7 @@ def _norm(value: Any) -> Any:
         return items or None
     if isinstance(value, dict):
         return {k: _norm(v) for k, v in value.items()}
-    if value == "" or value == b"":
+    if value in {"", b""}:
         return None
     return value
 
