@@ -126,6 +126,12 @@ def _read_array(reader: Reader, f: Field) -> list[Any]:
             )
         body = reader
     elements: list[Any] = []
+    if f.framed and len(f.items) == 1 and f.items[0].kind is Out.RAW_REST:
+        # records of opaque bytes (DIAG X'2FC'): hundreds per sample, so no per-field work
+        name = f.items[0].name
+        while body.remaining > 0 if count is None else len(elements) < count:
+            elements.append({name: body.lstring()})
+        return elements
     while body.remaining > 0 if count is None else len(elements) < count:
         before = body.remaining
         element = body.sub(body.u4(), f"{f.name} entry") if f.framed else body

@@ -191,7 +191,9 @@ class SmapiTestServer:
         server = socketserver.ThreadingTCPServer(("127.0.0.1", self._port), Handler)
         server.daemon_threads = True
         self._server = server
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self._thread.start()
         return self
 
