@@ -64,16 +64,17 @@ def main() -> None:
         steady_source.sample()  # system information read: later samples skip it
 
         print(f"smapi: one full sample, {GUESTS} guests + 18 logical CPUs, loopback test server")
-        for label, factory in (
+        cases: list[tuple[str, Callable[[], SmapiSource]]] = [
             ("first sample (4 calls)", fresh),
             ("steady sample (3 calls)", lambda: steady_source),
-        ):
+        ]
+        for label, factory in cases:
             walls, cpus, readings, reads = _measure(factory, RUNS)
+            wall, cpu = statistics.median(walls) * 1000, statistics.median(cpus) * 1000
             print(
                 f"  {label}: {readings} readings, {reads} SMAPI calls; "
-                f"wall median {statistics.median(walls) * 1000:.2f} ms (max {max(walls) * 1000:.2f}); "
-                f"client CPU median {statistics.median(cpus) * 1000:.2f} ms (max {max(cpus) * 1000:.2f}) "
-                f"over {RUNS} runs"
+                f"wall median {wall:.2f} ms (max {max(walls) * 1000:.2f}); "
+                f"client CPU median {cpu:.2f} ms (max {max(cpus) * 1000:.2f}) over {RUNS} runs"
             )
 
 
