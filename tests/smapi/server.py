@@ -1,0 +1,460 @@
+"""A SMAPI server on loopback for tests: recorded exchanges, a simulated z/VM, misbehaviour.
+
+It answers one request per connection like the real server: the request id at once, then
+the output length, request id, return and reason codes and output. Responses come from
+(in this order) a queued one-shot misbehaviour or answer, the recorded exchanges loaded
+with :meth:`SmapiTestServer.load_recordings`, or a small model of a z/VM system (guests
+whose CPU counters advance by chosen amounts, LPARs with logical CPUs). Its encoders are
+written here with ``struct`` on purpose, independently of the client's layout tables.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import socket
+import socketserver
+import ssl
+import struct
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+
+from esatui.collectors.diag2fc import Diag2fcRecord, encode_record
+
+
+class Misbehave(Enum):
+    CLOSE_BEFORE_ID = "read the request, close without a word"
+    CLOSE_AFTER_ID = "send the request id, close"
+    CLOSE_MID_OUTPUT = "send id, header and half the output, close"
+    LONG_LENGTH = "claim 100 more output bytes than sent, close"
+    SHORT_LENGTH = "claim 4 fewer output bytes than sent"
+    HUGE_LENGTH = "claim a 2 GiB output"
+    ID_MISMATCH = "repeat a different request id in the header"
+    STALL = "read the request, never answer"
+    STALL_AFTER_ID = "send the request id, never answer"
+    GARBAGE = "send random bytes, close"
+    REISSUE = "answer 900/99 (reissue)"
+
+
+@dataclass
+class SimGuest:
+    """A guest whose counters advance by ``step_*`` after every record served."""
+
+    name: str
+    cpu_us: int = 1_000_000
+    elapsed_us: int = 60_000_000
+    vcpus: int = 2
+    mem_used_kib: int = 1_048_576
+    mem_max_kib: int = 4_194_304
+    samp_cpu: int = 10
+    samp_delay: int = 2
+    samp_page: int = 1
+    samp_idle: int = 80
+    samp_other: int = 7
+    step_cpu_us: int = 0
+    step_elapsed_us: int = 0
+    step_samples: int = 0
+    logged_on: bool = True
+
+    def record(self) -> bytes:
+        total = self.samp_cpu + self.samp_delay + self.samp_page + self.samp_idle + self.samp_other
+        return encode_record(
+            Diag2fcRecord(
+                version=1,
+                flags=0,
+                used_cpu_us=self.cpu_us,
+                elapsed_us=self.elapsed_us,
+                mem_min_kib=0,
+                mem_max_kib=self.mem_max_kib,
+                mem_share_kib=0,
+                mem_used_kib=self.mem_used_kib,
+                pcpus=8,
+                lcpus=4,
+                vcpus=self.vcpus,
+                ocpus=0,
+                cpu_max=100,
+                cpu_shares=100,
+                samp_cpu=self.samp_cpu,
+                samp_delay=self.samp_delay,
+                samp_page=self.samp_page,
+                samp_idle=self.samp_idle,
+                samp_other=self.samp_other,
+                samp_total=total,
+                guest=self.name,
+            )
+        )
+
+    def advance(self) -> None:
+        self.cpu_us += self.step_cpu_us
+        self.elapsed_us += self.step_elapsed_us
+        self.samp_cpu += self.step_samples
+
+
+@dataclass
+class SimCpu:
+    cpu_type: str = "IFL"
+    busy_pct: float = 50.0
+    lp_overhead_pct: float = 0.1
+
+
+@dataclass
+class SimLpar:
+    name: str
+    number: int
+    cpus: list[SimCpu] = field(default_factory=lambda: [SimCpu()])
+
+
+@dataclass(frozen=True)
+class Received:
+    """A request as the server saw it (the password is never kept)."""
+
+    function: str
+    userid: str
+    target: str
+    params: bytes
+    password_matched: bool
+
+
+def _i4(value: int) -> bytes:
+    return struct.pack(">i", value)
+
+
+def _lstr(value: bytes) -> bytes:
+    return struct.pack(">I", len(value)) + value
+
+
+def _cstr_block(lines: Iterable[str]) -> bytes:
+    return _lstr(b"".join(line.encode() + b"\0" for line in lines))
+
+
+class SmapiTestServer:
+    """Start with ``with SmapiTestServer(...) as srv:``; connect to ``srv.port``."""
+
+    def __init__(
+        self,
+        *,
+        userid: str = "MAINT",
+        password: bytes = b"secret",
+        port: int = 0,
+        guests: Iterable[SimGuest] = (),
+        lpars: Iterable[SimLpar] = (SimLpar("LP1", 1, [SimCpu("CP"), SimCpu("IFL")]),),
+        my_lpar: str = "LP1",
+        namelists: dict[str, list[str]] | None = None,
+        tls: ssl.SSLContext | None = None,
+        allow_empty_credentials: bool = False,
+        recovery_with_header: bool = True,
+    ) -> None:
+        self.userid = userid.upper()
+        self._password = password
+        self.guests = {g.name.upper(): g for g in guests}
+        self.lpars = list(lpars)
+        self.my_lpar = my_lpar
+        self.namelists = namelists or {}
+        self.tls = tls
+        self.allow_empty_credentials = allow_empty_credentials
+        self.recovery_with_header = recovery_with_header
+        self.received: list[Received] = []
+        self.unsupported: set[str] = set()  # functions answered 900/12
+        self.cpu_id = "FF01917729640000"
+        self._script: deque[Misbehave | tuple[int, int, bytes]] = deque()
+        self._recorded: dict[bytes, bytes] = {}
+        self._saved: dict[int, bytes] = {}
+        self._next_id = 1000
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._rng = random.Random(5)
+        self._port = port
+        self._server: socketserver.ThreadingTCPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- life cycle --------------------------------------------------------------------
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        port: int = self._server.server_address[1]
+        return port
+
+    def start(self) -> SmapiTestServer:
+        outer = self
+
+        class Handler(socketserver.BaseRequestHandler):
+            def handle(self) -> None:
+                outer._serve(self.request)
+
+        socketserver.ThreadingTCPServer.allow_reuse_address = True
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", self._port), Handler)
+        server.daemon_threads = True
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> SmapiTestServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # --- what the next connections get ------------------------------------------------------
+
+    def misbehave(self, *how: Misbehave) -> None:
+        """The next ``len(how)`` connections misbehave in these ways, in order."""
+        self._script.extend(how)
+
+    def answer_next(self, rc: int, rs: int, output: bytes = b"") -> None:
+        """The next connection gets this return code, reason code and output."""
+        self._script.append((rc, rs, output))
+
+    def load_recordings(self, files: Iterable[Path]) -> None:
+        """Answer requests byte-identical to a recorded one with the recorded response."""
+        for path in files:
+            data = json.loads(path.read_text())
+            self._recorded[bytes.fromhex(data["request_hex"])] = bytes.fromhex(
+                data["response_hex"]
+            )[4:]
+
+    def saved_ids(self) -> list[int]:
+        return list(self._saved)
+
+    # --- serving ------------------------------------------------------------------------------
+
+    def _serve(self, sock: socket.socket) -> None:
+        sock.settimeout(5.0)
+        if self.tls is not None:
+            try:
+                sock = self.tls.wrap_socket(sock, server_side=True)
+            except (ssl.SSLError, OSError):
+                return
+        try:
+            request = self._read_request(sock)
+        except (OSError, struct.error):
+            return
+        if request is None:
+            return
+        with self._lock:
+            self._next_id += 1
+            request_id = self._next_id
+            step = self._script.popleft() if self._script else None
+        if isinstance(step, Misbehave):
+            self._misbehave(sock, step, request, request_id)
+            return
+        if step is not None:
+            rc, rs, output = step
+        else:
+            rc, rs, output = self._answer(request)
+        body = self._body(request_id, rc, rs, output)
+        self._saved[request_id] = body
+        self._send(sock, _i4(request_id) + body)
+
+    def _read_request(self, sock: socket.socket) -> bytes | None:
+        head = self._recv(sock, 4)
+        if head is None:
+            return None
+        (length,) = struct.unpack(">I", head)
+        return self._recv(sock, length)
+
+    @staticmethod
+    def _recv(sock: socket.socket, n: int) -> bytes | None:
+        buf = b""
+        while len(buf) < n:
+            chunk = sock.recv(n - len(buf))
+            if not chunk:
+                return None
+            buf += chunk
+        return buf
+
+    @staticmethod
+    def _send(sock: socket.socket, data: bytes) -> None:
+        with contextlib.suppress(OSError):
+            sock.sendall(data)
+
+    @staticmethod
+    def _body(request_id: int, rc: int, rs: int, output: bytes) -> bytes:
+        return struct.pack(">Iiii", 12 + len(output), request_id, rc, rs) + output
+
+    def _misbehave(self, sock: socket.socket, how: Misbehave, request: bytes, rid: int) -> None:
+        if how is Misbehave.REISSUE:
+            self._send(sock, _i4(rid) + self._body(rid, 900, 99, b""))
+            return
+        if how in (Misbehave.STALL, Misbehave.STALL_AFTER_ID):
+            if how is Misbehave.STALL_AFTER_ID:
+                self._send(sock, _i4(rid))
+            self._stop.wait(30)
+            return
+        if how is Misbehave.CLOSE_BEFORE_ID:
+            return
+        if how is Misbehave.CLOSE_AFTER_ID:
+            self._send(sock, _i4(rid))
+            return
+        if how is Misbehave.GARBAGE:
+            self._send(sock, bytes(self._rng.randrange(256) for _ in range(37)))
+            return
+        rc, rs, output = self._answer(request)
+        body = self._body(rid, rc, rs, output)
+        self._saved[rid] = body
+        if how is Misbehave.CLOSE_MID_OUTPUT:
+            self._send(sock, _i4(rid) + body[: 16 + len(output) // 2])
+        elif how is Misbehave.LONG_LENGTH:
+            self._send(sock, _i4(rid) + struct.pack(">I", 12 + len(output) + 100) + body[4:])
+        elif how is Misbehave.SHORT_LENGTH:
+            self._send(sock, _i4(rid) + struct.pack(">I", 12 + len(output) - 4) + body[4:])
+        elif how is Misbehave.HUGE_LENGTH:
+            self._send(sock, _i4(rid) + struct.pack(">I", 0x7FFFFFFF) + body[4:])
+        elif how is Misbehave.ID_MISMATCH:
+            self._send(sock, _i4(rid) + body[:4] + _i4(rid + 1) + body[8:])
+
+    # --- the simulated system ------------------------------------------------------------------
+
+    def _answer(self, request: bytes) -> tuple[int, int, bytes]:
+        fields, params = self._parse(request)
+        function, userid, password, target = fields
+        full = struct.pack(">I", len(request)) + request
+        if full in self._recorded:
+            recorded = self._recorded[full]
+            _, _, rc, rs = struct.unpack(">Iiii", recorded[:16])
+            return rc, rs, recorded[16:]
+        empty = not userid and not password
+        matched = (empty and self.allow_empty_credentials) or (
+            userid.upper() == self.userid and password == self._password
+        )
+        self.received.append(Received(function, userid, target, params, matched))
+        if not matched:
+            return 120, 0, b""
+        if function in self.unsupported:
+            return 900, 12, b""
+        handler: Callable[[str, bytes], tuple[int, int, bytes]] | None = getattr(
+            self, f"_f_{function}", None
+        )
+        if handler is None:
+            return 900, 12, b""
+        return handler(target, params)
+
+    @staticmethod
+    def _parse(request: bytes) -> tuple[tuple[str, str, bytes, str], bytes]:
+        pos, out = 0, []
+        for _ in range(4):
+            (n,) = struct.unpack_from(">I", request, pos)
+            out.append(request[pos + 4 : pos + 4 + n])
+            pos += 4 + n
+        return (out[0].decode(), out[1].decode(), out[2], out[3].decode()), request[pos:]
+
+    def _f_System_Information_Query(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        lines = [
+            "CMS_LEVEL=LEVEL=29 SERVICE_LEVEL=0000 LANGUAGE=AMENG",
+            f"CPUID=ID={self.cpu_id}",
+            "CP_LEVEL=VERSION=7.1.0 SERVICE_LEVEL=1801 GENERATION_TIME=02:44:15 "
+            "GENERATION_DATE=2019-02-22 GENERATION_TIME_ZONE=EDT IPL_TIME=13:39:31 "
+            "IPL_DATE=2019-04-28 IPL_TIME_ZONE=EDT LANGUAGE=AMENG",
+            "STORAGE=ONLINE=4G CONFIGURED=4G INCREMENT=1M STANDBY=0 RESERVED=0",
+            "TIME=TIMEZONE=EDT TIME=13:42:29 DATE=2019-04-28 CONNECT=00:02:13",
+        ]
+        return 0, 0, _cstr_block(lines)
+
+    def _f_System_Performance_Information_Query(
+        self, target: str, params: bytes
+    ) -> tuple[int, int, bytes]:
+        if b"DETAILED_CPU=SHOW=YES" not in params:
+            return 24, 119, b""
+        n = sum(len(lpar.cpus) for lpar in self.lpars)
+        lines = [
+            "CPU_COUNT=0004",
+            "CPU_AVERAGE_USE=0%",
+            "MONITOR_RATE=2.00 SECONDS ",
+            f"MY_LPAR_NAME={self.my_lpar}",
+            f"DETAILED_CPU_COUNT={n}",
+        ]
+        for lpar in self.lpars:
+            for i, cpu in enumerate(lpar.cpus):
+                lines.append(
+                    f"DETAILED_CPU=LPAR_NAME={lpar.name:<8} LPAR_NUMBER={lpar.number} "
+                    f"LPAR_ID= ... LPAR_CPU_COUNT={len(lpar.cpus)} LPAR_OVERHEAD=1.00% "
+                    f"CPU_TYPE={cpu.cpu_type} CPU_ID={i} CPU_SUSPEND_TIME=0.00% "
+                    f"CPU_LP_OVERHEAD_TIME={cpu.lp_overhead_pct:.2f}% "
+                    f"CPU_BUSY_TIME={cpu.busy_pct:.2f}% PHYSICAL_CPU_BUSY=97.00%"
+                )
+        return 0, 0, _cstr_block(lines)
+
+    def _f_System_Performance_Info_Query(
+        self, target: str, params: bytes
+    ) -> tuple[int, int, bytes]:
+        cpus = next((lp.cpus for lp in self.lpars if lp.name == self.my_lpar), [])
+        lines = [f"{len(cpus):04d}", "40", "61", "1048576", "464777"]
+        lines += [
+            f"PROC {i:04X}-{int(c.busy_pct):03d}% {c.cpu_type:<4} VM" for i, c in enumerate(cpus)
+        ]
+        return 0, 0, b"".join(line.encode() + b"\0" for line in lines)
+
+    def _f_Image_Status_Query(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        names = [g.name for g in self.guests.values() if g.logged_on]
+        if target != "*":
+            names = [n for n in names if n == target.upper()]
+        if not names:
+            return 200, 12, b""
+        array = b"".join(_lstr(n.encode()) for n in names)
+        return 0, 0, _lstr(array)
+
+    def _records(self, names: Iterable[str]) -> tuple[int, int, bytes]:
+        records, missing = [], False
+        for name in names:
+            guest = self.guests.get(name.upper())
+            if guest is None or not guest.logged_on:
+                missing = True
+                continue
+            records.append(_lstr(guest.record()))
+            guest.advance()
+        rc, rs = (4, 4) if missing else (0, 0)
+        return rc, rs, struct.pack(">I", len(records)) + b"".join(records)
+
+    def _f_Image_Performance_Query(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        names = [n.decode() for n in params.split(b"\0") if n]
+        return self._records(names)
+
+    def _f_System_Image_Performance_Query(
+        self, target: str, params: bytes
+    ) -> tuple[int, int, bytes]:
+        if target not in self.namelists:
+            return 28, 0, b""
+        return self._records(self.namelists[target])
+
+    def _f_Image_CPU_Query(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        guest = self.guests.get(target.upper())
+        if guest is None or not guest.logged_on:
+            return 200, 12, b""
+        entries = b""
+        for i in range(guest.vcpus):
+            cpu_id = self.cpu_id.encode()
+            entry = _i4(i) + _lstr(cpu_id) + bytes([1 if i == 0 else 0, 3, 2])
+            entries += _lstr(entry)
+        return 0, 0, _i4(guest.vcpus) + _lstr(entries)
+
+    def _f_System_Processor_Query(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        cpus = next((lp.cpus for lp in self.lpars if lp.name == self.my_lpar), [])
+        lines = [
+            f"PROCESSOR {i:02X} {'MASTER' if i == 0 else 'ALTERNATE'} {c.cpu_type}"
+            for i, c in enumerate(cpus)
+        ]
+        return 0, 0, _lstr(b"LPAR") + _lstr(b"".join(_lstr(line.encode()) for line in lines))
+
+    def _f_Response_Recovery(self, target: str, params: bytes) -> tuple[int, int, bytes]:
+        (failed,) = struct.unpack(">i", params[:4])
+        saved = self._saved.get(failed)
+        if saved is None:
+            return 4, 4, b""
+        if self.recovery_with_header:
+            return 0, 0, saved
+        _, _, rc, rs = struct.unpack(">Iiii", saved[:16])
+        return rc, rs, saved[16:]
