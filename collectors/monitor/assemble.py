@@ -205,10 +205,10 @@ class IntervalAssembler:
 
     def _flush(self, end_us: int | None) -> Sample | None:
         cur = self._cur
-        self._cur = _Interval()
         if cur.ap_open:
             cur.aps.clear()
             self.mark_gap("D5R10 interim records without their final record: AP data dropped")
+        self._cur = _Interval()
         readings: list[Reading] = []
         if cur.crypto is not None:
             readings.append(cur.crypto)

@@ -150,10 +150,10 @@ class MonreaderSource:
                     break
                 if isinstance(item, SourceError):
                     raise item
-                if item.gap:
-                    asm.mark_gap(item.gap)
                 if item.data:
                     yield from self.parse_set(item.data)
+                if item.gap:  # data after this set may be missing
+                    asm.mark_gap(item.gap)
             last = asm.finish()
             if last is not None:
                 yield last

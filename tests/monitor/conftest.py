@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from esatui.collectors.base import SourceContext
+from esatui.collectors.model import Sample
+from esatui.collectors.monitor import encode as E
+from esatui.collectors.monitor.fakedev import ScriptedDevice
+from esatui.collectors.monitor.monreader import MonreaderSource
+from esatui.collectors.monitor.monwrite import MonwriteSource
+
+
+class Warnings(list[str]):
+    def __call__(self, msg: str) -> None:
+        self.append(msg)
+
+
+@pytest.fixture
+def warnings() -> Warnings:
+    return Warnings()
+
+
+@pytest.fixture
+def ctx(warnings: Warnings) -> SourceContext:
+    return SourceContext(warn=warnings)
+
+
+ImportFn = Callable[[list[E.IntervalRecords]], list[Sample]]
+
+
+@pytest.fixture
+def import_monwrite(tmp_path: Path, ctx: SourceContext) -> ImportFn:
+    def run(intervals: list[E.IntervalRecords]) -> list[Sample]:
+        path = tmp_path / "import.monwrite"
+        path.write_bytes(b"".join(E.monwrite_intervals(intervals)))
+        return list(MonwriteSource(ctx, path).samples())
+
+    return run
+
+
+def read_script(
+    ctx: SourceContext, script: Sequence[bytes | int], max_read: int | None = None
+) -> list[Sample]:
+    src = MonreaderSource(ctx, "fake", opener=lambda _p: ScriptedDevice(script, max_read))
+    return list(src.samples())
