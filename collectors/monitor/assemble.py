@@ -95,6 +95,13 @@ class IntervalAssembler:
         self._gap = True
         self._warn_once(reason, reason)
 
+    def skip_unused(self) -> None:
+        """Count a record of no use here without looking at it (same as feeding it)."""
+        st = self.stats
+        st.records += 1
+        st.skipped += 1
+        self._cur.reads += 1
+
     def feed(self, buf: Buffer, rec: tuple[int, int, int, int, int]) -> Sample | None:
         """One record, as ``(offset, length, domain, record, tod)`` in ``buf`` (what the frame
         walker yields); returns the previous interval's sample if this record ended it."""
@@ -115,7 +122,10 @@ class IntervalAssembler:
             st.skipped += 1
             self._cur.reads += 1
             return None
-        dec = lay.decode(buf, off, length)
+        # D0R16 comes for every partition of the machine: only ours needs its CPU entries
+        dec = lay.decode(buf, off, length, entries=key != D0R16)
+        if key == D0R16 and dec.values.get("lpar_name") == self.config.get(K.CFG_LPAR_NAME):
+            lay.decode_entries(buf, off, length, dec)
         for p in dec.problems:
             self._warn_once(f"problem:{lay.id}", p)
         st.used += 1

@@ -93,7 +93,7 @@ def ap_reading(cmb: Cmb, layout: str) -> tuple[Reading, str | None]:
         values[f"{fn}_count"] = cmb.pairs[i][1] if ok else None
     scale = ""
     if cmb.scale is not None and math.isfinite(cmb.scale) and cmb.scale > 0:
-        scale = f"{cmb.scale:.9g}"
+        scale = repr(cmb.scale)  # exact: the float32 widened to a double
     elif fns:
         warning = f"AP {cmb.ap}: scale factor {cmb.scale!r} unusable; its times cannot be converted"
     attrs = {

@@ -35,6 +35,7 @@ INT_TYPES: Mapping[str, str] = {
     "i64": "q",
 }
 FIXED_TYPES: Mapping[str, str] = {**INT_TYPES, "f32": "f", "tod": "Q", "cputime": "Q"}
+FIXED_SIZES: Mapping[str, int] = {t: struct.calcsize(">" + c) for t, c in FIXED_TYPES.items()}
 ALL_TYPES = (*FIXED_TYPES, "ebcdic", "pairs")
 STATUSES = ("verified", "provisional")
 
@@ -69,8 +70,9 @@ class FieldSpec:
 
     @property
     def width(self) -> int:
-        if self.type in FIXED_TYPES:
-            return struct.calcsize(">" + FIXED_TYPES[self.type])
+        size = FIXED_SIZES.get(self.type)
+        if size is not None:
+            return size
         if self.type == "ebcdic":
             return self.size
         return 16  # pairs: at least one pair
@@ -126,7 +128,7 @@ class Decoded:
 class _Plan:
     """Precompiled reads of a field list: one ``struct`` for the plain fields, then the rest."""
 
-    __slots__ = ("end", "fast", "fast_conv", "fast_names", "fields", "slow")
+    __slots__ = ("end", "fast", "fast_conv", "fast_names", "fields", "readers", "slow")
 
     def __init__(self, fields: Sequence[FieldSpec]) -> None:
         self.fields = tuple(fields)
@@ -146,28 +148,58 @@ class _Plan:
         self.fast = struct.Struct(fmt)
         self.fast_names = tuple(f.name for f in chosen)
         self.fast_conv = tuple((i, c) for i, f in enumerate(chosen) if (c := f.converter()))
-        self.slow = tuple(f for f in fields if f not in chosen)
+        self.slow = tuple((f.name, field_reader(f)) for f in fields if f not in chosen)
+        self.readers = tuple((f.name, field_reader(f)) for f in fields)
         self.end = max((f.end for f in fields), default=0)
+
+
+_PAIRS = [struct.Struct(f">{2 * n}Q") for n in range(MAX_PAIRS + 1)]
+
+Reader = Callable[[Buffer, int, int], "Value | None"]
+
+
+def field_reader(f: FieldSpec) -> Reader:
+    """A function reading ``f`` of the record or entry at ``base``, bounded by ``limit``
+    (``None`` when the field lies beyond it)."""
+    off = f.offset
+    if f.type == "pairs":
+
+        def pairs(buf: Buffer, base: int, limit: int) -> Value | None:
+            start = base + off
+            n = min((limit - start) // 16, MAX_PAIRS)
+            if n <= 0:
+                return None
+            raw = _PAIRS[n].unpack_from(buf, start)
+            return tuple(zip(raw[0::2], raw[1::2], strict=True))
+
+        return pairs
+    width = f.width
+    conv = f.converter()
+    if f.type == "ebcdic":
+        size = f.size
+
+        def text(buf: Buffer, base: int, limit: int) -> Value | None:
+            start = base + off
+            if start + width > limit:
+                return None
+            return _ebcdic(bytes(buf[start : start + size]))
+
+        return text
+    unpack = struct.Struct(">" + FIXED_TYPES[f.type]).unpack_from
+
+    def fixed(buf: Buffer, base: int, limit: int) -> Value | None:
+        start = base + off
+        if start + width > limit:
+            return None
+        (value,) = unpack(buf, start)
+        return conv(value) if conv else value
+
+    return fixed
 
 
 def read_field(f: FieldSpec, buf: Buffer, base: int, limit: int) -> Value | None:
     """One field of the record or entry at ``base``; ``None`` if it lies beyond ``limit``."""
-    start = base + f.offset
-    if f.type == "pairs":
-        n = min((limit - start) // 16, MAX_PAIRS)
-        if n <= 0:
-            return None
-        raw = struct.unpack_from(f">{2 * n}Q", buf, start)
-        return tuple((raw[i], raw[i + 1]) for i in range(0, 2 * n, 2))
-    if start + f.width > limit:
-        return None
-    value: object
-    if f.type == "ebcdic":
-        value = bytes(buf[start : start + f.size])
-    else:
-        (value,) = struct.unpack_from(">" + FIXED_TYPES[f.type], buf, start)
-    conv = f.converter()
-    return conv(value) if conv else value  # type: ignore[return-value]
+    return field_reader(f)(buf, base, limit)
 
 
 def _read_all(plan: _Plan, buf: Buffer, base: int, limit: int) -> dict[str, Value | None]:
@@ -179,10 +211,10 @@ def _read_all(plan: _Plan, buf: Buffer, base: int, limit: int) -> dict[str, Valu
                 lst[i] = conv(lst[i])
             raw = tuple(lst)
         values: dict[str, Value | None] = dict(zip(plan.fast_names, raw, strict=True))
-        for f in plan.slow:
-            values[f.name] = read_field(f, buf, base, limit)
+        for name, read in plan.slow:
+            values[name] = read(buf, base, limit)
         return values
-    return {f.name: read_field(f, buf, base, limit) for f in plan.fields}
+    return {name: read(buf, base, limit) for name, read in plan.readers}
 
 
 @dataclass(frozen=True)
@@ -198,8 +230,18 @@ class RecordLayout:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_plan", _Plan(self.fields))
-        if self.entries is not None:
-            object.__setattr__(self, "_eplan", _Plan(self.entries.fields))
+        spec = self.entries
+        if spec is not None:
+            object.__setattr__(self, "_eplan", _Plan(spec.fields))
+            by_name = {f.name: f for f in spec.fields}
+            own_len = None
+            if isinstance(spec.length, str) and spec.length.startswith("entry."):
+                own_len = field_reader(by_name[spec.length[6:]])
+            object.__setattr__(self, "_elen", own_len)
+            by = None
+            if spec.length_if_zero is not None:
+                by = field_reader(by_name[spec.length_if_zero[0]])
+            object.__setattr__(self, "_eby", by)
 
     @property
     def id(self) -> str:
@@ -218,14 +260,20 @@ class RecordLayout:
     def all_fields(self) -> tuple[FieldSpec, ...]:
         return self.fields + (self.entries.fields if self.entries else ())
 
-    def decode(self, buf: Buffer, offset: int, length: int) -> Decoded:
-        """The record of ``length`` bytes at ``offset`` of ``buf``."""
+    def decode(self, buf: Buffer, offset: int, length: int, *, entries: bool = True) -> Decoded:
+        """The record of ``length`` bytes at ``offset`` of ``buf`` (without its repeated
+        part when ``entries`` is false: see :meth:`decode_entries`)."""
         limit = offset + length
         plan: _Plan = self._plan  # type: ignore[attr-defined]
         out = Decoded(self, _read_all(plan, buf, offset, limit))
-        if self.entries is not None:
+        if entries and self.entries is not None:
             self._decode_entries(buf, offset, limit, out)
         return out
+
+    def decode_entries(self, buf: Buffer, offset: int, length: int, out: Decoded) -> None:
+        """Add the repeated part to a record decoded with ``entries=False``."""
+        if self.entries is not None and not out.entries:
+            self._decode_entries(buf, offset, offset + length, out)
 
     def _decode_entries(self, buf: Buffer, offset: int, limit: int, out: Decoded) -> None:
         spec = self.entries
@@ -239,24 +287,26 @@ class RecordLayout:
         if pos < offset + 20:
             out.problems.append(f"{self.id}: entries would start inside the header ({start})")
             return
+        own_len: Reader | None = self._elen  # type: ignore[attr-defined]
+        by: Reader | None = self._eby  # type: ignore[attr-defined]
+        table = spec.length_if_zero[1] if spec.length_if_zero is not None else {}
+        fixed = 0
+        if own_len is None:
+            got = _number(spec.length, out.values)
+            fixed = got if got is not None else 0
         n = 0
         while pos < limit and (count is None or n < count):
-            if isinstance(spec.length, str) and spec.length.startswith("entry."):
-                ename = spec.length[6:]
-                lf = next(f for f in spec.fields if f.name == ename)
-                raw_len = read_field(lf, buf, pos, limit)
+            if own_len is not None:
+                raw_len = own_len(buf, pos, limit)
                 if not isinstance(raw_len, int):
                     out.problems.append(f"{self.id}: entry {n} cut off by the record's end")
                     return
                 elen = raw_len
-                if elen == 0 and spec.length_if_zero is not None:
-                    by, table = spec.length_if_zero
-                    bf = next(f for f in spec.fields if f.name == by)
-                    key = read_field(bf, buf, pos, limit)
+                if elen == 0 and by is not None:
+                    key = by(buf, pos, limit)
                     elen = table.get(key, 0) if isinstance(key, int) else 0
             else:
-                got = _number(spec.length, out.values)
-                elen = got if got is not None else 0
+                elen = fixed
             if elen <= 0:
                 out.problems.append(f"{self.id}: entry {n} has no usable length")
                 return

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from esatui.collectors.model import Sample
-from esatui.collectors.monitor.assemble import IntervalAssembler
+from esatui.collectors.monitor.assemble import USED, IntervalAssembler
 from esatui.collectors.monitor.frames import WalkStats, walk
 from esatui.collectors.monitor.mce import ControlElement
 
@@ -19,7 +19,12 @@ def feed_span(
         asm.mark_gap(f"damaged monitor data: {msg}")
 
     feed = asm.feed
+    skip = asm.skip_unused
+    used = USED
     for rec in walk(span, mce.start, stats, damaged):
+        if (rec[2], rec[3]) not in used:
+            skip()  # most records of a real file: keep their cost to a set lookup
+            continue
         sample = feed(span, rec)
         if sample is not None:
             yield sample

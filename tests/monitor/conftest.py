@@ -11,6 +11,7 @@ from esatui.collectors.monitor import encode as E
 from esatui.collectors.monitor.fakedev import ScriptedDevice
 from esatui.collectors.monitor.monreader import MonreaderSource
 from esatui.collectors.monitor.monwrite import MonwriteSource
+from esatui.collectors.monitor.stream import SetAssembler
 
 
 class Warnings(list[str]):
@@ -46,3 +47,21 @@ def read_script(
 ) -> list[Sample]:
     src = MonreaderSource(ctx, "fake", opener=lambda _p: ScriptedDevice(script, max_read))
     return list(src.samples())
+
+
+def samples_of(script: Sequence[bytes | int], warn: Warnings | None = None) -> list[Sample]:
+    """The source's own parsing, without its reader thread."""
+    ctx = SourceContext(warn=warn if warn is not None else Warnings())
+    src = MonreaderSource(ctx, "fake", opener=lambda _p: ScriptedDevice([]))
+    sets = SetAssembler()
+    out: list[Sample] = []
+    for item in script:
+        ev = sets.error(item) if isinstance(item, int) else sets.chunk(item)
+        if ev is None:
+            continue
+        if ev.data:
+            out.extend(src.parse_set(ev.data))
+        if ev.gap:
+            src.assembler.mark_gap(ev.gap)
+    last = src.assembler.finish()
+    return [*out, last] if last is not None else out

@@ -11,14 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from esatui.collectors.base import SourceContext, SourceError
-from esatui.collectors.model import Sample, SampleFlag
+from esatui.collectors.model import SampleFlag
 from esatui.collectors.monitor import encode as E
-from esatui.collectors.monitor.fakedev import ScriptedDevice
 from esatui.collectors.monitor.mce import ControlElement, pack_mce
 from esatui.collectors.monitor.monreader import MonreaderSource
-from esatui.collectors.monitor.stream import SetAssembler, split_set
+from esatui.collectors.monitor.stream import split_set
 from tests.monitor import fixtures as F
-from tests.monitor.conftest import Warnings, read_script
+from tests.monitor.conftest import Warnings, read_script, samples_of
 
 T = 1_700_000_040_000_000
 M = 60_000_000
@@ -32,24 +31,6 @@ def _intervals(n: int = 3) -> list[E.IntervalRecords]:
         recs += E.cmb_records(us, [E.CmbSpec(ap, ((i, i),) * 6) for ap in range(3)], per_record=2)
         ivs.append(E.IntervalRecords(us, recs))
     return ivs
-
-
-def samples_of(script: Sequence[bytes | int], warn: Warnings | None = None) -> list[Sample]:
-    """The source's own parsing, without its reader thread."""
-    ctx = SourceContext(warn=warn if warn is not None else Warnings())
-    src = MonreaderSource(ctx, "fake", opener=lambda _p: ScriptedDevice([]))
-    sets = SetAssembler()
-    out: list[Sample] = []
-    for item in script:
-        ev = sets.error(item) if isinstance(item, int) else sets.chunk(item)
-        if ev is None:
-            continue
-        if ev.data:
-            out.extend(src.parse_set(ev.data))
-        if ev.gap:
-            src.assembler.mark_gap(ev.gap)
-    last = src.assembler.finish()
-    return [*out, last] if last is not None else out
 
 
 SCRIPT = E.monreader_intervals(_intervals())
