@@ -213,3 +213,39 @@ def test_unreadable_and_non_json(tmp_path: Path) -> None:
     p.write_bytes(b"\xff\xfe")
     with pytest.raises(LayoutError, match="not UTF-8"):
         load_layout_file(p)
+
+
+def test_the_documented_example_loads(tmp_path: Path) -> None:
+    doc = (Path(__file__).parents[2] / "docs" / "MONITOR.md").read_text()
+    example = doc.split("```json\n", 1)[1].split("```", 1)[0]
+    p = tmp_path / "example.json"
+    p.write_text(example)
+    t = effective_layouts(p)
+    lay = t.select(5, 9, 376)
+    assert lay is not None and lay.level == "z/VM 7.4"
+    rec = E.cmb_records(T, [E.CmbSpec(3, ((1, 2),) * 6)], layouts=t)[0]
+    lay10 = t.select(5, 10, len(rec))
+    assert lay10 is not None
+    d = lay10.decode(rec, 0, len(rec))
+    assert d.entries[0]["ap"] == 3
+
+
+def test_documented_error_example(tmp_path: Path) -> None:
+    p = tmp_path / "FILE"
+    p.write_text(
+        json.dumps(
+            _doc(
+                length=150,
+                fields=[
+                    {"name": "cryvserv", "offset": 24, "type": "u64"},
+                    {"name": "crydserv", "offset": 144, "type": "u64"},
+                ],
+            )
+        )
+    )
+    with pytest.raises(LayoutError) as exc:
+        load_layout_file(p)
+    assert str(exc.value) == (
+        f"{p}: records[0] (D5R9/150).fields[1] (crydserv): "
+        "ends at 152, beyond the record length 150"
+    )
