@@ -32,6 +32,7 @@ from esatui.collectors.monitor.stream import SetAssembler, SetEvent, split_set
 
 DEFAULT_DEVICE = "/dev/monreader"
 READ_SIZE = 1 << 16
+MAX_SET = 64 << 20  # a data set is at most the monitor saved segment; more is a broken device
 
 
 class Device(Protocol):
@@ -132,6 +133,13 @@ class MonreaderSource:
         return Availability(True, f"monitor records from {self.device}")
 
     def samples(self) -> Iterator[Sample]:
+        if not self._explicit_opener:
+            with contextlib.suppress(OSError):
+                if not stat.S_ISCHR(Path(self.device).stat().st_mode):
+                    raise SourceError(
+                        f"{self.device} is not a character device "
+                        "(a MONWRITE file is read with --source monwrite:FILE)"
+                    )
         try:
             dev = self._opener(self.device)
         except OSError as exc:
@@ -171,7 +179,7 @@ class MonreaderSource:
             yield from feed_span(asm, mce, span, self.walk_stats)
 
     def _read_loop(self, dev: Device, q: queue.Queue[SetEvent | _End | SourceError]) -> None:
-        sets = SetAssembler()
+        sets = SetAssembler(MAX_SET)
         try:
             while not self._stop.is_set():
                 try:
@@ -188,11 +196,24 @@ class MonreaderSource:
                 else:
                     ev = sets.chunk(chunk)
                 if ev is not None:
-                    q.put(ev)
+                    self._put(q, ev)
         except Exception as exc:  # never let the reader thread die silently
-            q.put(SourceError(f"{self.device}: reading failed: {exc}"))
+            self._put(q, SourceError(f"{self.device}: reading failed: {exc}"))
         finally:
-            q.put(_END)
+            self._put(q, _END)
+
+    def _put(
+        self, q: queue.Queue[SetEvent | _End | SourceError], item: SetEvent | _End | SourceError
+    ) -> None:
+        """Wait for room in the queue, unless the source is being closed."""
+        while True:
+            try:
+                q.put(item, timeout=0.5)
+            except queue.Full:
+                if self._stop.is_set():
+                    return
+            else:
+                return
 
     def close(self) -> None:
         self._stop.set()

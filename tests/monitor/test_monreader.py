@@ -15,7 +15,7 @@ from esatui.collectors.model import SampleFlag
 from esatui.collectors.monitor import encode as E
 from esatui.collectors.monitor.mce import ControlElement, pack_mce
 from esatui.collectors.monitor.monreader import MonreaderSource
-from esatui.collectors.monitor.stream import split_set
+from esatui.collectors.monitor.stream import SetAssembler, split_set
 from tests.monitor import fixtures as F
 from tests.monitor.conftest import Warnings, read_script, samples_of
 
@@ -163,3 +163,44 @@ def test_seed_data_through_monreader(ctx: SourceContext) -> None:
     got = read_script(ctx, E.monreader_intervals(ivs), max_read=999)
     rows = F.esacrypa_rows(got[-2], got[-1])
     assert f"{rows['0']['rsa2048_crt_ms_op']:.2f}" == "2.16"
+
+
+def test_regular_file_is_refused(tmp_path: Path, ctx: SourceContext) -> None:
+    f = tmp_path / "capture"
+    f.write_bytes(b"x")
+    with pytest.raises(SourceError, match="monwrite:FILE"):
+        next(iter(MonreaderSource(ctx, str(f)).samples()))
+
+
+def test_file_device_reads_and_wakes_up(tmp_path: Path) -> None:
+    import os
+    import threading
+
+    from esatui.collectors.monitor.monreader import FileDevice
+
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    wfd: list[int] = []
+    opener = threading.Thread(target=lambda: wfd.append(os.open(fifo, os.O_WRONLY)))
+    opener.start()
+    dev = FileDevice(str(fifo))
+    opener.join()
+    with pytest.raises(InterruptedError):
+        dev.read(10)  # nothing yet: wakes up after half a second
+    os.write(wfd[0], b"abc")
+    assert dev.read(10) == b"abc"
+    os.close(wfd[0])
+    dev.close()
+    with pytest.raises(OSError):
+        dev.read(1)
+
+
+def test_oversized_set_is_discarded() -> None:
+    sets = SetAssembler(max_set=10)
+    assert sets.chunk(b"x" * 8) is None
+    assert sets.chunk(b"y" * 8) is None
+    ev = sets.chunk(b"")
+    assert ev is not None and ev.data is None and ev.gap and "size limit" in ev.gap
+    assert sets.chunk(b"z") is None
+    ev = sets.chunk(b"")
+    assert ev is not None and ev.data == b"z"
