@@ -13,6 +13,7 @@ arithmetic before the screens exist.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -142,7 +143,7 @@ def esacrypt_counters(rows: Sequence[CryptRow], interval_s: int = 60) -> list[di
     return out
 
 
-def _end_us(date: tuple[int, int, int], hhmm: str) -> int:
+def end_us(date: tuple[int, int, int], hhmm: str) -> int:
     h, m = (int(x) for x in hhmm.split(":"))
     return utc_us(*date, h, m)
 
@@ -155,8 +156,8 @@ def esacrypt_intervals(
     config: bool = True,
 ) -> list[E.IntervalRecords]:
     """One interval per row plus the one before the first row, each with a D5R9 record."""
-    first = _end_us(date, rows[0].time) - MINUTE_US
-    times = [first] + [_end_us(date, r.time) for r in rows]
+    first = end_us(date, rows[0].time) - MINUTE_US
+    times = [first] + [end_us(date, r.time) for r in rows]
     out = []
     for i, (us, ctr) in enumerate(zip(times, esacrypt_counters(rows), strict=True)):
         recs = []
@@ -171,8 +172,6 @@ def esacrypt_intervals(
 
 
 def _scale() -> float:
-    import struct
-
     return float(struct.unpack(">f", struct.pack(">f", 1e-6))[0])
 
 

@@ -33,7 +33,7 @@ def test_esacrypt_rows(
     assert len(samples) == len(rows) + 1
     for row, a, b in zip(rows, samples, samples[1:], strict=False):
         got = F.esacrypt_row(a, b)
-        assert b.time_us == F._end_us(date, row.time)
+        assert b.time_us == F.end_us(date, row.time)
         assert b.time_us - a.time_us == 60_000_000
         for col in ("nq_virt", "nq_real", "dq_virt", "dq_real", "done_virt", "done_real"):
             assert _f(got[col], 1) == f"{getattr(row, col):.1f}", (row.time, col)
