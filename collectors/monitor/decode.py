@@ -1,0 +1,207 @@
+"""From decoded records to readings and config facts (one small function per record)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from esatui.collectors.model import Number, Reading
+from esatui.collectors.monitor import kinds as K
+from esatui.collectors.monitor.layout import Decoded, Value
+
+# crypto kind field <- MRPRCAPC layout field
+CRYPTO_FIELDS: Mapping[str, str] = {
+    "virt_nq": "crynovnq",
+    "real_nq": "crynofnq",
+    "virt_dq": "crynovpr",
+    "real_dq": "crynofdq",
+    "virt_done": "crynovpc",
+    "real_done": "crynorpr",
+    "virt_rej": "crynoxvn",
+    "real_rej": "crynoxrn",
+    "vserv_us": "cryvserv",
+    "rserv_us": "cryrserv",
+    "hserv_us": "cryhserv",
+    "nserv_us": "crynserv",
+    "dserv_us": "crydserv",
+    "nq_waiting": "crynownq",
+}
+
+
+def _int(v: Value | None) -> int | None:
+    return v if isinstance(v, int) else None
+
+
+def layout_label(d: Decoded) -> str:
+    return d.layout.id
+
+
+def crypto_reading(d: Decoded) -> Reading:
+    """D5R9: the z/VM-wide crypto counters, as carried (cumulative)."""
+    values: dict[str, Number | None] = {
+        kf: _int(d.values.get(lf)) for kf, lf in CRYPTO_FIELDS.items()
+    }
+    return Reading(K.CRYPTO.name, K.CRYPTO_KEY, values, {"layout": layout_label(d)})
+
+
+@dataclass(frozen=True, slots=True)
+class Cmb:
+    """One crypto measurement block of D5R10."""
+
+    ap: int
+    ap_type: int | None
+    mode: int | None
+    scale: float | None
+    valid: int | None
+    pairs: tuple[tuple[int, int], ...]
+
+
+def cmbs(d: Decoded) -> list[Cmb]:
+    out: list[Cmb] = []
+    for e in d.entries:
+        ap = _int(e.get("ap"))
+        if ap is None:
+            continue
+        scale = e.get("scale")
+        pairs = e.get("pairs")
+        out.append(
+            Cmb(
+                ap,
+                _int(e.get("ap_type")),
+                _int(e.get("mode")),
+                float(scale) if isinstance(scale, float) else None,
+                _int(e.get("valid")),
+                pairs if isinstance(pairs, tuple) else (),
+            )
+        )
+    return out
+
+
+def ap_reading(cmb: Cmb, layout: str) -> tuple[Reading, str | None]:
+    """A ``crypto_ap`` reading for one CMB, and a warning if something was unusable."""
+    warning = None
+    fns = K.FUNCTIONS.get(cmb.mode) if cmb.mode is not None else None
+    values: dict[str, Number | None] = {}
+    if fns is None:
+        warning = f"AP {cmb.ap}: unknown measurement mode {cmb.mode}; its counters are not used"
+        fns = ()
+    valid = cmb.valid if cmb.valid is not None else 0
+    for i, fn in enumerate(fns):
+        ok = i < len(cmb.pairs) and bool(valid & (0x80000000 >> i))
+        values[f"{fn}_time"] = cmb.pairs[i][0] if ok else None
+        values[f"{fn}_count"] = cmb.pairs[i][1] if ok else None
+    scale = ""
+    if cmb.scale is not None and math.isfinite(cmb.scale) and cmb.scale > 0:
+        scale = repr(cmb.scale)  # exact: the float32 widened to a double
+    elif fns:
+        warning = f"AP {cmb.ap}: scale factor {cmb.scale!r} unusable; its times cannot be converted"
+    attrs = {
+        "type": "" if cmb.ap_type is None else str(cmb.ap_type),
+        "mode": K.MODE_NAMES.get(cmb.mode, str(cmb.mode)) if cmb.mode is not None else "",
+        "scale": scale,
+        "valid": f"{valid:08x}",
+        "layout": layout,
+    }
+    return Reading(K.CRYPTO_AP.name, str(cmb.ap), values, attrs), warning
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessorTimes:
+    """D0R2: one processor's cumulative times (µs) as z/VM accounts them."""
+
+    cpu: int
+    cpu_type: int | None
+    emul_us: int | None
+    user_us: int | None
+    syst_us: int | None
+    wait_us: int | None
+
+
+def processor_times(d: Decoded) -> ProcessorTimes | None:
+    cpu = _int(d.values.get("cpu_addr"))
+    if cpu is None:
+        return None
+    return ProcessorTimes(
+        cpu,
+        _int(d.values.get("cpu_type")),
+        _int(d.values.get("emul_time")),
+        _int(d.values.get("user_time")),
+        _int(d.values.get("syst_time")),
+        _int(d.values.get("wait_time")),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class LparCpu:
+    """D0R16: one logical CPU of a partition as PR/SM accounts it."""
+
+    cpu: int
+    dispatch_us: int | None
+    mgmt_us: int | None
+    type_name: str
+
+
+def lpar_cpus(d: Decoded) -> tuple[str, int | None, list[LparCpu]]:
+    """(partition name, data TOD in Unix µs, CPUs)."""
+    name = d.values.get("lpar_name")
+    tod = _int(d.values.get("data_tod"))
+    cpus = []
+    for e in d.entries:
+        cpu = _int(e.get("cpu_addr"))
+        if cpu is None:
+            continue
+        tn = e.get("cpu_type_name")
+        cpus.append(
+            LparCpu(
+                cpu,
+                _int(e.get("dispatch_time")),
+                _int(e.get("mgmt_time")),
+                tn if isinstance(tn, str) else "",
+            )
+        )
+    return (name if isinstance(name, str) else ""), tod, cpus
+
+
+def system_config(d: Decoded) -> dict[str, str]:
+    """D1R4: machine, system and partition facts (only those that look sane)."""
+    v = d.values
+    out: dict[str, str] = {}
+    for key, name in (
+        (K.CFG_MACHINE_TYPE, "machine_type"),
+        (K.CFG_MACHINE_MODEL, "machine_model"),
+        (K.CFG_MACHINE_SERIAL, "machine_serial"),
+        (K.CFG_SYSTEM_NAME, "system_name"),
+        (K.CFG_LPAR_NAME, "lpar_name"),
+    ):
+        s = v.get(name)
+        if isinstance(s, str) and s and s.isprintable():
+            out[key] = s
+    num = _int(v.get("lpar_number"))
+    if num is not None:
+        out[K.CFG_LPAR_NUMBER] = str(num)
+    ver, rel, mod = (_int(v.get(n)) for n in ("cp_version", "cp_release", "cp_mod"))
+    if ver is not None and rel is not None and mod is not None and 3 <= ver <= 9 and rel <= 9:
+        out[K.CFG_ZVM_LEVEL] = f"{ver}.{rel}.{mod}"
+    tz = _int(v.get("tz_offset"))
+    if tz is not None and abs(tz) <= 14 * 3600:
+        out[K.CFG_TZ_OFFSET] = str(tz)
+    return out
+
+
+def processor_config(d: Decoded) -> tuple[int, int] | None:
+    """D1R5: (processor address, type code)."""
+    cpu, typ = _int(d.values.get("cpu_addr")), _int(d.values.get("cpu_type"))
+    return None if cpu is None or typ is None else (cpu, typ)
+
+
+def sample_config(d: Decoded) -> dict[str, str]:
+    """D1R9: the sample interval (seconds) and the high-frequency rate."""
+    out: dict[str, str] = {}
+    iv = _int(d.values.get("interval"))
+    if iv is not None and 0 < iv <= 24 * 3600:
+        out[K.CFG_INTERVAL] = str(iv)
+    hf = _int(d.values.get("hf_rate"))
+    if hf is not None and hf > 0:
+        out[K.CFG_HF_RATE] = str(hf)
+    return out

@@ -1,0 +1,134 @@
+"""The kinds the monitor sources fill (besides the shared ``lcpu``), and the config keys.
+
+``crypto`` (one entity, key ``system``): the z/VM-wide crypto counters of D5R9 MRPRCAPC, as
+the records carry them (cumulative). ``crypto_ap`` (one entity per AP, key = AP index in
+decimal): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
+units; seconds = time × the ``scale`` attribute) and a count per function.
+"""
+
+from __future__ import annotations
+
+from esatui.collectors.model import Kind, counter, gauge
+
+CRYPTO_KEY = "system"
+
+CRYPTO = Kind(
+    name="crypto",
+    doc="z/VM crypto counters (D5R9 MRPRCAPC), hypervisor view",
+    fields=(
+        counter("virt_nq", "count", "guest NQ operations (CRYNOVNQ)"),
+        counter("real_nq", "count", "CP NQ operations to the adapters (CRYNOFNQ)"),
+        counter("virt_dq", "count", "guest DQ operations (CRYNOVPR)", provisional=True),
+        counter("real_dq", "count", "CP DQ operations from the adapters (CRYNOFDQ)"),
+        counter("virt_done", "count", "guest operations completed (CRYNOVPC)", provisional=True),
+        counter("real_done", "count", "CP operations completed (CRYNORPR)", provisional=True),
+        counter("virt_rej", "count", "rejected guest NQ operations (CRYNOXVN)"),
+        counter("real_rej", "count", "rejected CP NQ operations (CRYNOXRN)"),
+        counter("vserv_us", "us", "guest NQ to guest DQ, accumulated (CRYVSERV)"),
+        counter("rserv_us", "us", "CP NQ to CP DQ, accumulated (CRYRSERV)"),
+        counter("hserv_us", "us", "guest NQ to CP holding the reply (CRYHSERV)", provisional=True),
+        counter("nserv_us", "us", "guest NQ to CP NQ, accumulated (CRYNSERV)", provisional=True),
+        counter("dserv_us", "us", "CP holding the reply to guest DQ (CRYDSERV)", provisional=True),
+        gauge(
+            "nq_waiting",
+            "count",
+            "messages waiting for NQ at the sample (CRYNOWNQ; read as a current count)",
+            provisional=True,
+        ),
+    ),
+    attrs=("layout",),
+)
+
+# (time, count) pair order of the hardware's measurement blocks, by mode
+MODE_ACCEL = 8
+MODE_CCA = 9
+MODE_EP11 = 10
+FUNCTIONS: dict[int, tuple[str, ...]] = {
+    MODE_ACCEL: (
+        "rsa1024_me",
+        "rsa2048_me",
+        "rsa1024_crt",
+        "rsa2048_crt",
+        "rsa4096_me",
+        "rsa4096_crt",
+    ),
+    MODE_CCA: ("cca_all", "cca_rsa_keygen"),
+    MODE_EP11: (
+        "ep11_asym_slow",
+        "ep11_asym_fast",
+        "ep11_sym_partial",
+        "ep11_sym_complete",
+        "ep11_asym_keygen",
+    ),
+}
+MODE_NAMES = {MODE_ACCEL: "accel", MODE_CCA: "cca", MODE_EP11: "ep11"}
+FUNCTION_TITLES: dict[str, str] = {
+    "rsa1024_me": "RSA 1024 ME",
+    "rsa2048_me": "RSA 2048 ME",
+    "rsa1024_crt": "RSA 1024 CRT",
+    "rsa2048_crt": "RSA 2048 CRT",
+    "rsa4096_me": "RSA 4096 ME",
+    "rsa4096_crt": "RSA 4096 CRT",
+    "cca_all": "CCA all operations",
+    "cca_rsa_keygen": "CCA RSA key generation",
+    "ep11_asym_slow": "EP11 asymmetric slow",
+    "ep11_asym_fast": "EP11 asymmetric fast",
+    "ep11_sym_partial": "EP11 symmetric partial",
+    "ep11_sym_complete": "EP11 symmetric complete",
+    "ep11_asym_keygen": "EP11 asymmetric key generation",
+}
+ALL_FUNCTIONS: tuple[str, ...] = tuple(fn for fns in FUNCTIONS.values() for fn in fns)
+
+CRYPTO_AP = Kind(
+    name="crypto_ap",
+    doc="crypto adapter measurement blocks per AP (D5R10 MRPRCAPM), hypervisor view",
+    fields=tuple(
+        f
+        for fn in ALL_FUNCTIONS
+        for f in (
+            counter(f"{fn}_count", "count", f"{FUNCTION_TITLES[fn]} operations", provisional=True),
+            counter(
+                f"{fn}_time",
+                "cmb",
+                f"{FUNCTION_TITLES[fn]} time in raw units (seconds = time × scale)",
+                provisional=True,
+            ),
+        )
+    ),
+    attrs=("type", "mode", "scale", "valid", "layout"),
+)
+
+# Sample.config keys (all text)
+CFG_MACHINE_TYPE = "machine_type"  # e.g. "2827"
+CFG_MACHINE_MODEL = "machine_model"
+CFG_MACHINE_SERIAL = "machine_serial"  # the sequence code
+CFG_SYSTEM_NAME = "system_name"  # z/VM system identifier
+CFG_LPAR_NAME = "lpar_name"
+CFG_LPAR_NUMBER = "lpar_number"
+CFG_ZVM_LEVEL = "zvm_level"  # "7.3.0"
+CFG_TZ_OFFSET = "tz_offset_s"  # seconds east of UTC
+CFG_INTERVAL = "sample_interval_s"
+CFG_HF_RATE = "hf_rate"
+CFG_CPU_TYPES = "cpu_types"  # "0:CP 1:IFL ..." from D1R5
+CFG_SOURCE = "monitor_source"  # "monreader" or "monwrite"
+CONFIG_KEYS = (
+    CFG_MACHINE_TYPE,
+    CFG_MACHINE_MODEL,
+    CFG_MACHINE_SERIAL,
+    CFG_SYSTEM_NAME,
+    CFG_LPAR_NAME,
+    CFG_LPAR_NUMBER,
+    CFG_ZVM_LEVEL,
+    CFG_TZ_OFFSET,
+    CFG_INTERVAL,
+    CFG_HF_RATE,
+    CFG_CPU_TYPES,
+    CFG_SOURCE,
+)
+
+# Processor type codes of D0R2 and D1R5 (PFXCPUTY); provisional
+CPU_TYPES = {0: "CP", 2: "ZAAP", 3: "IFL", 4: "ICF", 5: "ZIIP"}
+
+
+def cpu_type_name(code: int) -> str:
+    return CPU_TYPES.get(code, f"T{code}")
