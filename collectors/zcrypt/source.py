@@ -64,6 +64,10 @@ _BUS_TEXT: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     ("apmask", fmt.mask),
     ("aqmask", fmt.mask),
 )
+_BUS_FILES = (
+    *("ap_interrupts", "poll_thread", "poll_timeout", "scans", "bindings"),
+    *(name for name, _parse in _BUS_TEXT),
+)
 _FLAG = {b"1\n": "1", b"0\n": "0"}
 _INTERRUPT = {
     b"Interrupts enabled.\n": "1",
@@ -116,6 +120,12 @@ class ZcryptSource:
         self._cards: dict[str, _Device] = {}
         self._queues: dict[str, _Device] = {}
         self._order: list[_Device] = []  # cards then queues, sorted by key
+        # read plans over all devices (kept descriptors in device order), rebuilt when the
+        # devices, their files or their states change
+        self._plan: list[int | str | None] = []
+        self._gauge_plan: list[int | str | None] = []
+        self._stale = True
+        self._listed: list[str] | None = None  # the device names the last scan saw
         self._bad: dict[str, str] = {}  # path -> complaint already reported
         self._warnings: list[str] = []
 
@@ -140,8 +150,22 @@ class ZcryptSource:
         if bus is not None:
             readings.append(bus)
         now = mono_ns / 1e9
+        if self._stale:
+            self._plan = self._reader.plan([p for d in self._order for p in d.files])
+            self._gauge_plan = self._reader.plan([p for d in self._order for p in d.gauges])
+            self._stale = False
+        every = self._reader.read_plan(self._plan)
+        if every is None:
+            self._stale = True  # something went away: this sample reads file by file
+        read_all = self._reader.read_all
+        at = 0
         for dev in self._order:
-            readings.append(self._read_device(dev, now))
+            n = len(dev.files)
+            raws = every[at : at + n] if every is not None else read_all(dev.files)
+            at += n
+            readings.append(self._read_device(dev, raws, now))
+            if dev.changed:
+                self._stale = True
         self._after_reopen()
         return Sample(
             self.name,
@@ -161,8 +185,16 @@ class ZcryptSource:
         readings: list[Reading] = []
         read_all = self._reader.read_all
         num = self._uint
+        every = self._reader.read_plan(self._gauge_plan)
+        if every is None:
+            self._stale = True
+        at = 0
         for dev in self._order:
-            rq, pq = read_all(dev.gauges)
+            if every is not None:
+                rq, pq = every[at], every[at + 1]
+                at += 2
+            else:
+                rq, pq = read_all(dev.gauges)
             if rq is None and pq is None:
                 continue  # gone since the last full sample; the next one will tell
             values: dict[str, Number | None] = {
@@ -198,10 +230,14 @@ class ZcryptSource:
 
     def _scan(self) -> None:
         """Find cards and queues; read static facts of new ones; forget vanished ones."""
+        names = self._names()
+        if names == self._listed and all(inode(c.path) == c.ino for c in self._cards.values()):
+            return  # the same devices as last time, none re-created
+        self._listed = names
         cards: dict[str, _Device] = {}
         queue_names: list[str] = []
         changed = False
-        for name in self._names():
+        for name in names:
             m = _CARD_RE.fullmatch(name)
             if m is None:
                 if _QUEUE_RE.fullmatch(name):
@@ -244,12 +280,13 @@ class ZcryptSource:
         if changed:
             self._order = [cards[k] for k in sorted(cards)] + [queues[k] for k in sorted(queues)]
             self._pin()
+            self._stale = True
 
     def _forget(self, dev: _Device) -> None:
         self._reader.forget(dev.path + "/")
 
     def _pin(self) -> None:
-        """Keep the hot files open: gauges first, then counters, then state files."""
+        """Keep the hot files open: gauges first, then counters, the bus, state files."""
         pin = self._reader.pin
         for dev in self._order:
             pin(dev.gauges[0])
@@ -257,6 +294,8 @@ class ZcryptSource:
         for dev in self._order:
             for path in dev.files:
                 pin(path)
+        for name in _BUS_FILES:
+            pin(f"{self._bus_dir}/{name}")
         for dev in self._order:
             for path in dev.slow:
                 pin(path)
@@ -330,23 +369,41 @@ class ZcryptSource:
 
     # -- reading --------------------------------------------------------------------------
 
-    def _read_device(self, dev: _Device, now: float) -> Reading:
-        read_all = self._reader.read_all
-        raws = read_all(dev.files)
-        files = dev.files
-        values: dict[str, Number | None] = {
-            "request_count": self._count(raws[0], files[0]),
-            "requestq_count": self._uint(raws[1], files[1]),
-            "pendingq_count": self._uint(raws[2], files[2]),
-        }
+    def _read_device(self, dev: _Device, raws: list[bytes | None], now: float) -> Reading:
+        rc, rq, pq = raws[0], raws[1], raws[2]
+        # the usual case parsed inline (this runs for every device at every sample); any
+        # doubt goes to the strict parsers, which also clear or raise warnings
+        if (
+            not self._bad
+            and rc is not None
+            and rq is not None
+            and pq is not None
+            and rc[-1:] == rq[-1:] == pq[-1:] == b"\n"
+            and rc[:-1].isdigit()
+            and rq[:-1].isdigit()
+            and pq[:-1].isdigit()
+            and len(rc) <= 20
+        ):
+            values: dict[str, Number | None] = {
+                "request_count": int(rc),
+                "requestq_count": int(rq),
+                "pendingq_count": int(pq),
+            }
+        else:
+            files = dev.files
+            values = {
+                "request_count": self._count(rc, files[0]),
+                "requestq_count": self._uint(rq, files[1]),
+                "pendingq_count": self._uint(pq, files[2]),
+            }
         if dev.card is None:  # a card
-            values["load"] = self._uint(raws[3], files[3])
+            values["load"] = self._uint(raws[3], dev.files[3])
             state_raw = tuple(raws[4:])
         else:
             online = raws[3]
             prev = dev.state_raw
             if now >= dev.slow_due or dev.card.changed or prev is None or prev[0] != online:
-                dev.slow_raw = tuple(read_all(dev.slow))
+                dev.slow_raw = tuple(self._reader.read_all(dev.slow))
                 dev.slow_due = now + self._refresh_s * dev.phase
             status = None if online is not None else self._reader.read(dev.path + "/status")
             state_raw = (online, status, *dev.slow_raw)
