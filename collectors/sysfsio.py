@@ -95,11 +95,14 @@ class AttrReader:
         return out
 
     def plan(self, paths: Sequence[str]) -> list[int | str | None]:
-        """A read plan for :meth:`read_plan`: the kept descriptor of each path, else the path
-        (opened at each read), else ``None`` when the file does not exist now."""
+        """A read plan for :meth:`read_plan`: the kept descriptor of each path (kept now if
+        the budget allows), else the path (opened at each read), else ``None`` when the file
+        does not exist now."""
         out: list[int | str | None] = []
         for path in paths:
             fd = self._fds.get(path)
+            if fd is None and self.pin(path):  # reappeared, and the budget allows
+                fd = self._fds[path]
             if fd is not None:
                 out.append(fd)
             elif os.path.exists(path):  # noqa: PTH110 - str paths on purpose
