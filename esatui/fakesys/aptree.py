@@ -72,6 +72,7 @@ class ApTree:
         self.bus = self.root / "sys/bus/ap"
         self.devices = self.root / "sys/devices/ap"
         self.interrupts = interrupts
+        self.defer_masks = False  # True while building many devices: masks written once after
         self._cards: dict[int, _Card] = {}
         self._queues: dict[tuple[int, int], _Queue] = {}
         self.devices.mkdir(parents=True, exist_ok=True)
@@ -107,6 +108,8 @@ class ApTree:
         _write(self.bus / name, str(value))
 
     def _update_masks(self) -> None:
+        if self.defer_masks:
+            return
         cards = set(self._cards)
         domains = {d for _c, d in self._queues}
         self.set_bus("ap_adapter_mask", _mask(cards))
@@ -322,6 +325,7 @@ def build(
     tree = ApTree(
         root, old_kernel=old_kernel, interrupts=interrupts, poll_timeout_ns=poll_timeout_ns
     )
+    tree.defer_masks = True
     for i in range(cards):
         card = 2 * i + 1
         tree.add_card(card, types[i % len(types)])
@@ -329,6 +333,8 @@ def build(
             domain = first_domain + j
             driver = "vfio_ap" if domain in vfio_domains else "cex4queue"
             tree.add_queue(card, domain, driver=driver)
+    tree.defer_masks = False
+    tree._update_masks()
     return tree
 
 
