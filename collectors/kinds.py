@@ -26,6 +26,13 @@ LCPU = Kind(
         counter("idle_us", "us", "wait (voluntary) time"),
         counter("steal_us", "us", "online but not dispatched by PR/SM"),
         counter("mgmt_us", "us", "LPAR management time for this processor"),
+        counter(
+            "wait_us",
+            "us",
+            "DIAGNOSE X'204' wait time of the logical processor (hypfs debugfs only); "
+            "meaning not publicly documented",
+            provisional=True,
+        ),
         gauge("busy_pct", "pct", "busy % over the source's own interval (SMAPI)"),
         gauge("overhead_pct", "pct", "LPAR overhead % over the source's own interval (SMAPI)"),
     ),

@@ -1,0 +1,74 @@
+"""Kept descriptors: budget, re-reads, files that go away or are replaced."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from esatui.collectors.sysfsio import AttrReader
+
+
+def write(path: Path, text: str) -> None:
+    path.write_text(text)
+
+
+def test_kept_descriptor_sees_in_place_rewrites(tmp_path: Path) -> None:
+    f = tmp_path / "request_count"
+    write(f, "1\n")
+    reader = AttrReader(budget=10)
+    assert reader.pin(str(f))
+    write(f, "22\n")  # 'w' truncates the same inode
+    assert reader.read(str(f)) == b"22\n"
+    assert reader.kept == 1
+
+
+def test_budget_limits_kept_descriptors(tmp_path: Path) -> None:
+    paths = []
+    for n in range(5):
+        write(tmp_path / f"f{n}", f"{n}\n")
+        paths.append(str(tmp_path / f"f{n}"))
+    reader = AttrReader(budget=2)
+    assert [reader.pin(p) for p in paths] == [True, True, False, False, False]
+    assert reader.read_all(paths) == [f"{n}\n".encode() for n in range(5)]
+    assert reader.reads == 5
+
+
+def test_replaced_file_is_reopened(tmp_path: Path) -> None:
+    f = tmp_path / "online"
+    write(f, "1\n")
+    reader = AttrReader(budget=10)
+    reader.pin(str(f))
+    os.truncate(f, 0)  # what a fixture does before removing an attribute
+    f.unlink()
+    write(f, "0\n")  # a new file (new inode) under the same name
+    assert reader.read(str(f)) == b"0\n"
+    assert str(f) in reader.reopened
+
+
+def test_vanished_file_reads_none(tmp_path: Path) -> None:
+    f = tmp_path / "online"
+    write(f, "1\n")
+    reader = AttrReader(budget=10)
+    reader.pin(str(f))
+    plan = reader.plan([str(f), str(tmp_path / "absent")])
+    assert plan[1] is None
+    assert reader.read_plan(plan) == [b"1\n", None]
+    os.truncate(f, 0)
+    f.unlink()
+    assert reader.read_plan(plan) is None  # the caller falls back to read_all
+    assert reader.read_all([str(f)]) == [None]
+    assert reader.kept == 0
+    assert not reader.errors  # gone is not an error
+
+
+def test_forget_and_close(tmp_path: Path) -> None:
+    (tmp_path / "card01").mkdir()
+    write(tmp_path / "card01/a", "1\n")
+    write(tmp_path / "b", "2\n")
+    reader = AttrReader(budget=10)
+    reader.pin(str(tmp_path / "card01/a"))
+    reader.pin(str(tmp_path / "b"))
+    reader.forget(str(tmp_path / "card01") + "/")
+    assert reader.kept == 1
+    reader.close()
+    assert reader.kept == 0
