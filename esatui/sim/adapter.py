@@ -41,7 +41,7 @@ class _Foreign:
 
 
 class Card:
-    __slots__ = ("engines", "fifo", "index", "queues", "w", "busy", "card_type", "_var")
+    __slots__ = ("_var", "busy", "card_type", "engines", "fifo", "index", "queues", "w")
 
     def __init__(self, world: World, index: int, card_type: str, domains: int) -> None:
         self.w = world

@@ -7,6 +7,7 @@ Used by the calibration tests and to regenerate the table in docs/MODEL.md
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from esatui.sim.analysis import PollingMetrics, polling_metrics
@@ -37,7 +38,11 @@ class Comparison:
 
 
 def measure(
-    name: str, *, seed: int = 0, interval_s: float = INTERVAL_S, **changes: object
+    name: str,
+    changes: Mapping[str, object] | None = None,
+    *,
+    seed: int = 0,
+    interval_s: float = INTERVAL_S,
 ) -> PollingMetrics:
     """One monitor interval of scenario ``name`` (with ``changes``), after one to settle."""
     params = scenario(name).replace(**changes) if changes else scenario(name)
@@ -65,9 +70,8 @@ def markdown_table(comparisons: list[Comparison]) -> str:
         cells = []
         for m in METRICS:
             f = fmt.get(m, "{:.1f}")
-            cells.append(
-                f"{f.format(c.published[m])} / {f.format(c.simulated[m])} ({c.error(m) * 100:+.0f}%)"
-            )
+            pub, sim = f.format(c.published[m]), f.format(c.simulated[m])
+            cells.append(f"{pub} / {sim} ({c.error(m) * 100:+.0f}%)")
         lines.append(f"| {c.run_id} | `{c.scenario}` | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -55,6 +55,7 @@ def _weights(n: int) -> list[float]:
 
 def place(
     lps: Sequence[LogicalProcessor],
+    *,
     demand: dict[str, TypeDemand],
     cp_system_work_us: float,
     idle_system_fraction: float,

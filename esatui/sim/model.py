@@ -232,7 +232,14 @@ class SimulatedSystem:
         cp_speed = p.cp_speed
         bg_work = bg_emul_total * self._gspeed + sum(vse_emul) * cp_speed
         sys_work = w.cp_system_us * (1.0 + eps) + m.bg_cp_system_ratio * bg_work
-        pl = place(self._lps, demand, sys_work, m.idle_system_fraction, m.steal_shared, p.dedicated)
+        pl = place(
+            self._lps,
+            demand=demand,
+            cp_system_work_us=sys_work,
+            idle_system_fraction=m.idle_system_fraction,
+            steal_shared=m.steal_shared,
+            dedicated=p.dedicated,
+        )
         for acc, pr in zip(self._procs, pl.processors, strict=True):
             acc[0] += CAPACITY_US * dt
             acc[1] += pr.emul_us * dt
@@ -283,8 +290,8 @@ class SimulatedSystem:
             g.vdone += gr.vdone * f
         vse_served = pl.served.get("CP", 1.0)
         cp_util = pl.utilisation.get("CP", 0.0)
-        for g, e in zip(vse, vse_emul, strict=True):
-            e *= vse_served
+        for g, wanted in zip(vse, vse_emul, strict=True):
+            e = wanted * vse_served
             g.emul += e * dt
             g.cp += e * m.bg_cp_user_ratio * dt
             running = min(e * (1.0 + m.bg_cp_user_ratio), CAPACITY_US)
@@ -398,7 +405,7 @@ class SimulatedSystem:
             bus = ApBusState(
                 ap_interrupts=p.guest_irq,
                 poll_thread=False,
-                poll_timeout_ns=timeout or round(1_500_000),
+                poll_timeout_ns=timeout or 1_500_000,
                 domain=0,
             )
         return GuestCounters(

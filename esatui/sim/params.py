@@ -9,10 +9,11 @@ docs/MODEL.md).
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import Literal
 
 Op = Literal["rsa_sign", "rsa_verify", "rsa_sign_verify"]
 CpCryptoMode = Literal["baseline", "polling", "interrupts"]
@@ -28,6 +29,14 @@ PROCESSOR_TYPES: tuple[str, ...] = ("CP", "IFL", "ZIIP", "ICF")
 
 # The Linux AP bus default under z/VM (ap_bus.c: "if (MACHINE_IS_VM) poll_timeout = 1500000").
 ZVM_DEFAULT_POLL_TIMEOUT_US = 1500.0
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "int": (int,),
+    "float": (float,),
+    "bool": (bool,),
+    "PollTimeout": (float,),
+}
 
 
 class ParamError(ValueError):
@@ -86,6 +95,10 @@ class SimParams:
             value = getattr(self, f.name)
             if f.type in ("float", "PollTimeout") and type(value) is int:
                 object.__setattr__(self, f.name, float(value))
+                value = float(value)
+            expected = _TYPES.get(str(f.type), (str,))
+            if type(value) not in expected and value != "irq":
+                raise ParamError(f"{f.name} must be {expected[0].__name__}, not {value!r}")
         _validate(self)
 
     @property
@@ -111,7 +124,8 @@ def format_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float):
-        return f"{value:g}"
+        text = repr(value)  # the shortest text that reads back as the same float
+        return text.removesuffix(".0")
     return str(value)
 
 
@@ -188,7 +202,12 @@ def _convert(name: str, raw: str, current: object) -> object:
     if name == "poll_timeout_us":
         if text.lower() == "irq":
             return "irq"
-        return _number(name, text)
+        try:
+            return float(text)
+        except ValueError:
+            raise ParamError(
+                f"bad value for {name}: {raw!r} (expected microseconds or irq)"
+            ) from None
     if isinstance(current, bool):
         low = text.lower()
         if low in _TRUE:
@@ -215,7 +234,7 @@ def _number(name: str, text: str) -> float:
         value = float(text)
     except ValueError:
         raise ParamError(f"bad value for {name}: {text!r} (expected a number)") from None
-    if value != value or value in (float("inf"), float("-inf")):
+    if not math.isfinite(value):
         raise ParamError(f"bad value for {name}: {text!r} (expected a finite number)")
     return value
 
@@ -227,7 +246,7 @@ def apply_settings(base: SimParams, settings: Mapping[str, str]) -> SimParams:
         if name not in PARAM_NAMES:
             raise ParamError(f"unknown parameter {name!r}; valid: {', '.join(PARAM_NAMES)}")
         changes[name] = _convert(name, raw, getattr(base, name))
-    return cast(SimParams, dataclasses.replace(base, **changes))  # type: ignore[arg-type]
+    return base.replace(**changes)
 
 
 def parse_assignments(items: Iterable[str]) -> dict[str, str]:
