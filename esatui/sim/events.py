@@ -14,12 +14,13 @@ Handler = Callable[[float, Any], None]
 
 
 class Scheduler:
-    __slots__ = ("_heap", "_seq", "now")
+    __slots__ = ("_heap", "_seq", "handled", "now")
 
     def __init__(self) -> None:
         self._heap: list[tuple[float, int, Handler, Any]] = []
         self._seq = 0
         self.now = 0.0
+        self.handled = 0
 
     def at(self, time_us: float, handler: Handler, arg: Any = None) -> None:
         self._seq += 1
@@ -29,8 +30,11 @@ class Scheduler:
         """Handle every event due before ``until_us``; the clock ends at ``until_us``."""
         heap = self._heap
         pop = heapq.heappop
+        n = 0
         while heap and heap[0][0] < until_us:
             t, _, handler, arg = pop(heap)
             self.now = t
             handler(t, arg)
+            n += 1
+        self.handled += n
         self.now = until_us

@@ -36,7 +36,7 @@ from esatui.sim.snapshot import (
     SystemSnapshot,
     VcpuTicks,
 )
-from esatui.sim.window import WindowResult, simulate_steady
+from esatui.sim.window import WindowResult, steady_window
 from esatui.sim.world import Load
 
 STEP_S = 60.0
@@ -161,9 +161,14 @@ class SimulatedSystem:
         cached = self._windows.get(key)
         if cached is None:
             wseed = (self.seed * 1_000_003 + round(key * 1000)) & 0x7FFFFFFF
-            cached = simulate_steady(self.params, self.mech, self.load_for(key), wseed)
+            cached = steady_window(self.params, self.mech, self.load_for(key), wseed)
             self._windows[key] = cached
         return cached
+
+    @property
+    def windows_simulated(self) -> int:
+        """Distinct load levels this system has needed an event-level window for."""
+        return len(self._windows)
 
     def _count(self, ptype: str) -> int:
         return sum(1 for lp in self._lps if lp.ptype == ptype)
