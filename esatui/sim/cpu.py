@@ -24,6 +24,8 @@ class TypeDemand:
 
     emul_us: float
     user_us: float
+    syst_us: float = 0.0
+    """CP's own work caused by these guests that runs where they run (their I/O, paging)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,7 @@ def place(
     n = len(lps)
     emul = [0.0] * n
     user = [0.0] * n
+    own = [0.0] * n
     served: dict[str, float] = {}
     for ptype, d in demand.items():
         idx = [i for i, lp in enumerate(lps) if lp.ptype == ptype]
@@ -72,15 +75,16 @@ def place(
             continue
         w = _weights(len(idx))
         total_w = sum(w)
-        want = d.emul_us + d.user_us
-        cap = CAPACITY_US * len(idx)
+        want = d.emul_us + d.user_us + d.syst_us
+        cap = CAPACITY_US * len(idx) * (1.0 - idle_system_fraction)
         scale = min(1.0, cap / want) if want > 0 else 1.0
         served[ptype] = scale
         for k, i in enumerate(idx):
             share = w[k] / total_w
             emul[i] = min(d.emul_us * scale * share, CAPACITY_US)
             user[i] = min(d.user_us * scale * share, CAPACITY_US - emul[i])
-    idle_sys = [idle_system_fraction * CAPACITY_US] * n
+            own[i] = min(d.syst_us * scale * share, CAPACITY_US - emul[i] - user[i])
+    idle_sys = [idle_system_fraction * CAPACITY_US + own[i] for i in range(n)]
     room = [max(CAPACITY_US - emul[i] - user[i] - idle_sys[i], 0.0) for i in range(n)]
     # CP's own work (in IFL-speed µs) goes where there is idle capacity, weighted by speed.
     pull = [room[i] * lps[i].speed for i in range(n)]

@@ -223,20 +223,20 @@ class SimulatedSystem:
             vse_emul.append(min(max(load, 0.0), 0.98) * CAPACITY_US)
         demand: dict[str, TypeDemand] = {}
 
-        def add(ptype: str, emul: float, user: float) -> None:
+        def add(ptype: str, emul: float, user: float, syst: float) -> None:
             d = demand.get(ptype, TypeDemand(0.0, 0.0))
-            demand[ptype] = TypeDemand(d.emul_us + emul, d.user_us + user)
+            demand[ptype] = TypeDemand(d.emul_us + emul, d.user_us + user, d.syst_us + syst)
 
         add(
             self._gtype,
             sum(sum(r) for r in emul_rate),
             sum(sum(r) for r in cp_rate),
+            bg_emul_total * m.bg_cp_system_ratio,
         )
         if vse:
-            add("CP", sum(vse_emul), sum(vse_emul) * m.bg_cp_user_ratio)
-        cp_speed = p.cp_speed
-        bg_work = bg_emul_total * self._gspeed + sum(vse_emul) * cp_speed
-        sys_work = w.cp_system_us * (1.0 + eps) + m.bg_cp_system_ratio * bg_work
+            total = sum(vse_emul)
+            add("CP", total, total * m.bg_cp_user_ratio, total * m.bg_cp_system_ratio)
+        sys_work = w.cp_system_us * (1.0 + eps)
         pl = place(
             self._lps,
             demand=demand,

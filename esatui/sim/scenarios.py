@@ -49,7 +49,7 @@ SCENARIOS["mode-vm-day"] = SimParams(
     cp_crypto_mode="baseline",
     smt=False,
     lpar_cpus="1CP+2IFL",
-    cpu_load=0.12,
+    cpu_load=0.06,
     vcpus=2,
     rate=5.0,
     foreign_rate=4.6,
@@ -57,7 +57,7 @@ SCENARIOS["mode-vm-day"] = SimParams(
     dedicated=False,
     profile="day",
     vse_guests=2,
-    vse_load=0.42,
+    vse_load=0.38,
 )
 
 IDENTITIES: dict[str, Identity] = {
