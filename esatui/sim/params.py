@@ -27,6 +27,9 @@ KEY_BITS: tuple[int, ...] = (1024, 2048, 4096)
 CARD_TYPES: tuple[str, ...] = ("CEX4A", "CEX5A", "CEX6A", "CEX7A", "CEX8A")
 PROCESSOR_TYPES: tuple[str, ...] = ("CP", "IFL", "ZIIP", "ICF")
 
+MAX_THREADS = 20_000
+"""Crypto threads in the whole LPAR: each one is simulated."""
+
 # The Linux AP bus default under z/VM (ap_bus.c: "if (MACHINE_IS_VM) poll_timeout = 1500000").
 ZVM_DEFAULT_POLL_TIMEOUT_US = 1500.0
 
@@ -137,6 +140,11 @@ def _check(ok: bool, message: str) -> None:
 def _validate(p: SimParams) -> None:
     _check(1 <= p.guests <= 1000, f"guests must be 1..1000, not {p.guests}")
     _check(1 <= p.threads <= 1000, f"threads must be 1..1000, not {p.threads}")
+    _check(
+        p.guests * p.threads <= MAX_THREADS,
+        f"guests x threads must be at most {MAX_THREADS} (every thread is simulated), "
+        f"not {p.guests * p.threads}",
+    )
     _check(p.op in OPS, f"op must be one of {', '.join(OPS)}, not {p.op!r}")
     _check(p.key_bits in KEY_BITS, f"key_bits must be one of 1024, 2048, 4096, not {p.key_bits}")
     _check(1 <= p.cards <= 64, f"cards must be 1..64, not {p.cards}")
