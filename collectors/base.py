@@ -8,6 +8,8 @@ interval of the data it reads (z/VM monitor sample intervals), stamped with the 
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,12 +24,44 @@ def _ignore(message: str) -> None:
     del message
 
 
+class Clock(Protocol):
+    """Where time comes from: the system's clocks, or a simulated system's."""
+
+    def time_us(self) -> int:
+        """Wall-clock time, microseconds since the epoch (UTC)."""
+        ...
+
+    def mono_ns(self) -> int:
+        """A monotonic clock for durations."""
+        ...
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        """Let ``seconds`` pass (or until ``stop`` is set); True if stopped."""
+        ...
+
+
+class SystemClock:
+    def time_us(self) -> int:
+        return time.time_ns() // 1000
+
+    def mono_ns(self) -> int:
+        return time.monotonic_ns()
+
+    def wait(self, stop: threading.Event, seconds: float) -> bool:
+        return stop.wait(max(0.0, seconds))
+
+
+SYSTEM_CLOCK = SystemClock()
+
+
 @dataclass(frozen=True)
 class SourceContext:
-    """What a source is built with: where the system's files are and how to report trouble."""
+    """What a source is built with: where the system's files are, how to report trouble,
+    and the clock that stamps its samples."""
 
     root: Path = Path("/")
     warn: Warn = field(default=_ignore)
+    clock: Clock = field(default=SYSTEM_CLOCK)
 
     def path(self, absolute: str) -> Path:
         """``absolute`` (``/proc/stat``) below the root directory."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import platform
 import socket
-import time
 
 from esatui.collectors.base import SourceContext
 from esatui.collectors.cpuinfo import CpuInfo, parse_cpuinfo
@@ -68,7 +67,7 @@ class HostSource:
 
     def sample(self) -> Sample:
         text = self._ctx.path("/proc/stat").read_text()
-        time_us, mono_ns = time.time_ns() // 1000, time.monotonic_ns()
+        time_us, mono_ns = self._ctx.clock.time_us(), self._ctx.clock.mono_ns()
         stat = parse_proc_stat(text)
         reads = 1
         cpus = frozenset(stat.cpus)

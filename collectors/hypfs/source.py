@@ -26,7 +26,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -88,7 +87,7 @@ class HypfsSource:
         mode: str = "auto",
         lpar: str | None = None,
         updater: Updater = write_update,
-        clock: Callable[[], int] = time.monotonic_ns,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         if mode not in _MODES:
             raise ValueError(f"hypfs mode must be one of {', '.join(_MODES)}, not {mode!r}")
@@ -96,7 +95,7 @@ class HypfsSource:
         self._mode = mode
         self._lpar = lpar
         self._updater = updater
-        self._clock = clock
+        self._clock = clock or ctx.clock.mono_ns
         self._tree = str(ctx.path("/sys/hypervisor/s390"))
         dbfs = str(ctx.path("/sys/kernel/debug/s390_hypfs"))
         self._d204 = dbfs + "/diag_204"
@@ -139,7 +138,7 @@ class HypfsSource:
         elif where == "tree":
             return self._sample_tree()
         self._warn(f"hypfs: nothing to read ({self.probe().reason})")
-        return self._sample(time.time_ns() // 1000, self._clock(), [], {})
+        return self._sample(self._ctx.clock.time_us(), self._clock(), [], {})
 
     def sample_gauges(self) -> Sample | None:
         return None
@@ -197,7 +196,7 @@ class HypfsSource:
             parsed = parse_diag2fc(data) if where == "diag_2fc" else parse_diag204(data)
         except FormatError as exc:
             self._warn(f"hypfs: {exc}")
-            return self._sample(time.time_ns() // 1000, None, [], {})
+            return self._sample(self._ctx.clock.time_us(), None, [], {})
         if parsed.truncated:
             self._warn(f"hypfs: {path}: data shorter than its header says; used what was whole")
         if parsed.tod == self._last_tod:
@@ -261,7 +260,7 @@ class HypfsSource:
     def _sample_tree(self) -> Sample:
         now = self._clock()
         self._refresh_tree(now)
-        time_us = time.time_ns() // 1000
+        time_us = self._ctx.clock.time_us()
         kind = hyptree.read_hypervisor(self._reader, self._tree)
         complain = self._complain
         if kind == hyptree.ZVM_HYPERVISOR:

@@ -197,7 +197,7 @@ class MonreaderSource:
                     ev = sets.chunk(chunk)
                 if ev is not None:
                     self._put(q, ev)
-        except Exception as exc:  # never let the reader thread die silently
+        except Exception as exc:  # noqa: BLE001 - never let the reader thread die silently
             self._put(q, SourceError(f"{self.device}: reading failed: {exc}"))
         finally:
             self._put(q, _END)

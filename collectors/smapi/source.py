@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import socket
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -202,14 +201,14 @@ class SmapiSource:
         guests: GuestSelection | None = None,
         ctx: SourceContext | None = None,
         system_refresh_s: float = 600.0,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.client = client
         self.target = target
         self.guests = guests or GuestSelection()
         self.ctx = ctx or SourceContext()
         self.system_refresh_s = system_refresh_s
-        self._clock = clock
+        self._clock = clock or (lambda: self.ctx.clock.mono_ns() / 1e9)
         self._system: SystemInfo | None = None
         self._system_at: float | None = None
         self._lpar_name: str | None = None
@@ -236,7 +235,7 @@ class SmapiSource:
         self._refresh_system(warnings)
         readings = self._lcpus(warnings)
         guest_readings = self._guests(warnings)
-        time_us, mono_ns = time.time_ns() // 1000, time.monotonic_ns()
+        time_us, mono_ns = self.ctx.clock.time_us(), self.ctx.clock.mono_ns()
         for w in warnings:
             self.ctx.warn(w)
         return Sample(

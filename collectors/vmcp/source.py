@@ -10,7 +10,6 @@ A command that fails or answers in an unexpected shape costs a warning, never th
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 
 from esatui.collectors.base import SourceContext, SourceError
@@ -55,7 +54,7 @@ class VmcpSource:
         *,
         opener: Opener | None = None,
         crypto_refresh_s: float = 3600.0,
-        clock: Callable[[], int] = time.monotonic_ns,
+        clock: Callable[[], int] | None = None,
     ) -> None:
         self._ctx = ctx
         self._path = str(ctx.path("/dev/vmcp"))
@@ -64,7 +63,7 @@ class VmcpSource:
         self._crypto_refresh_ns = int(crypto_refresh_s * 1e9)
         self._crypto_at: int | None = None
         self._crypto: list[Reading] = []
-        self._clock = clock
+        self._clock = clock or ctx.clock.mono_ns
         self._warnings: list[str] = []
         self._reported: set[str] = set()
 
@@ -80,7 +79,7 @@ class VmcpSource:
 
     def sample(self) -> Sample:
         mono_ns = self._clock()
-        time_us = time.time_ns() // 1000
+        time_us = self._ctx.clock.time_us()
         readings: list[Reading] = []
         reads = 0
         vcpus = self._run("QUERY VIRTUAL CPUS")

@@ -21,7 +21,6 @@ Nothing is ever written. Only the attributes named in :mod:`zcrypt.kinds` are re
 from __future__ import annotations
 
 import re
-import time
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -143,8 +142,8 @@ class ZcryptSource:
     def sample(self) -> Sample:
         reads0 = self._reader.reads
         self._scan()
-        mono_ns = time.monotonic_ns()
-        time_us = time.time_ns() // 1000
+        mono_ns = self._ctx.clock.mono_ns()
+        time_us = self._ctx.clock.time_us()
         readings: list[Reading] = []
         bus = self._read_bus()
         if bus is not None:
@@ -180,8 +179,8 @@ class ZcryptSource:
         if not self._order:
             return None
         reads0 = self._reader.reads
-        mono_ns = time.monotonic_ns()
-        time_us = time.time_ns() // 1000
+        mono_ns = self._ctx.clock.mono_ns()
+        time_us = self._ctx.clock.time_us()
         readings: list[Reading] = []
         read_all = self._reader.read_all
         num = self._uint

@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from esatui.collectors.base import PolledSource, SourceError, StreamSource
+from esatui.collectors.base import SYSTEM_CLOCK, Clock, PolledSource, SourceError, StreamSource
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.selfmon import COLLECTOR, SELF, WriteCounter, process_cpu_us, thread_cpu_us
 from esatui.db.maintenance import prune
@@ -70,8 +70,10 @@ class Recorder:
         warn: Warn = print,
         on_interval: OnInterval | None = None,
         retention: Retention | None = None,
+        clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._store = store
+        self._clock = clock
         self._polled: list[PolledSource] = [s for s in sources if isinstance(s, PolledSource)]
         self._streams: list[StreamSource] = [
             s for s in sources if isinstance(s, StreamSource) and not isinstance(s, PolledSource)
@@ -98,6 +100,9 @@ class Recorder:
 
     # --- the interval clock ---------------------------------------------------------
 
+    def _now(self) -> float:
+        return self._clock.time_us() / 1e6
+
     def run(
         self,
         stop: threading.Event,
@@ -116,11 +121,11 @@ class Recorder:
             if self._polled:
                 self._run_polled(stop, count, duration_s)
             else:
-                end = None if duration_s is None else time.monotonic() + duration_s
+                end = None if duration_s is None else self._now() + duration_s
                 while not stop.is_set() and any(t.is_alive() for t in threads):
-                    if end is not None and time.monotonic() >= end:
+                    if end is not None and self._now() >= end:
                         break
-                    stop.wait(0.2)
+                    self._clock.wait(stop, 0.2)
         finally:
             stop.set()
             for t in threads:
@@ -136,31 +141,31 @@ class Recorder:
     def _run_polled(
         self, stop: threading.Event, count: int | None, duration_s: float | None
     ) -> None:
-        started = time.monotonic()
+        started = self._now()
         self._pass(full=True)
-        boundary = next_boundary(time.time(), self._interval_s)
+        boundary = next_boundary(self._now(), self._interval_s)
         last_prune = float("-inf")
         while not stop.is_set():
             if self._hf_s is not None and self._gauge_sources:
-                next_hf = time.time() + self._hf_s
+                next_hf = self._now() + self._hf_s
                 while next_hf < boundary - self._hf_s / 4:
-                    if stop.wait(max(0.0, next_hf - time.time())):
+                    if self._clock.wait(stop, next_hf - self._now()):
                         return
                     self._pass(full=False)
                     next_hf += self._hf_s
-            if stop.wait(max(0.0, boundary - time.time())):
+            if self._clock.wait(stop, boundary - self._now()):
                 return
             self._pass(full=True)
             self.stats.intervals += 1
             boundary += self._interval_s
-            while boundary <= time.time():  # we fell behind (suspended, overloaded)
+            while boundary <= self._now():  # we fell behind (suspended, overloaded)
                 boundary += self._interval_s
-            if self._retention and time.monotonic() - last_prune >= self._retention.every_s:
+            if self._retention and self._now() - last_prune >= self._retention.every_s:
                 self._prune()
-                last_prune = time.monotonic()
+                last_prune = self._now()
             if count is not None and self.stats.intervals >= count:
                 return
-            if duration_s is not None and time.monotonic() - started >= duration_s:
+            if duration_s is not None and self._now() - started >= duration_s:
                 return
 
     def _pass(self, *, full: bool) -> None:
@@ -260,7 +265,10 @@ class Recorder:
                 )
             )
         return Sample(
-            SELF_SOURCE, time.time_ns() // 1000, tuple(readings), mono_ns=time.monotonic_ns()
+            SELF_SOURCE,
+            self._clock.time_us(),
+            tuple(readings),
+            mono_ns=self._clock.mono_ns(),
         )
 
     # --- stream sources -------------------------------------------------------------

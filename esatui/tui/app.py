@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import work
+from textual.worker import get_current_worker
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -306,7 +307,20 @@ class MonitorApp(App[int]):
         def warn(text: str) -> None:
             self.post_message(Notice(text))
 
-        self._recorder(self._stop, recorded, warn)
+        # The recorder runs in a thread of its own; this worker ends it when Textual cancels
+        # the worker at exit (a thread worker cannot be interrupted otherwise).
+        worker = get_current_worker()
+        thread = threading.Thread(
+            target=self._recorder,
+            args=(self._stop, recorded, warn),
+            name="esatui-recorder",
+            daemon=True,
+        )
+        thread.start()
+        while thread.is_alive():
+            if worker.is_cancelled:
+                self._stop.set()
+            thread.join(0.1)
 
     # --- actions ----------------------------------------------------------------------
 

@@ -100,9 +100,7 @@ def test_bad_arguments_exit_2_with_one_line(
     capsys: pytest.CaptureFixture[str], db_path: Path, argv: list[str], message: str
 ) -> None:
     host_recording(db_path, n_intervals=2)
-    code, _, err = run(
-        capsys, *argv, *(["--db", str(db_path)] if argv[0] != "frobnicate" else [])
-    )
+    code, _, err = run(capsys, *argv, *(["--db", str(db_path)] if argv[0] != "frobnicate" else []))
     assert code == 2
     assert message in err
     assert len(err.strip().splitlines()) == 1

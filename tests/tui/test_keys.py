@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
 
 from esatui.collectors.host import CPU
 from esatui.db.records import Interval
@@ -26,7 +28,9 @@ async def settle(pilot: Pilot[int]) -> None:
     for _ in range(3):
         await pilot.pause()
         loads = [w for w in pilot.app.workers if w.group == "load"]
-        await pilot.app.workers.wait_for_complete(loads)
+        if loads:  # (an empty list would mean every worker, the recorder included)
+            with contextlib.suppress(WorkerCancelled):
+                await pilot.app.workers.wait_for_complete(loads)
     await pilot.pause()
 
 
