@@ -14,13 +14,13 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import work
-from textual.worker import get_current_worker
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+from textual.worker import get_current_worker
 
 from esatui.db.query import timeline_source
 from esatui.db.records import Interval
