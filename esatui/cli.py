@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from esatui import __version__
+from esatui.sources import SourceOptions, SourceUsageError
 
 if TYPE_CHECKING:
     from esatui.sampling.recorder import Retention
     from esatui.screens.model import Row, Threshold
-    from esatui.sources import SourceOptions
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -136,6 +136,18 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--node", help="node name to record under (default: VM00 name or host name)")
         p.add_argument("--smapi-user", help="SMAPI authenticated userid")
         p.add_argument("--smapi-password-file", type=Path, help="file holding the SMAPI password")
+        p.add_argument(
+            "--smapi-guests",
+            default="*",
+            metavar="LIST",
+            help="guests to query: * (all active), U1,U2 or namelist:NAME",
+        )
+        p.add_argument(
+            "--smapi-tls", action="store_true", help="SMAPI over TLS (certificates checked)"
+        )
+        p.add_argument(
+            "--smapi-ca", type=Path, metavar="FILE", help="CA certificates for --smapi-tls"
+        )
         p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
         p.add_argument("--keep", type=_duration, help="retention: delete intervals older than this")
         p.add_argument(
@@ -216,15 +228,19 @@ def build_parser() -> argparse.ArgumentParser:
 # --- commands --------------------------------------------------------------------------
 
 
-def _source_options(args: argparse.Namespace) -> SourceOptions:
-    from esatui.sources import SourceOptions
-
+def _source_options(
+    args: argparse.Namespace, progress: Callable[[int, int], None] | None = None
+) -> SourceOptions:
     return SourceOptions(
         root=args.root,
         warn=warn,
         smapi_user=getattr(args, "smapi_user", None),
         smapi_password_file=getattr(args, "smapi_password_file", None),
+        smapi_guests=getattr(args, "smapi_guests", "*"),
+        smapi_tls=getattr(args, "smapi_tls", False),
+        smapi_ca=getattr(args, "smapi_ca", None),
         monitor_layout=getattr(args, "monitor_layout", None),
+        progress=progress,
     )
 
 
@@ -238,10 +254,12 @@ def _retention(args: argparse.Namespace) -> Retention | None:
 
 def cmd_collect(args: argparse.Namespace) -> int:
     from esatui.db.store import Store
+    from esatui.progress import ImportProgress
     from esatui.sampling.recorder import Recorder
     from esatui.sources import make_sources
 
-    sources = make_sources(args.source, _source_options(args))
+    bar = ImportProgress(sys.stderr)
+    sources = make_sources(args.source, _source_options(args, bar.update))
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
     store = Store.open(args.db or default_db())
@@ -257,16 +275,21 @@ def cmd_collect(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = _stop_on_signals(stop)
     try:
-        stats = recorder.run(stop, count=args.count, duration_s=args.duration)
+        with bar:
+            stats = recorder.run(stop, count=args.count, duration_s=args.duration)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         store.close()
-    names = ", ".join(s.name for s in sources)
-    summary = f"{stats.written} intervals of {names}, esatui recorded in {store.path}"
+    names = ", ".join(stats.sources_written) or "no source"
+    summary = f"{stats.written} intervals of {names} recorded in {store.path}"
     if stats.duplicates:
         summary += f" ({stats.duplicates} already recorded)"
     print(summary)
+    for source in sources:
+        report = getattr(source, "import_summary", None)
+        if callable(report):
+            print(f"{source.name}: {report()}")
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
 
 
@@ -397,7 +420,7 @@ def cmd_screens(args: argparse.Namespace) -> int:
 def cmd_sources(args: argparse.Namespace) -> int:
     from esatui.sources import availability
 
-    for name, doc, found in availability(_source_options(args)):
+    for name, doc, found in availability(_source_options(args), args.source):
         state = "available" if found.available else "not available"
         print(f"{name:<10} {state:<14} {found.reason}")
         print(f"{'':10} reads {doc}")
@@ -470,8 +493,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         return COMMANDS[args.command](args)
-    except UsageError as exc:
-        print(f"esatui: error: {exc}", file=sys.stderr)
+    except (UsageError, SourceUsageError) as exc:
+        print(f"esatui: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_ERROR

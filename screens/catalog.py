@@ -84,6 +84,43 @@ def get(name: str) -> ScreenDef:
     return found
 
 
+def _first(config: Mapping[str, str], *keys: str) -> str:
+    for key in keys:
+        if config.get(key):
+            return config[key]
+    return ""
+
+
+@dataclass(frozen=True)
+class HeaderFacts:
+    """The machine line of every screen header, whichever source told it."""
+
+    machine: str  # machine type, e.g. 8561
+    system: str  # LPAR name, else the serial
+    level: str  # z/VM level, e.g. z/VM 7.2.0
+
+    @classmethod
+    def of(cls, config: Mapping[str, str]) -> HeaderFacts:
+        level = _first(config, "vm_level", "zvm_level")
+        if level and not level.startswith("z/VM"):
+            level = f"z/VM {level}"
+        if not level:
+            # the innermost z/VM level this Linux runs under (VM00 may be a KVM guest)
+            programs = [
+                v
+                for k, v in sorted(config.items())
+                if k.startswith("vm") and k.endswith(".control_program")
+            ]
+            level = next((p for p in programs if p.startswith("z/VM")), "")
+        return cls(
+            machine=_first(config, "machine.type", "machine_type"),
+            system=_first(
+                config, "lpar.name", "lpar_name", "machine.sequence_code", "machine_serial"
+            ),
+            level=level,
+        )
+
+
 def build_model(store: Store, name: str, query: Query) -> ScreenModel:
     """The screen ``name`` for the data ``query`` selects, newest interval first."""
     screen = get(name)
@@ -115,14 +152,15 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
     notes = built.notes
     if not slots:
         notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
+    facts = HeaderFacts.of(config)
     return ScreenModel(
         name=screen.name,
         title=screen.title,
         columns=built.columns,
         rows=tuple(built.rows),
         node=store.node_name(node_id),
-        machine=config.get("machine.type", ""),
-        system=config.get("lpar.name") or config.get("machine.sequence_code", ""),
+        machine=facts.machine,
+        system=" ".join(p for p in (facts.system, facts.level) if p),
         from_us=slots[-1].start_us if slots else query.after_us,
         to_us=slots[0].end_us if slots else query.until_us,
         interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,

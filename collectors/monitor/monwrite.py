@@ -213,6 +213,14 @@ class MonwriteSource:
     def samples_produced(self) -> int:
         return self.assembler.stats.samples
 
+    def import_summary(self) -> str:
+        """What the import read, for the line ``esatui collect`` prints at the end."""
+        damaged = self.reader.stats.damaged_blocks if self.reader is not None else 0
+        return (
+            f"{self.records_read} records read, {self.records_skipped} skipped, "
+            f"{damaged} damaged blocks, {self.samples_produced} monitor intervals"
+        )
+
     def probe(self) -> Availability:
         try:
             with self.path.open("rb") as f:

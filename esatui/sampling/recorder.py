@@ -26,6 +26,9 @@ from esatui.sampling.builder import IntervalBuilder
 Warn = Callable[[str], None]
 OnInterval = Callable[[Interval], None]
 SELF_SOURCE = "esatui"
+# Config keys that name the system a source reads: this Linux (host) or the z/VM system
+# (monitor); the first one a sample carries names the node of the whole recording.
+NODE_KEYS = ("node", "system_name")
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,7 @@ class RecorderStats:
     written: int = 0
     duplicates: int = 0
     stopped_sources: list[str] = field(default_factory=list)
+    sources_written: list[str] = field(default_factory=list)
 
 
 def next_boundary(now: float, interval_s: float) -> float:
@@ -299,8 +303,11 @@ class Recorder:
     # --- writing --------------------------------------------------------------------
 
     def _learn_node(self, sample: Sample) -> None:
-        if self._node is None and sample.config and sample.config.get("node"):
-            self._node = sample.config["node"]
+        if self._node is None and sample.config:
+            for key in NODE_KEYS:
+                if sample.config.get(key):
+                    self._node = sample.config[key]
+                    return
 
     @property
     def node(self) -> str:
@@ -329,6 +336,8 @@ class Recorder:
             self.stats.duplicates += 1
             return
         self.stats.written += 1
+        if interval.source not in self.stats.sources_written:
+            self.stats.sources_written.append(interval.source)
         if self._on_interval is not None:
             self._on_interval(interval)
 

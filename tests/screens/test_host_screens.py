@@ -44,7 +44,7 @@ def test_esalnxc_percentages_are_exact_and_add_up(store: Store) -> None:
     assert totals[0].values["total"] == pytest.approx(
         sum(float(r.values["total"] or 0) for r in first)
     )
-    assert model.machine == "8561" and model.system == "L32" and model.node == "LNXT01"
+    assert model.machine == "8561" and model.system == "L32 z/VM 7.2.0" and model.node == "LNXT01"
 
 
 def test_steal_is_highlighted_above_the_thresholds(store: Store) -> None:
