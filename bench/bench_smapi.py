@@ -16,7 +16,7 @@ from esatui.collectors.smapi.client import SmapiClient
 from esatui.collectors.smapi.credentials import Secret
 from esatui.collectors.smapi.source import SmapiSource
 from esatui.collectors.smapi.transport import TcpTransport
-from tests.smapi.server import SimCpu, SimGuest, SimLpar, SmapiTestServer
+from esatui.fakesys.smapi_server import SimCpu, SimGuest, SimLpar, SmapiTestServer
 
 GUESTS = 200
 RUNS = 25

@@ -32,7 +32,7 @@ from esatui.collectors.smapi.transport import (
     sockaddr_iucv,
 )
 from tests.smapi.conftest import PASSWORD
-from tests.smapi.server import Misbehave, SimGuest, SmapiTestServer
+from esatui.fakesys.smapi_server import Misbehave, SimGuest, SmapiTestServer
 
 
 def _client(port: int, **kw: object) -> SmapiClient:

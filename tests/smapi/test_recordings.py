@@ -14,7 +14,7 @@ from esatui.collectors.smapi.layouts import lookup
 from esatui.collectors.smapi.transport import TcpTransport
 from esatui.collectors.smapi.wire import decode_request, encode_request
 from tests.smapi.conftest import RECORDINGS, recording
-from tests.smapi.server import SmapiTestServer
+from esatui.fakesys.smapi_server import SmapiTestServer
 
 IDS = [p.stem for p in RECORDINGS]
 

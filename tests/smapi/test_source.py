@@ -22,7 +22,7 @@ from esatui.collectors.smapi.source import (
     parse_spec,
 )
 from tests.smapi.conftest import PASSWORD
-from tests.smapi.server import Misbehave, SimCpu, SimLpar, SmapiTestServer
+from esatui.fakesys.smapi_server import Misbehave, SimCpu, SimLpar, SmapiTestServer
 
 ENV = {PASSWORD_ENV: PASSWORD.decode()}
 

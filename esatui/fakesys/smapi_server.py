@@ -1,11 +1,12 @@
-"""A SMAPI server on loopback for tests: recorded exchanges, a simulated z/VM, misbehaviour.
+"""A SMAPI server on loopback: recorded exchanges, a small z/VM system, misbehaviour.
 
-It answers one request per connection like the real server: the request id at once, then
-the output length, request id, return and reason codes and output. Responses come from
-(in this order) a queued one-shot misbehaviour or answer, the recorded exchanges loaded
-with :meth:`SmapiTestServer.load_recordings`, or a small model of a z/VM system (guests
-whose CPU counters advance by chosen amounts, LPARs with logical CPUs). Its encoders are
-written here with ``struct`` on purpose, independently of the client's layout tables.
+Used by the tests and by the simulated z/VM system (``esatui sim``), which replaces its
+guests and LPARs as its clock advances. It answers one request per connection like the real
+server: the request id at once, then the output length, request id, return and reason codes
+and output. Responses come from (in this order) a queued one-shot misbehaviour or answer, the
+recorded exchanges loaded with :meth:`SmapiTestServer.load_recordings`, or its z/VM system
+(guests that give DIAGNOSE X'2FC' records, LPARs with logical CPUs). Its encoders are written
+here with ``struct`` on purpose, independently of the client's layout tables.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
+from typing import Protocol
 
 from esatui.collectors.diag2fc import Diag2fcRecord, encode_record
 
@@ -39,6 +41,27 @@ class Misbehave(Enum):
     STALL_AFTER_ID = "send the request id, never answer"
     GARBAGE = "send random bytes, close"
     REISSUE = "answer 900/99 (reissue)"
+
+
+class ServedGuest(Protocol):
+    """What the server needs of a guest: its name, state and DIAGNOSE X'2FC' record."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def logged_on(self) -> bool: ...
+
+    @property
+    def vcpus(self) -> int: ...
+
+    def record(self) -> bytes:
+        """The guest's DIAGNOSE X'2FC' record now."""
+        ...
+
+    def advance(self) -> None:
+        """Called after each record served."""
+        ...
 
 
 @dataclass
@@ -141,17 +164,19 @@ class SmapiTestServer:
         userid: str = "MAINT",
         password: bytes = b"secret",
         port: int = 0,
-        guests: Iterable[SimGuest] = (),
+        guests: Iterable[ServedGuest] = (),
         lpars: Iterable[SimLpar] = (SimLpar("LP1", 1, [SimCpu("CP"), SimCpu("IFL")]),),
         my_lpar: str = "LP1",
         namelists: dict[str, list[str]] | None = None,
         tls: ssl.SSLContext | None = None,
         allow_empty_credentials: bool = False,
         recovery_with_header: bool = True,
+        cp_version: str = "7.1.0",
+        timezone: str = "EDT",
     ) -> None:
         self.userid = userid.upper()
         self._password = password
-        self.guests = {g.name.upper(): g for g in guests}
+        self.guests: dict[str, ServedGuest] = {g.name.upper(): g for g in guests}
         self.lpars = list(lpars)
         self.my_lpar = my_lpar
         self.namelists = namelists or {}
@@ -161,6 +186,8 @@ class SmapiTestServer:
         self.received: list[Received] = []
         self.unsupported: set[str] = set()  # functions answered 900/12
         self.cpu_id = "FF01917729640000"
+        self.cp_version = cp_version
+        self.timezone = timezone
         self._script: deque[Misbehave | tuple[int, int, bytes]] = deque()
         self._recorded: dict[bytes, bytes] = {}
         self._saved: dict[int, bytes] = {}
@@ -356,11 +383,12 @@ class SmapiTestServer:
         lines = [
             "CMS_LEVEL=LEVEL=29 SERVICE_LEVEL=0000 LANGUAGE=AMENG",
             f"CPUID=ID={self.cpu_id}",
-            "CP_LEVEL=VERSION=7.1.0 SERVICE_LEVEL=1801 GENERATION_TIME=02:44:15 "
-            "GENERATION_DATE=2019-02-22 GENERATION_TIME_ZONE=EDT IPL_TIME=13:39:31 "
-            "IPL_DATE=2019-04-28 IPL_TIME_ZONE=EDT LANGUAGE=AMENG",
+            f"CP_LEVEL=VERSION={self.cp_version} SERVICE_LEVEL=1801 GENERATION_TIME=02:44:15 "
+            f"GENERATION_DATE=2019-02-22 GENERATION_TIME_ZONE={self.timezone} "
+            f"IPL_TIME=13:39:31 IPL_DATE=2019-04-28 IPL_TIME_ZONE={self.timezone} "
+            "LANGUAGE=AMENG",
             "STORAGE=ONLINE=4G CONFIGURED=4G INCREMENT=1M STANDBY=0 RESERVED=0",
-            "TIME=TIMEZONE=EDT TIME=13:42:29 DATE=2019-04-28 CONNECT=00:02:13",
+            f"TIME=TIMEZONE={self.timezone} TIME=13:42:29 DATE=2019-04-28 CONNECT=00:02:13",
         ]
         return 0, 0, _cstr_block(lines)
 
