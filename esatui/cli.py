@@ -1,4 +1,4 @@
-"""The command line: ``esatui [live|collect|replay|export|screens|sources|db]``.
+"""The command line: ``esatui [live|collect|replay|export|sim|demo|screens|sources|db]``.
 
 Each command imports only what it needs, so ``collect`` and ``export`` start without
 loading Textual. Errors are one line on stderr (a traceback only with ``--debug``); exit
@@ -85,6 +85,16 @@ def _positive_int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
+def _speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1e6:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be above 0 (1 is wall-clock speed)")
     return value
 
 
@@ -202,6 +212,22 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--threshold", action="append", type=_threshold, default=[], metavar="NAME=WARN,CRIT"
     )
+
+    sim = sub.add_parser("sim", help="record a simulated z/VM system (a day in seconds)")
+    sim.add_argument("--scenario", metavar="NAME", help="a named scenario, e.g. mode-vm-day")
+    sim.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    sim.add_argument("--duration", type=_duration, required=True, metavar="DUR")
+    sim.add_argument("--interval", type=_duration, default=60.0, metavar="DUR")
+    sim.add_argument("--start", type=_time, metavar="T", help="default 2026-01-05T00:00Z")
+    sim.add_argument("--seed", type=int, default=0)
+    sim.add_argument("--db", type=Path, required=True)
+
+    demo = sub.add_parser("demo", help="the live screens on a simulated z/VM system")
+    demo.add_argument("--scenario", metavar="NAME", default="mode-vm-day")
+    demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    demo.add_argument("--speed", type=_speed, default=1.0, metavar="X")
+    demo.add_argument("--seed", type=int, default=0)
+    demo.add_argument("--db", type=Path, help="keep the recording here (default: temporary)")
 
     screens = sub.add_parser("screens", help="list the screens and their columns")
     screens.add_argument("--format", choices=("text", "json"), default="text")
@@ -475,11 +501,46 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return run_replay(args, _thresholds(args), args.db or default_db())
 
 
+def cmd_sim(args: argparse.Namespace) -> int:
+    from esatui.sim.run import SimUsageError, run_command
+
+    if not args.scenario and not args.set:
+        raise UsageError("sim needs --scenario NAME or --set KEY=VALUE (or both)")
+    try:
+        print(
+            run_command(
+                args.scenario,
+                args.set,
+                db_path=args.db,
+                duration_s=args.duration,
+                interval_s=args.interval,
+                start_us=args.start,
+                seed=args.seed,
+                warn=warn,
+            )
+        )
+    except SimUsageError as exc:
+        raise UsageError(str(exc)) from None
+    return EXIT_OK
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from esatui.sim.demo import run_demo
+    from esatui.sim.run import SimUsageError
+
+    try:
+        return run_demo(args.scenario, args.set, speed=args.speed, seed=args.seed, db_path=args.db)
+    except SimUsageError as exc:
+        raise UsageError(str(exc)) from None
+
+
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "live": cmd_live,
     "collect": cmd_collect,
     "replay": cmd_replay,
     "export": cmd_export,
+    "sim": cmd_sim,
+    "demo": cmd_demo,
     "screens": cmd_screens,
     "sources": cmd_sources,
     "db": cmd_db,

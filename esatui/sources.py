@@ -48,7 +48,7 @@ class SourceType:
     name: str
     doc: str
     local: bool  # part of `auto` when present
-    make: Callable[[str | None, SourceOptions], Source]
+    make: Callable[[str | None, SourceOptions], Source | list[Source]]  # list: `sim`
 
 
 def _host(arg: str | None, opts: SourceOptions) -> Source:
@@ -109,6 +109,17 @@ def _smapi(arg: str | None, opts: SourceOptions) -> Source:
         raise SourceUsageError(str(exc)) from None
 
 
+def _sim(arg: str | None, opts: SourceOptions) -> list[Source]:
+    from esatui.sim.sources import sim_sources
+
+    if not arg:
+        raise SourceUsageError("sim needs a scenario: --source sim:SCENARIO (e.g. sim:mode-vm-day)")
+    try:
+        return sim_sources(arg, opts)
+    except ValueError as exc:
+        raise SourceUsageError(str(exc)) from None
+
+
 SOURCE_TYPES: dict[str, SourceType] = {
     "host": SourceType("host", "/proc/stat, /proc/sysinfo, /proc/cpuinfo, CPU sysfs", True, _host),
     "zcrypt": SourceType(
@@ -121,6 +132,12 @@ SOURCE_TYPES: dict[str, SourceType] = {
     ),
     "monwrite": SourceType("monwrite", "a MONWRITE file (import)", False, _monitor("monwrite")),
     "smapi": SourceType("smapi", "z/VM SMAPI over TCP, TLS or IUCV", False, _smapi),
+    "sim": SourceType(
+        "sim",
+        "a simulated z/VM system, read by the host, zcrypt, monitor and smapi sources",
+        False,
+        _sim,
+    ),
 }
 
 
@@ -129,13 +146,15 @@ def parse_spec(spec: str) -> tuple[str, str | None]:
     return name.strip().lower(), (arg if sep else None)
 
 
-def make_source(spec: str, opts: SourceOptions) -> Source:
+def make_source(spec: str, opts: SourceOptions) -> list[Source]:
+    """The sources one SPEC gives: one, or the ordinary sources of a simulated system."""
     name, arg = parse_spec(spec)
     source_type = SOURCE_TYPES.get(name)
     if source_type is None:
         known = ", ".join(["auto", *SOURCE_TYPES])
         raise SourceUsageError(f"unknown source {spec!r} (sources: {known})")
-    return source_type.make(arg, opts)
+    made = source_type.make(arg, opts)
+    return made if isinstance(made, list) else [made]
 
 
 def make_sources(specs: Sequence[str], opts: SourceOptions) -> list[Source]:
@@ -146,13 +165,13 @@ def make_sources(specs: Sequence[str], opts: SourceOptions) -> list[Source]:
             for source_type in SOURCE_TYPES.values():
                 if not source_type.local:
                     continue
-                source = source_type.make(None, opts)
+                source = _one(source_type.make(None, opts))
                 if source.probe().available:
                     sources.append(source)
                 else:
                     source.close()
         else:
-            sources.append(make_source(spec, opts))
+            sources.extend(make_source(spec, opts))
     names = [s.name for s in sources]
     if len(set(names)) != len(names):
         raise SourceUsageError(f"a source is given twice: {', '.join(names)}")
@@ -167,9 +186,12 @@ def availability(
     for spec in specs:
         name, _ = parse_spec(spec)
         try:
-            source = make_source(spec, opts)
-            found = source.probe()
-            source.close()
+            made = make_source(spec, opts)
+            probes = [source.probe() for source in made]
+            for source in made:
+                source.close()
+            missing = [p for p in probes if not p.available]
+            found = missing[0] if missing else _joined(probes)
         except (SourceError, ValueError, OSError) as exc:
             found = Availability(False, str(exc))
         doc = SOURCE_TYPES[name].doc if name in SOURCE_TYPES else "unknown source"
@@ -183,10 +205,23 @@ def availability(
             out.append((source_type.name, source_type.doc, found))
             continue
         try:
-            source = source_type.make(None, opts)
+            source = _one(source_type.make(None, opts))
             found = source.probe()
             source.close()
         except (SourceError, ValueError, OSError) as exc:
             found = Availability(False, str(exc))
         out.append((source_type.name, source_type.doc, found))
     return out
+
+
+def _one(made: Source | list[Source]) -> Source:
+    """The source of a local type (those always give exactly one)."""
+    if isinstance(made, list):
+        raise TypeError("a local source type gives one source")
+    return made
+
+
+def _joined(probes: list[Availability]) -> Availability:
+    if len(probes) == 1:
+        return probes[0]
+    return Availability(True, "; ".join(p.reason for p in probes))

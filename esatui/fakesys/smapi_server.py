@@ -46,14 +46,9 @@ class Misbehave(Enum):
 class ServedGuest(Protocol):
     """What the server needs of a guest: its name, state and DIAGNOSE X'2FC' record."""
 
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def logged_on(self) -> bool: ...
-
-    @property
-    def vcpus(self) -> int: ...
+    name: str
+    logged_on: bool
+    vcpus: int
 
     def record(self) -> bytes:
         """The guest's DIAGNOSE X'2FC' record now."""

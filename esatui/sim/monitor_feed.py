@@ -200,6 +200,7 @@ class MonitorFeed:
         self._read = 0
         self._sets = 0
         self.attached = False
+        self._ended = False
         self._monwrite = monwrite
         if monwrite is not None:
             monwrite.write_bytes(b"")
@@ -214,6 +215,8 @@ class MonitorFeed:
             for data in self._pending:
                 dev.push(data)
             self._pending.clear()
+            if self._ended:
+                dev.end()
             self._device = dev
             return dev
 
@@ -267,6 +270,7 @@ class MonitorFeed:
         """The simulated run is over: the reader gets what was written, then the end of data
         (so the ``monitor`` source finishes at once instead of waiting for more)."""
         with self._cond:
+            self._ended = True
             if self._device is not None:
                 self._device.end()
 

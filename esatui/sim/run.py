@@ -9,6 +9,7 @@ is what ``esatui collect`` would record on that system: the sources are the ordi
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,12 +24,13 @@ from esatui.sim.scenarios import identity as scenario_identity
 from esatui.sim.scenarios import scenario as scenario_params
 from esatui.sim.site import SimulatedSite
 from esatui.sim.snapshot import Identity
+from esatui.timeparse import iso
 
 DEFAULT_SCENARIO = "mode-vm-day"
 SIM_HF_S = 10.0
-"""Gauge sampling of ``esatui sim`` (the live default is 2 s; the gauges are the model's
-draws around its averages, so sampling them 6 times a minute instead of 30 loses nothing and
-keeps a simulated day well under a minute)."""
+"""Gauge sampling of ``esatui sim``: every 10 s, or 6 times an interval when that is longer
+(the live default is 2 s; the gauges are the model's draws around its averages, so fewer
+samples lose nothing and keep a simulated day well under a minute)."""
 
 
 class EndingEvent(threading.Event):
@@ -84,11 +86,15 @@ def record(
     duration_s: float,
     interval_s: float = 60.0,
     start_us: int = DEFAULT_START_US,
-    hf_s: float | None = SIM_HF_S,
+    hf_s: float | None = None,
     warn: Callable[[str], None] = print,
     monwrite: Path | None = None,
 ) -> RecorderStats:
-    """Record ``duration_s`` of simulated time into ``db_path``; the recorder's statistics."""
+    """Record ``duration_s`` of simulated time into ``db_path``; the recorder's statistics.
+
+    ``hf_s`` is the gauge sampling period (default: :data:`SIM_HF_S`, at least a sixth of
+    the interval); none when it is not shorter than the interval."""
+    hf = hf_s if hf_s is not None else max(SIM_HF_S, interval_s / 6)
     clock = SimClock(start_us)
     site = SimulatedSite(
         sim.params,
@@ -108,7 +114,7 @@ def record(
             store,
             sources,
             interval_s=interval_s,
-            hf_s=hf_s if hf_s is not None and hf_s < interval_s else None,
+            hf_s=hf if hf < interval_s else None,
             node=sim.identity.node,
             warn=warn,
             clock=clock,
@@ -117,3 +123,34 @@ def record(
     finally:
         store.close()
         site.close()
+
+
+def run_command(
+    scenario: str | None,
+    settings: Sequence[str],
+    *,
+    db_path: Path,
+    duration_s: float,
+    interval_s: float = 60.0,
+    start_us: int | None = None,
+    seed: int = 0,
+    warn: Callable[[str], None] = print,
+) -> str:
+    """``esatui sim``: record, and say in one line what was recorded where."""
+    sim = resolve(scenario, settings, seed)
+    start = DEFAULT_START_US if start_us is None else start_us
+    began = time.perf_counter()
+    stats = record(
+        sim, db_path, duration_s=duration_s, interval_s=interval_s, start_us=start, warn=warn
+    )
+    took = time.perf_counter() - began
+    if stats.stopped_sources:
+        raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
+    end = start + round(duration_s * 1e6)
+    line = (
+        f"{stats.intervals} intervals of {sim.label} ({iso(start)} to {iso(end)}) recorded in "
+        f"{db_path} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"
+    )
+    if stats.duplicates:
+        line += f" ({stats.duplicates} intervals were already recorded)"
+    return line

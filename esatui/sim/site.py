@@ -97,6 +97,7 @@ class SimulatedSite:
         first = self.system.snapshot()
         linux = [g.userid for g in first.guests if g.os == "linux"]
         self.observed = observed or linux[0]
+        self.root.mkdir(parents=True, exist_ok=True)
         secrets_dir = self.root / ".sim"
         secrets_dir.mkdir(mode=0o700, exist_ok=True)
         self.tree = GuestTree(self.root, params, self.system.identity, first, self.observed)
@@ -174,7 +175,6 @@ class SimulatedSite:
         out: list[PolledSource | StreamSource] = [SimPolled(s, self, ctx.clock) for s in polled]
         out.append(SimStream(monitor, self))
         self._open = len(out)
-        self.monitor.attach()
         return out
 
     def released(self) -> None:
@@ -214,25 +214,25 @@ class SimPolled:
         self.inner = inner
         self.name = inner.name
         self.kinds: tuple[Kind, ...] = inner.kinds
-        self._site = site
+        self.site = site
         self._clock = clock
         self._closed = False
 
     def _sync(self) -> None:
-        self._site.sync(self._clock.time_us())
+        self.site.sync(self._clock.time_us())
 
     def probe(self) -> Availability:
         found = self.inner.probe()
-        return Availability(found.available, f"simulated ({self._site.label}): {found.reason}")
+        return Availability(found.available, f"simulated ({self.site.label}): {found.reason}")
 
     def sample(self) -> Sample:
         self._sync()
-        return _mark(self.inner.sample(), self._site.label)
+        return _mark(self.inner.sample(), self.site.label)
 
     def sample_gauges(self) -> Sample | None:
         self._sync()
         sample = self.inner.sample_gauges()
-        return None if sample is None else _mark(sample, self._site.label)
+        return None if sample is None else _mark(sample, self.site.label)
 
     def close(self) -> None:
         if self._closed:
@@ -241,7 +241,7 @@ class SimPolled:
         try:
             self.inner.close()
         finally:
-            self._site.released()
+            self.site.released()
 
 
 class SimStream:
@@ -254,18 +254,19 @@ class SimStream:
         self.inner = inner
         self.name = inner.name
         self.kinds: tuple[Kind, ...] = inner.kinds
-        self._site = site
+        self.site = site
         self._closed = False
 
     def probe(self) -> Availability:
         found = self.inner.probe()
-        return Availability(found.available, f"simulated ({self._site.label}): {found.reason}")
+        return Availability(found.available, f"simulated ({self.site.label}): {found.reason}")
 
     def samples(self) -> Iterator[Sample]:
-        feed = self._site.monitor
+        feed = self.site.monitor
+        feed.attach()
         try:
             for sample in self.inner.samples():
-                yield _mark(sample, self._site.label)
+                yield _mark(sample, self.site.label)
                 feed.taken()
         finally:
             feed.detach()
@@ -278,4 +279,4 @@ class SimStream:
             with contextlib.suppress(Exception):
                 self.inner.close()
         finally:
-            self._site.released()
+            self.site.released()

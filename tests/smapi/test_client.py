@@ -31,8 +31,8 @@ from esatui.collectors.smapi.transport import (
     make_tls_context,
     sockaddr_iucv,
 )
-from tests.smapi.conftest import PASSWORD
 from esatui.fakesys.smapi_server import Misbehave, SimGuest, SmapiTestServer
+from tests.smapi.conftest import PASSWORD
 
 
 def _client(port: int, **kw: object) -> SmapiClient:

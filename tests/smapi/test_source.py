@@ -21,8 +21,8 @@ from esatui.collectors.smapi.source import (
     parse_guests,
     parse_spec,
 )
-from tests.smapi.conftest import PASSWORD
 from esatui.fakesys.smapi_server import Misbehave, SimCpu, SimLpar, SmapiTestServer
+from tests.smapi.conftest import PASSWORD
 
 ENV = {PASSWORD_ENV: PASSWORD.decode()}
 

@@ -1,0 +1,169 @@
+"""``esatui sim`` as a user runs it: parameters, errors, determinism, every screen exported."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from esatui.db.store import Store
+from esatui.screens import catalog
+from esatui.sim.params import PARAM_NAMES, SimParams
+from esatui.sim.run import resolve
+from tests.sim.recorded import export, sim
+
+FORMATS = ("text", "csv", "json", "jsonl")
+# esatui's measurements of itself are real, not simulated: they differ from run to run.
+OWN_KINDS = {"esatui", "collector"}
+
+
+def _error(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
+    code = main(list(argv))
+    err = capsys.readouterr().err
+    return code, err
+
+
+def test_every_parameter_is_accepted() -> None:
+    """Every parameter of SPEC section 7 (and the model's additions), each set to a value
+    other than its default, as ``--set KEY=VALUE``."""
+    target = SimParams(
+        guests=3,
+        threads=2,
+        op="rsa_verify",
+        key_bits=4096,
+        cards=3,
+        card_type="CEX6A",
+        poll_timeout_us="irq",
+        cp_crypto_mode="interrupts",
+        smt=True,
+        lpar_cpus="1CP+2IFL",
+        cpu_load=0.2,
+        vcpus=3,
+        domains=2,
+        rate=10.0,
+        foreign_rate=1.0,
+        cp_speed=0.5,
+        dedicated=False,
+        profile="day",
+        vse_guests=1,
+        vse_load=0.3,
+    )
+    default = SimParams()
+    assert {n for n in PARAM_NAMES if getattr(target, n) != getattr(default, n)} == set(PARAM_NAMES)
+    sim = resolve(None, [f"{k}={v}" for k, v in target.as_settings().items()])
+    assert sim.params == target
+    spec = {"guests", "threads", "op", "key_bits", "cards", "card_type", "poll_timeout_us"}
+    assert spec | {"cp_crypto_mode", "smt", "lpar_cpus", "cpu_load"} <= set(PARAM_NAMES)
+
+
+def test_unknown_parameter_is_one_line_listing_the_valid_names(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, err = _error(
+        capsys, "sim", "--set", "pol_timeout=50", "--duration", "1m", "--db", str(tmp_path / "x")
+    )
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "unknown parameter 'pol_timeout'" in err
+    assert all(name in err for name in PARAM_NAMES)
+    assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--set", "poll_timeout_us=fast"], "poll_timeout_us"),
+        (["--set", "guests=0"], "guests must be"),
+        (["--set", "guests"], "KEY=VALUE"),
+        (["--scenario", "seed003"], "unknown scenario"),
+        ([], "--scenario NAME or --set"),
+    ],
+)
+def test_bad_simulation_arguments_exit_2(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, err = _error(capsys, "sim", *args, "--duration", "1m", "--db", str(tmp_path / "x"))
+    assert code == 2
+    assert err.count("\n") == 1 and words in err
+
+
+def test_what_if_settings_on_top_of_a_scenario(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "w.sqlite"
+    out = sim(
+        capsys,
+        db,
+        "--scenario",
+        "seed002-t3-polling",
+        "--set",
+        "poll_timeout_us=50",
+        duration="1m",
+    )
+    assert "1 intervals of seed002-t3-polling poll_timeout_us=50" in out
+    with Store.open(db, readonly=True) as store:
+        node = store.node_id(None)
+        assert node is not None
+        config = store.config_at(node, 2**62)
+    assert config["simulated"] == "seed002-t3-polling poll_timeout_us=50"
+
+
+def _recorded(db: Path) -> dict[str, list[tuple[object, ...]]]:
+    """Every recorded row of every kind but esatui's own, with the configuration."""
+    out: dict[str, list[tuple[object, ...]]] = {}
+    with Store.open(db, readonly=True) as store:
+        node = store.node_id(None)
+        assert node is not None
+        for kind in store.kind_fields():
+            if kind in OWN_KINDS:
+                continue
+            sources = store.sources_of(kind)
+            rows = store.kind_rows(kind, store.intervals(node, sources))
+            out[kind] = sorted(
+                (r.interval.source, r.interval.end_us, r.key, tuple(sorted(r.values.items())))
+                for r in rows
+            )
+        out["config"] = [tuple(sorted(store.config_at(node, 2**62).items()))]
+    return out
+
+
+def test_same_seed_same_recording_other_seed_other_values(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    dbs = [tmp_path / f"{i}.sqlite" for i in range(3)]
+    for db, seed in zip(dbs, ("7", "7", "8"), strict=True):
+        sim(capsys, db, "--scenario", "seed002-t3-interrupts", "--seed", seed, duration="3m")
+    first, again, other = (_recorded(db) for db in dbs)
+    assert first == again
+    assert first["crypto"] != other["crypto"]
+    assert export(capsys, dbs[0], "ESALNXC", "csv") == export(capsys, dbs[1], "ESALNXC", "csv")
+
+
+def test_mode_vm_day_exports_every_screen_in_every_format(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    db = tmp_path / "day.sqlite"
+    out = sim(capsys, db, "--scenario", "mode-vm-day", "--start", "2026-01-05T09:00Z")
+    assert "sources: monitor, host, zcrypt, smapi, esatui" in out
+    for screen in catalog.screens():
+        for fmt in FORMATS:
+            text = export(capsys, db, screen, fmt)
+            assert text.strip(), f"{screen} {fmt} is empty"
+            if fmt == "text":
+                assert "Simulated data" in text
+            if fmt == "json":
+                doc = json.loads(text)
+                assert doc["rows"] and doc["node"] == "VMMODEVM"
+
+
+def test_sub_second_intervals_for_tests(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    db = tmp_path / "fast.sqlite"
+    out = sim(capsys, db, "--scenario", "seed002-t1-polling", "--interval", "0.5", duration="3")
+    assert out.startswith("6 intervals of seed002-t1-polling")
+    with Store.open(db, readonly=True) as store:
+        node = store.node_id(None)
+        assert node is not None
+        assert len(store.intervals(node, ["monitor"])) == 6
+        assert len(store.intervals(node, ["host"])) == 6
