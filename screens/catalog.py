@@ -14,6 +14,8 @@ from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, T
 SCREEN_MODULES = (
     "esatui.screens.esassum",
     "esatui.screens.esalnxc",
+    "esatui.screens.esacpuu",
+    "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )
 
@@ -27,6 +29,7 @@ class Context:
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     entity: str | None = None  # drill-down: only this entity
     options: frozenset[str] = frozenset()
+    node: str = ""  # the recorded system (a z/VM userid when it is a guest)
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,10 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
     )
     at = slots[0].end_us if slots else (query.until_us or 0)
     config = store.config_at(node_id, at)
-    built = screen.build(Context(slots, config, query.thresholds, query.entity, query.options))
+    node = store.node_name(node_id)
+    built = screen.build(
+        Context(slots, config, query.thresholds, query.entity, query.options, node)
+    )
     notes = built.notes
     if not slots:
         notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
@@ -158,7 +164,7 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         title=screen.title,
         columns=built.columns,
         rows=tuple(built.rows),
-        node=store.node_name(node_id),
+        node=node,
         machine=facts.machine,
         system=" ".join(p for p in (facts.system, facts.level) if p),
         from_us=slots[-1].start_us if slots else query.after_us,
