@@ -24,20 +24,39 @@ def guests() -> list[SimGuest]:
 
 @pytest.fixture
 def server() -> SmapiTestServer:
-    lpars = [SimLpar("LP1", 1, [SimCpu("CP", 40.0), SimCpu("IFL", 70.0), SimCpu("IFL", 60.0)]),
-             SimLpar("LP2", 2, [SimCpu("IFL", 99.0)])]
-    return SmapiTestServer(userid="ESATUI", password=PASSWORD.encode(), guests=guests(),
-                           lpars=lpars, my_lpar="LP1")
+    lpars = [
+        SimLpar("LP1", 1, [SimCpu("CP", 40.0), SimCpu("IFL", 70.0), SimCpu("IFL", 60.0)]),
+        SimLpar("LP2", 2, [SimCpu("IFL", 99.0)]),
+    ]
+    return SmapiTestServer(
+        userid="ESATUI", password=PASSWORD.encode(), guests=guests(), lpars=lpars, my_lpar="LP1"
+    )
 
 
 def test_usr2_cpu_equals_the_advance_over_measured_durations(
-    server: SmapiTestServer, db_path: Path, monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str], tmp_path: Path,
+    server: SmapiTestServer,
+    db_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
     monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", PASSWORD)
     with server:
-        code = main(["collect", "--source", f"smapi:127.0.0.1:{server.port}", "--smapi-user",
-                     "esatui", "--interval", "1", "--count", "3", "--db", str(db_path)])
+        code = main(
+            [
+                "collect",
+                "--source",
+                f"smapi:127.0.0.1:{server.port}",
+                "--smapi-user",
+                "esatui",
+                "--interval",
+                "1",
+                "--count",
+                "3",
+                "--db",
+                str(db_path),
+            ]
+        )
     out, err = capsys.readouterr()
     assert code == 0, err
     with Store.open(db_path, readonly=True) as store:
@@ -60,15 +79,32 @@ def test_usr2_cpu_equals_the_advance_over_measured_durations(
     cpuu = json.loads(capsys.readouterr().out)["rows"]
     newest = [r for r in cpuu if r["time"] == cpuu[0]["time"]]
     assert [(r["type"], r["id"], r["total"], r.get("row", "data")) for r in newest] == [
-        ("CP", 0, 40.0, "data"), ("CP", "Tot", 40.0, "subtotal"),
-        ("IFL", 1, 70.0, "data"), ("IFL", 2, 60.0, "data"), ("IFL", "Tot", 130.0, "subtotal")]
+        ("CP", 0, 40.0, "data"),
+        ("CP", "Tot", 40.0, "subtotal"),
+        ("IFL", 1, 70.0, "data"),
+        ("IFL", 2, 60.0, "data"),
+        ("IFL", "Tot", 130.0, "subtotal"),
+    ]
     # the password is nowhere on disk: not in the database, not in any export
     exports = []
     for screen in ("ESAUSR2", "ESACPUU", "ESASSUM"):
         for fmt in ("text", "csv", "json", "jsonl"):
             target = tmp_path / f"{screen}.{fmt}"
-            assert main(["export", screen, "--db", str(db_path), "--format", fmt,
-                         "--output", str(target)]) == 0
+            assert (
+                main(
+                    [
+                        "export",
+                        screen,
+                        "--db",
+                        str(db_path),
+                        "--format",
+                        fmt,
+                        "--output",
+                        str(target),
+                    ]
+                )
+                == 0
+            )
             exports.append(target)
     for path in [*db_path.parent.glob(db_path.name + "*"), *exports]:
         assert PASSWORD.encode() not in path.read_bytes(), path
@@ -76,13 +112,28 @@ def test_usr2_cpu_equals_the_advance_over_measured_durations(
 
 
 def test_a_wrong_password_is_one_line_with_rc_120_and_exit_1(
-    server: SmapiTestServer, db_path: Path, monkeypatch: pytest.MonkeyPatch,
+    server: SmapiTestServer,
+    db_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", "not-the-password")
     with server:
-        code = main(["collect", "--source", f"smapi:127.0.0.1:{server.port}", "--smapi-user",
-                     "esatui", "--interval", "0.2", "--count", "2", "--db", str(db_path)])
+        code = main(
+            [
+                "collect",
+                "--source",
+                f"smapi:127.0.0.1:{server.port}",
+                "--smapi-user",
+                "esatui",
+                "--interval",
+                "0.2",
+                "--count",
+                "2",
+                "--db",
+                str(db_path),
+            ]
+        )
     _, err = capsys.readouterr()
     assert code == 1
     lines = [line for line in err.splitlines() if line]
@@ -99,8 +150,21 @@ def test_a_password_file_readable_by_others_is_refused(
     secret = tmp_path / "pw"
     secret.write_text(PASSWORD)
     secret.chmod(0o644)
-    code = main(["collect", "--source", "smapi:127.0.0.1:9", "--smapi-user", "esatui",
-                 "--smapi-password-file", str(secret), "--count", "1", "--db", str(db_path)])
+    code = main(
+        [
+            "collect",
+            "--source",
+            "smapi:127.0.0.1:9",
+            "--smapi-user",
+            "esatui",
+            "--smapi-password-file",
+            str(secret),
+            "--count",
+            "1",
+            "--db",
+            str(db_path),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2
     assert "readable" in err and len(err.strip().splitlines()) == 1
