@@ -240,6 +240,10 @@ class MonitorApp(App[int]):
         if message.state is not self._pending:
             return  # a newer request is under way
         self.model = message.model
+        if self._live and not message.model.rows and self._recorder is not None:
+            self._message = "recording: the first interval is not over yet"
+        elif self._message.startswith("recording:"):
+            self._message = ""
         self._render()
 
     def on_notice(self, message: Notice) -> None:
