@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from esatui.db.query import Slot, load_slots
 from esatui.db.store import Store
-from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold, Value
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
@@ -17,6 +17,7 @@ SCREEN_MODULES = (
     "esatui.screens.esacpuu",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
+    "esatui.screens.esacryq",
 )
 
 
@@ -37,6 +38,8 @@ class Built:
     columns: tuple[Column, ...]
     rows: list[Row]
     notes: tuple[str, ...] = ()
+    flags_legend: bool = False  # show each row's flags (see ScreenModel)
+    header: Mapping[str, Value] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -171,4 +174,6 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         to_us=slots[0].end_us if slots else query.until_us,
         interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
         notes=(*(["Simulated data (esatui sim)."] if config.get("simulated") else []), *notes),
+        flags_legend=built.flags_legend,
+        header=built.header,
     )
