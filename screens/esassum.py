@@ -15,6 +15,7 @@ from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number, pct, type_key, type_note
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacpuu import lcpu_percentages, own_processors
+from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import cpu_percentages, cpu_type_of, proven_types
 from esatui.screens.model import Column, Drill, Level, Row, Value
 
@@ -183,6 +184,7 @@ def _build(ctx: Context) -> Built:
         steal_pct = guest_steal_pct(slot)
         values["steal_pct"] = steal_pct
         values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
+        values["zcrypt_req_s"] = zcrypt_req_s(slot)
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:
@@ -220,7 +222,7 @@ SCREEN = ScreenDef(
     title="System Summary",
     doc="one row per interval: CPUs by type, steal, crypto, esatui's own cost",
     timeline=("cpu", "lcpu", "crypto"),
-    kinds=("cpu", "lcpu", "vcpu", "esatui"),
+    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui"),
     prefer=LCPU_PREFER,
     columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
     build=_build,
