@@ -15,6 +15,9 @@ SCREEN_MODULES = (
     "esatui.screens.esassum",
     "esatui.screens.esalnxc",
     "esatui.screens.esaovhd",
+    "esatui.screens.esacrypt",
+    "esatui.screens.esacrypa",
+    "esatui.screens.esapoll",
 )
 
 
