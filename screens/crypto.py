@@ -57,6 +57,9 @@ def crypto_deltas(slot: Slot) -> CryptoDeltas | None:
     return CryptoDeltas(entity.values, found.duration_us, entity.flags | found.flags)
 
 
+NO_RECORDS = "No crypto counter records (D5R9) in this range."
+
+
 def combine(parts: Iterable[CryptoDeltas]) -> CryptoDeltas | None:
     """Several intervals as one: counters summed, durations added (the queue gauge dropped).
 

@@ -222,9 +222,9 @@ def _build(ctx: Context) -> Built:
                     flags=entity.flags,
                 )
             )
-    notes: tuple[str, ...] = ()
-    if rows:
-        notes = ("Adapter figures count every partition sharing the card.",)
+    notes = ("Adapter figures count every partition sharing the card.",)
+    if not rows and ctx.slots:
+        notes = ("No per-AP crypto measurement records (D5R10) in this range.",)
     return Built(columns, rows, notes)
 
 

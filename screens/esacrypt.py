@@ -171,7 +171,7 @@ def _build(ctx: Context) -> Built:
                 flags=d.flags,
             )
         )
-    return Built(COLUMNS, rows)
+    return Built(COLUMNS, rows, () if rows or not ctx.slots else (C.NO_RECORDS,))
 
 
 SCREEN = ScreenDef(

@@ -249,7 +249,9 @@ def _build(ctx: Context) -> Built:
                 flags=d.flags,
             )
         )
-    notes = (explain(C.combine(parts), _common_poll(polls)),) if rows else ()
+    if not rows:
+        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
+    notes = (explain(C.combine(parts), _common_poll(polls)),)
     return Built(COLUMNS, rows, notes)
 
 

@@ -93,3 +93,15 @@ def add_guest_poll(db: Path, start_us: int, settings: Sequence[int | str]) -> No
         )
     with Store.open(db) as store:
         write(store, "zcrypt", (BUS,), samples, node=NODE)
+
+
+def cmb_only_file(path: Path) -> Path:
+    """Seed 000's D5R10 records without any D5R9: ESACRYPA has data, ESACRYPT none."""
+    intervals = F.seed000_intervals(per_record=4)
+    for iv in intervals:
+        iv.records[:] = [r for r in iv.records if not _is_d5r9(r)]
+    return F.write_monwrite(path, intervals)
+
+
+def _is_d5r9(record: bytes) -> bool:
+    return record[4] == 5 and int.from_bytes(record[6:8], "big") == 9

@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esatui.db.query import EntityData
+from esatui.db.query import EntityData, KindSlice, Slot
 from esatui.screens import crypto as C
 from esatui.screens.esacrypa import ap_values, card_id, reported
-from esatui.screens.esapoll import NOTE_WIDTH, explain
+from esatui.screens.esapoll import NOTE_WIDTH, explain, guest_poll
 
 MINUTE = 60_000_000
 
@@ -132,3 +132,18 @@ def test_the_explanation_is_one_line_whatever_the_numbers(
 ) -> None:
     note = explain(C.CryptoDeltas(values, duration_us), poll)
     assert 0 < len(note) <= NOTE_WIDTH and "\n" not in note
+
+
+def _bus_slot(**values: float | None) -> Slot:
+    entity = EntityData("ap", {}, values, 0, 2)
+    bus = KindSlice("zcrypt", MINUTE, 0, {"ap": entity})
+    return Slot(0, MINUTE, MINUTE, 0, {"zcrypt_bus": {"zcrypt": bus}})
+
+
+def test_guest_poll() -> None:
+    assert guest_poll(_bus_slot(ap_interrupts=1.0, poll_timeout_ns=250_000.0)) == "irq"
+    assert guest_poll(_bus_slot(ap_interrupts=0.0, poll_timeout_ns=1_500_000.0)) == 1500
+    assert guest_poll(_bus_slot(ap_interrupts=0.5, poll_timeout_ns=250_000.0)) == "mixed"
+    assert guest_poll(_bus_slot(poll_timeout_ns=250_000.0)) == 250  # no interrupt attribute
+    assert guest_poll(_bus_slot(ap_interrupts=0.0)) is None
+    assert guest_poll(Slot(0, MINUTE, MINUTE, 0, {})) is None

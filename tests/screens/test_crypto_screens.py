@@ -5,6 +5,7 @@ seeds' numbers to the precision they print (issue 4's Done-when)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -53,24 +54,29 @@ def printed(value: float | None, decimals: int) -> str:
     return "." if value is None else f"{value:.{decimals}f}"
 
 
-@pytest.fixture
-def seed001_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    db = tmp_path / "s001.sqlite"
-    collect(capsys, D.seed001_file(tmp_path / "s001.mon"), db)
+def _imported(tmp: Path, build: Callable[[Path], Path]) -> Path:
+    """A database made by ``esatui collect --source monwrite:FILE`` (once per module: the
+    import does not depend on the time zone, the exports do)."""
+    db = tmp / "db.sqlite"
+    assert (
+        main(["collect", "--source", f"monwrite:{build(tmp / 'file.mon')}", "--db", str(db)]) == 0
+    )
     return db
 
 
-@pytest.fixture
-def seed000_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    db = tmp_path / "s000.sqlite"
-    collect(capsys, D.seed000_file(tmp_path / "s000.mon"), db)
-    return db
+@pytest.fixture(scope="module")
+def seed001_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory.mktemp("s001"), D.seed001_file)
 
 
-@pytest.fixture
-def seed002_db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
-    db = tmp_path / "s002.sqlite"
-    collect(capsys, D.seed002_file(tmp_path / "s002.mon"), db)
+@pytest.fixture(scope="module")
+def seed000_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory.mktemp("s000"), D.seed000_file)
+
+
+@pytest.fixture(scope="module")
+def seed002_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = _imported(tmp_path_factory.mktemp("s002"), D.seed002_file)
     D.add_guest_poll(db, D.SEED002_START_US, [250, 250, 250])
     return db
 
@@ -408,3 +414,16 @@ def test_interval_len_aggregates_exactly(
         total = c[3][f"{name}_us"] - c[0][f"{name}_us"]
         assert row[f"{name}_us"] == round(total / vnq, 3), name
     assert row["guest_poll"] == 250
+
+
+def test_screens_say_which_records_are_missing(
+    tmp_path: Path, seed001_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "ESACRYPA", "--db", str(seed001_db)]) == 1
+    assert "No per-AP crypto measurement records (D5R10)" in capsys.readouterr().err
+    db = tmp_path / "cmb.sqlite"
+    collect(capsys, D.cmb_only_file(tmp_path / "cmb.mon"), db)
+    assert len(export_json(capsys, "ESACRYPA", db)["rows"]) == 6 * 4
+    for screen in ("ESACRYPT", "ESAPOLL"):
+        assert main(["export", screen, "--db", str(db)]) == 1
+        assert "No crypto counter records (D5R9)" in capsys.readouterr().err
