@@ -6,6 +6,7 @@ from pathlib import Path
 
 from esatui.cli import main
 from esatui.tui.app import MonitorApp
+from tests.monitor import fixtures as F
 from tests.screens import crypto_data as D
 from tests.tui.test_keys import settle
 
@@ -18,7 +19,7 @@ def _db(tmp_path: Path) -> Path:
 
 
 async def test_esacrypt_drills_to_esacrypa_and_esapoll_back(tmp_path: Path) -> None:
-    app = MonitorApp(_db(tmp_path), live=False, screen="ESACRYPT")  # type: ignore[arg-type]
+    app = MonitorApp(_db(tmp_path), live=False, screen="ESACRYPT")
     async with app.run_test(size=(140, 40)) as pilot:
         await settle(pilot)
         assert app.model is not None and app.model.name == "ESACRYPT"
@@ -27,7 +28,7 @@ async def test_esacrypt_drills_to_esacrypa_and_esapoll_back(tmp_path: Path) -> N
         await settle(pilot)
         assert app.model.name == "ESACRYPA"
         assert {r.values["ap"] for r in app.model.rows} == {0, 1, 2, 3}
-        assert {r.end_us for r in app.model.rows} == {D.F.end_us(D.F.SEED000_DATE, "18:52")}
+        assert {r.end_us for r in app.model.rows} == {F.end_us(F.SEED000_DATE, "18:52")}
         await pilot.press("escape")
         await settle(pilot)
         await pilot.press("colon", *"esapoll", "enter")
@@ -39,7 +40,7 @@ async def test_esacrypt_drills_to_esacrypa_and_esapoll_back(tmp_path: Path) -> N
 
 
 async def test_esacrypa_pages_at_80_columns(tmp_path: Path) -> None:
-    app = MonitorApp(_db(tmp_path), live=False, screen="ESACRYPA")  # type: ignore[arg-type]
+    app = MonitorApp(_db(tmp_path), live=False, screen="ESACRYPA")
     async with app.run_test(size=(80, 30)) as pilot:
         await settle(pilot)
         assert "ESACRYPA 1/3" in app.header.text_lines[0]
