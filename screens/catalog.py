@@ -13,11 +13,14 @@ from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, T
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
     "esatui.screens.esassum",
-    "esatui.screens.esalnxc",
     "esatui.screens.esacpuu",
+    "esatui.screens.esalnxc",
+    "esatui.screens.esacrypt",
+    "esatui.screens.esacrypa",
+    "esatui.screens.esacryq",
+    "esatui.screens.esapoll",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
-    "esatui.screens.esacryq",
 )
 
 

@@ -130,7 +130,10 @@ def date_range(from_us: int | None, to_us: int | None) -> str:
 
 
 def pages(model: ScreenModel, width: int) -> list[tuple[Column, ...]]:
-    """Horizontal pages: the key columns on each, then as many others as fit."""
+    """Horizontal pages: the key columns on each, then as many others as fit.
+
+    Columns under the same outermost group label stay on one page (ESACRYPA's RSA 2048 ME
+    and CRT, say) unless the group alone is wider than a page."""
     keys = [c for c in model.columns if c.key]
     rest = [c for c in model.columns if not c.key]
     if model.flags_legend:
@@ -139,16 +142,33 @@ def pages(model: ScreenModel, width: int) -> list[tuple[Column, ...]]:
     result: list[tuple[Column, ...]] = []
     current: list[Column] = []
     used = base
-    for column in rest:
-        need = column.cell_width + 1
-        if current and used + need > width:
+    for unit in _group_units(rest):
+        need = sum(c.cell_width + 1 for c in unit)
+        if current and used + need > width and base + need <= width:
             result.append((*keys, *current))
             current, used = [], base
-        current.append(column)
-        used += need
+        for column in unit:
+            need = column.cell_width + 1
+            if current and used + need > width:
+                result.append((*keys, *current))
+                current, used = [], base
+            current.append(column)
+            used += need
     if current or not result:
         result.append((*keys, *current))
     return result
+
+
+def _group_units(columns: Sequence[Column]) -> list[list[Column]]:
+    """Runs of adjacent columns sharing their outermost group label; ungrouped ones alone."""
+    units: list[list[Column]] = []
+    for column in columns:
+        label = column.groups[0] if column.groups else ""
+        if units and label and units[-1][-1].groups[:1] == (label,):
+            units[-1].append(column)
+        else:
+            units.append([column])
+    return units
 
 
 def content_width(columns: Sequence[Column]) -> int:
