@@ -135,10 +135,15 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
     return out
 
 
+# Sources whose logical-processor times cover the interval exactly; vmcp's INDICATE LOAD is a
+# smoothed percentage, good for ESACPUU when nothing better was recorded, not for the summary.
+INTERVAL_EXACT = ("monitor", "hypfs", "smapi")
+
+
 def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _TypeUse]:
     """Counts and busy by type of the LPAR's logical processors (ESACPUU's view)."""
     cpus = slot.get("lcpu", LCPU_PREFER)
-    if cpus is None:
+    if cpus is None or cpus.source not in INTERVAL_EXACT:
         return {}
     out: dict[str, _TypeUse] = {}
     for entity in own_processors(cpus, config):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 
@@ -276,3 +277,40 @@ def test_esacpuu_from_smapi_gauges_shows_only_this_lpar(db_path: Path) -> None:
     assert data[0].values["mgmt"] == pytest.approx(0.1)
     subtotal = next(r for r in model.rows if r.kind is RowKind.SUBTOTAL)
     assert subtotal.values["total"] == pytest.approx(147.75)
+
+
+def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: Path) -> None:
+    """A z/VM guest with two IFLs and a CP: /proc cannot tell, QUERY VIRTUAL CPUS can."""
+    from esatui.collectors.vmcp import VmcpSource
+    from esatui.fakesys.vmcp import ScriptedVmcp, zvm_guest
+
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "host/trees/util-linux-s390-zvm", root)
+    stat = ProcStat(root, [0, 1, 2, 3])
+    stat.write()
+    device = ScriptedVmcp(zvm_guest({0: "IFL", 1: "IFL", 2: "CP", 3: "IFL"}))
+
+    def advance(seconds: float) -> None:
+        for cpu in range(4):
+            stat.advance(cpu, user=int(seconds * 40), idle=int(seconds * 60))
+        stat.write()
+
+    clock = StepClock(START_US, advance)
+    ctx = SourceContext(root, clock=clock)
+    record(db_path, [HostSource(ctx), VmcpSource(ctx, opener=device.open)], clock, count=2)
+    with Store.open(db_path, readonly=True) as store:
+        lnxc = catalog.build_model(store, "ESALNXC", catalog.Query())
+        summary = catalog.build_model(store, "ESASSUM", catalog.Query())
+    newest = [r for r in lnxc.rows if r.end_us == lnxc.rows[0].end_us and r.kind is RowKind.DATA]
+    assert [(r.values["id"], r.values["type"]) for r in newest] == [
+        (0, "IFL"),
+        (1, "IFL"),
+        (2, "CP"),
+        (3, "IFL"),
+    ]
+    assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in lnxc.notes
+    ids = [c.id for c in summary.columns]
+    assert ids[1:5] == ["cpus_cp", "busy_cp", "cpus_ifl", "busy_ifl"]
+    assert summary.rows[0].values["cpus_ifl"] == 3
+    assert summary.rows[0].values["busy_cp"] == pytest.approx(40.0)
+    assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in summary.notes
