@@ -25,6 +25,13 @@ TYPE_SOURCES = {
 TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")
 
 
+def percent_column(
+    cid: str, header: tuple[str, str], group: str, doc: str, threshold: str | None = None
+) -> Column:
+    """A 5-wide, one-decimal percent column under ``group``, as ESAMON's CPU screens show."""
+    return Column(cid, header, 5, 1, "%", (group,), threshold=threshold, doc=doc)
+
+
 def pct(part: Value, whole: float | None) -> float | None:
     if not isinstance(part, int | float) or not whole:
         return None

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from esatui.db.query import EntityData, KindSlice
 from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, number, type_key, type_note
+from esatui.screens.common import TIME, natural_key, number, percent_column, type_key, type_note
 from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
@@ -27,9 +27,7 @@ NORMALIZED = "normalized"
 
 
 def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return Column(
-        cid, (top, bottom), 5, 1, "%", ("Percent of one processor",), threshold=threshold, doc=doc
-    )
+    return percent_column(cid, (top, bottom), "Percent of one processor", doc, threshold)
 
 
 COLUMNS = (

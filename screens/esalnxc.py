@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from esatui.db.query import EntityData, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, type_note
+from esatui.screens.common import TIME, natural_key, percent_column, type_note
 from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
 
 # column id -> /proc/stat field (µs deltas)
@@ -30,9 +30,7 @@ BUSY = ("user", "nice", "syst", "irq", "sirq")
 
 
 def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return Column(
-        cid, (top, bottom), 5, 1, "%", ("Percent of one CPU",), threshold=threshold, doc=doc
-    )
+    return percent_column(cid, (top, bottom), "Percent of one CPU", doc, threshold)
 
 
 COLUMNS = (
