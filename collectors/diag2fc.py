@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass, fields
+from typing import Any
 
 RECORD_LEN = 112
 _LAYOUT = struct.Struct(">II QQ QQQQ II II II II II II 8s")
@@ -42,6 +43,9 @@ class Diag2fcRecord:
     guest: str
 
 
+_NUMBERS = tuple(f.name for f in fields(Diag2fcRecord))[:-1]
+
+
 def decode_name(raw: bytes) -> str:
     """A z/VM userid: EBCDIC (code page 037), blank-padded."""
     return raw.decode("cp037", errors="replace").rstrip(" \x00")
@@ -49,52 +53,9 @@ def decode_name(raw: bytes) -> str:
 
 def parse_record(data: bytes, offset: int = 0) -> Diag2fcRecord:
     """One record at ``offset``; ``struct.error`` if fewer than 112 bytes remain."""
-    (
-        ver,
-        flags,
-        cpu,
-        elapsed,
-        mmin,
-        mmax,
-        mshare,
-        mused,
-        pcpus,
-        lcpus,
-        vcpus,
-        ocpus,
-        cmax,
-        shares,
-        s_cpu,
-        s_delay,
-        s_page,
-        s_idle,
-        s_other,
-        s_total,
-        name,
-    ) = _LAYOUT.unpack_from(data, offset)
-    return Diag2fcRecord(
-        ver,
-        flags,
-        cpu,
-        elapsed,
-        mmin,
-        mmax,
-        mshare,
-        mused,
-        pcpus,
-        lcpus,
-        vcpus,
-        ocpus,
-        cmax,
-        shares,
-        s_cpu,
-        s_delay,
-        s_page,
-        s_idle,
-        s_other,
-        s_total,
-        decode_name(name),
-    )
+    *numbers, raw_name = _LAYOUT.unpack_from(data, offset)
+    values: dict[str, Any] = dict(zip(_NUMBERS, numbers, strict=True))
+    return Diag2fcRecord(**values, guest=decode_name(raw_name))
 
 
 def iter_records(data: bytes, count: int | None = None) -> Iterator[Diag2fcRecord]:
@@ -106,27 +67,5 @@ def iter_records(data: bytes, count: int | None = None) -> Iterator[Diag2fcRecor
 
 def encode_record(rec: Diag2fcRecord) -> bytes:
     """The inverse of :func:`parse_record` (for fixtures and the simulated system)."""
-    name = rec.guest.upper().ljust(8)[:8].encode("cp037")
-    return _LAYOUT.pack(
-        rec.version,
-        rec.flags,
-        rec.used_cpu_us,
-        rec.elapsed_us,
-        rec.mem_min_kib,
-        rec.mem_max_kib,
-        rec.mem_share_kib,
-        rec.mem_used_kib,
-        rec.pcpus,
-        rec.lcpus,
-        rec.vcpus,
-        rec.ocpus,
-        rec.cpu_max,
-        rec.cpu_shares,
-        rec.samp_cpu,
-        rec.samp_delay,
-        rec.samp_page,
-        rec.samp_idle,
-        rec.samp_other,
-        rec.samp_total,
-        name,
-    )
+    *numbers, guest = astuple(rec)
+    return _LAYOUT.pack(*numbers, guest.upper().ljust(8)[:8].encode("cp037"))

@@ -376,7 +376,7 @@ class Store:
         for chunk_start in range(0, len(ids), 500):
             chunk = ids[chunk_start : chunk_start + 500]
             sql = (
-                f"SELECT interval_id, entity_id, flags, hf_n, {', '.join(columns)} FROM {table}"
+                f"SELECT {', '.join((*_ROW_META, *columns))} FROM {table}"
                 f" WHERE interval_id IN ({','.join('?' * len(chunk))})"
             )
             for r in self._conn.execute(sql, chunk):

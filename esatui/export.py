@@ -9,21 +9,24 @@ from collections.abc import Iterator
 from typing import Literal
 
 from esatui.screens.model import Column, Row, RowKind, ScreenModel, Value
-from esatui.screens.render import render_text, round_value
+from esatui.screens.render import flag_names, render_text, round_value
 from esatui.timeparse import iso
 
 Format = Literal["text", "csv", "json", "jsonl"]
 FORMATS: tuple[Format, ...] = ("text", "csv", "json", "jsonl")
 
 
-def row_record(columns: tuple[Column, ...], row: Row) -> dict[str, Value]:
-    """A row as data: every column id, ``None`` where the sources gave nothing."""
+def row_record(columns: tuple[Column, ...], row: Row, flags: bool = False) -> dict[str, Value]:
+    """A row as data: every column id, ``None`` where the sources gave nothing; with
+    ``flags``, the row's flags (``reset``, ``new`` ..., ``None`` when it has none)."""
     record: dict[str, Value] = {}
     for column in columns:
         if column.id == "time":
             record["time"] = iso(row.end_us)
         else:
             record[column.id] = round_value(column, row.values.get(column.id))
+    if flags:
+        record["flags"] = flag_names(row.flags)
     if row.kind is not RowKind.DATA:
         record["row"] = row.kind.value
     return record
@@ -31,13 +34,13 @@ def row_record(columns: tuple[Column, ...], row: Row) -> dict[str, Value]:
 
 def _records(model: ScreenModel) -> Iterator[dict[str, Value]]:
     for row in model.rows:
-        yield row_record(model.columns, row)
+        yield row_record(model.columns, row, model.flags_legend)
 
 
 def render_csv(model: ScreenModel) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    ids = [c.id for c in model.columns]
+    ids = [c.id for c in model.columns] + (["flags"] if model.flags_legend else [])
     has_kind = any(r.kind is not RowKind.DATA for r in model.rows)
     writer.writerow([*ids, "row"] if has_kind else ids)
     for record in _records(model):
@@ -56,6 +59,8 @@ def render_json(model: ScreenModel) -> str:
         "from": None if model.from_us is None else iso(model.from_us),
         "to": None if model.to_us is None else iso(model.to_us),
         "interval_len_s": model.interval_len_s,
+        "notes": list(model.notes),
+        **({"header": dict(model.header)} if model.header else {}),
         "columns": [{"id": c.id, "header": _header(c), "unit": c.unit} for c in model.columns],
         "rows": list(_records(model)),
     }

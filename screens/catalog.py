@@ -8,12 +8,18 @@ from dataclasses import dataclass, field
 
 from esatui.db.query import Slot, load_slots
 from esatui.db.store import Store
-from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold, Value
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
     "esatui.screens.esassum",
+    "esatui.screens.esacpuu",
     "esatui.screens.esalnxc",
+    "esatui.screens.esacrypt",
+    "esatui.screens.esacrypa",
+    "esatui.screens.esacryq",
+    "esatui.screens.esapoll",
+    "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )
 
@@ -27,6 +33,7 @@ class Context:
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     entity: str | None = None  # drill-down: only this entity
     options: frozenset[str] = frozenset()
+    node: str = ""  # the recorded system (a z/VM userid when it is a guest)
 
 
 @dataclass(frozen=True)
@@ -34,6 +41,8 @@ class Built:
     columns: tuple[Column, ...]
     rows: list[Row]
     notes: tuple[str, ...] = ()
+    flags_legend: bool = False  # show each row's flags (see ScreenModel)
+    header: Mapping[str, Value] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -148,7 +157,10 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
     )
     at = slots[0].end_us if slots else (query.until_us or 0)
     config = store.config_at(node_id, at)
-    built = screen.build(Context(slots, config, query.thresholds, query.entity, query.options))
+    node = store.node_name(node_id)
+    built = screen.build(
+        Context(slots, config, query.thresholds, query.entity, query.options, node)
+    )
     notes = built.notes
     if not slots:
         notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
@@ -158,11 +170,13 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         title=screen.title,
         columns=built.columns,
         rows=tuple(built.rows),
-        node=store.node_name(node_id),
+        node=node,
         machine=facts.machine,
         system=" ".join(p for p in (facts.system, facts.level) if p),
         from_us=slots[-1].start_us if slots else query.after_us,
         to_us=slots[0].end_us if slots else query.until_us,
         interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
         notes=(*(["Simulated data (esatui sim)."] if config.get("simulated") else []), *notes),
+        flags_legend=built.flags_legend,
+        header=built.header,
     )

@@ -13,13 +13,23 @@ TIME = Column("time", ("", "Time"), 8, key=True, doc="end of the interval (local
 # Which source decided a CPU's type, in the words a note on the screen uses.
 TYPE_SOURCES = {
     "arch": "the architecture's generic label (no source here proves CP or IFL)",
-    "vmcp": "CP QUERY VIRTUAL CPUS (vmcp)",
-    "hypfs": "the hypervisor file system (diag 204)",
-    "monitor": "z/VM monitor records",
+    "vmcp:QUERY VIRTUAL CPUS": "CP QUERY VIRTUAL CPUS (vmcp)",
+    "vmcp:INDICATE USER": "CP INDICATE USER (vmcp)",
+    "vmcp:INDICATE LOAD": "CP INDICATE LOAD (vmcp)",
+    "hypfs:diag_204": "the hypervisor file system (diag 204)",
+    "hypfs:tree": "the hypervisor file system (s390_hypfs)",
+    "monitor": "z/VM monitor records (D1R5, D0R2)",
     "smapi": "SMAPI System_Performance_Information_Query",
 }
 
 TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")
+
+
+def percent_column(
+    cid: str, header: tuple[str, str], group: str, doc: str, threshold: str | None = None
+) -> Column:
+    """A 5-wide, one-decimal percent column under ``group``, as ESAMON's CPU screens show."""
+    return Column(cid, header, 5, 1, "%", (group,), threshold=threshold, doc=doc)
 
 
 def pct(part: Value, whole: float | None) -> float | None:
@@ -40,7 +50,8 @@ def ratio(a: Value, b: Value) -> float | None:
     return a / b
 
 
-def number(value: Value) -> float | None:
+def number(value: object) -> float | None:
+    """A numeric value as float; anything else (text, None) as None."""
     return float(value) if isinstance(value, int | float) else None
 
 

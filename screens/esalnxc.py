@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import EntityData
+from esatui.db.query import EntityData, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, type_note
+from esatui.screens.common import TIME, natural_key, percent_column, type_note
 from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
 
 # column id -> /proc/stat field (µs deltas)
@@ -30,9 +30,7 @@ BUSY = ("user", "nice", "syst", "irq", "sirq")
 
 
 def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return Column(
-        cid, (top, bottom), 5, 1, "%", ("Percent of one CPU",), threshold=threshold, doc=doc
-    )
+    return percent_column(cid, (top, bottom), "Percent of one CPU", doc, threshold)
 
 
 COLUMNS = (
@@ -69,6 +67,26 @@ def cpu_percentages(values: Mapping[str, Value]) -> dict[str, float | None]:
     return out
 
 
+def proven_types(slot: Slot) -> dict[str, tuple[str, str]]:
+    """CPU address -> (type, source) from a source that knows the real type (vmcp)."""
+    vcpus = slot.get("vcpu")
+    if vcpus is None:
+        return {}
+    return {
+        key: (e.attrs["type"], e.attrs.get("type_source", "vmcp"))
+        for key, e in vcpus.rows.items()
+        if e.attrs.get("type")
+    }
+
+
+def cpu_type_of(entity: EntityData, proved: Mapping[str, tuple[str, str]]) -> tuple[str, str]:
+    """A Linux CPU's type: proved by its CPU address when a source knows, else the host's."""
+    address = entity.attrs.get("address")
+    if address is not None and address in proved:
+        return proved[address]
+    return entity.attrs.get("type", ""), entity.attrs.get("type_source", "")
+
+
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     rows: list[Row] = []
@@ -79,15 +97,17 @@ def _build(ctx: Context) -> Built:
             continue
         drill = Drill("ESACPUU", slot.start_us, slot.end_us)
         entities: list[EntityData] = sorted(cpus.rows.values(), key=lambda e: natural_key(e.key))
+        proved = proven_types(slot)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]
         sums: dict[str, float] = {}
         counted = 0
         for n, entity in enumerate(entities):
             values = cpu_percentages(entity.values)
-            type_sources.append(entity.attrs.get("type_source", ""))
+            cpu_type, type_source = cpu_type_of(entity, proved)
+            type_sources.append(type_source)
             row_values: dict[str, Value] = {
-                "type": entity.attrs.get("type", ""),
+                "type": cpu_type,
                 "id": int(entity.key) if entity.key.isdigit() else entity.key,
                 **values,
             }
@@ -134,7 +154,7 @@ SCREEN = ScreenDef(
     title="Linux CPU Analysis",
     doc="this Linux's virtual CPUs, guest view (/proc/stat)",
     timeline=("cpu",),
-    kinds=(),
+    kinds=("vcpu",),
     columns=COLUMNS,
     build=_build,
     needs="the host source (/proc/stat)",

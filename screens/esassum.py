@@ -7,13 +7,18 @@ that explains it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from esatui.db.query import Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number, pct, type_key, type_note
-from esatui.screens.esalnxc import cpu_percentages
-from esatui.screens.model import Column, Drill, Level, Row, Value
+from esatui.screens.esacpuu import PREFER as LCPU_PREFER
+from esatui.screens.esacpuu import lcpu_percentages, own_processors
+from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op
+from esatui.screens.esacryq import zcrypt_req_s
+from esatui.screens.esalnxc import cpu_percentages, cpu_type_of, proven_types
+from esatui.screens.model import Column, Drill, Row, Value
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
@@ -115,13 +120,35 @@ class _TypeUse:
 
 
 def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
+    """Counts and busy by type of this Linux's CPUs (their proven types where known)."""
     cpus = slot.get("cpu")
     if cpus is None:
         return {}
+    proved = proven_types(slot)
     out: dict[str, _TypeUse] = {}
     for entity in cpus.rows.values():
-        cpu_type = entity.attrs.get("type", "CPU")
+        cpu_type = cpu_type_of(entity, proved)[0] or "CPU"
         busy = cpu_percentages(entity.values)["total"]
+        before = out.get(cpu_type, _TypeUse(0, None))
+        added = before.busy if busy is None else (before.busy or 0.0) + busy
+        out[cpu_type] = _TypeUse(before.count + 1, added)
+    return out
+
+
+# Sources whose logical-processor times cover the interval exactly; vmcp's INDICATE LOAD is a
+# smoothed percentage, good for ESACPUU when nothing better was recorded, not for the summary.
+INTERVAL_EXACT = ("monitor", "hypfs", "smapi")
+
+
+def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _TypeUse]:
+    """Counts and busy by type of the LPAR's logical processors (ESACPUU's view)."""
+    cpus = slot.get("lcpu", LCPU_PREFER)
+    if cpus is None or cpus.source not in INTERVAL_EXACT:
+        return {}
+    out: dict[str, _TypeUse] = {}
+    for entity in own_processors(cpus, config):
+        cpu_type = entity.attrs.get("type") or "CPU"
+        busy = lcpu_percentages(entity, cpus.duration_us)["total"]
         before = out.get(cpu_type, _TypeUse(0, None))
         added = before.busy if busy is None else (before.busy or 0.0) + busy
         out[cpu_type] = _TypeUse(before.count + 1, added)
@@ -144,9 +171,12 @@ def monitor_cpu_pct(slot: Slot) -> float | None:
 
 
 def _build(ctx: Context) -> Built:
-    per_slot = [guest_cpu_use(slot) for slot in ctx.slots]
+    hypervisor = [hypervisor_cpu_use(slot, ctx.config) for slot in ctx.slots]
+    view = "hypervisor" if any(hypervisor) else "guest"
+    per_slot = hypervisor if view == "hypervisor" else [guest_cpu_use(s) for s in ctx.slots]
     types = sorted({t for use in per_slot for t in use}, key=type_key)
-    type_columns = tuple(c for t in types for c in _type_columns(t, "ESALNXC"))
+    target = "ESACPUU" if view == "hypervisor" else "ESALNXC"
+    type_columns = tuple(c for t in types for c in _type_columns(t, target))
     columns = (TIME, *type_columns, *FIXED)
     steal = ctx.thresholds["steal"]
     rows: list[Row] = []
@@ -160,10 +190,22 @@ def _build(ctx: Context) -> Built:
         steal_pct = guest_steal_pct(slot)
         values["steal_pct"] = steal_pct
         values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
-        cpus = slot.get("cpu")
-        if cpus is not None:
-            sources += [e.attrs.get("type_source", "") for e in cpus.rows.values()]
-        levels = {"steal_pct": steal.level(steal_pct) if steal_pct is not None else Level.NONE}
+        values["zcrypt_req_s"] = zcrypt_req_s(slot)
+        values["crypto_ops_s"] = crypto_ops_s(slot)
+        values["crypto_ms_op"] = crypto_ms_op(slot)
+        values["polls_per_op"] = polls = polls_per_op(slot)
+        if view == "hypervisor":
+            lcpus = slot.get("lcpu", LCPU_PREFER)
+            if lcpus is not None:
+                sources += [e.attrs.get("type_source") or lcpus.source for e in lcpus.rows.values()]
+        else:
+            cpus, proved = slot.get("cpu"), proven_types(slot)
+            if cpus is not None:
+                sources += [cpu_type_of(e, proved)[1] for e in cpus.rows.values()]
+        levels = {
+            "steal_pct": steal.level(steal_pct),
+            "polls_per_op": ctx.thresholds["dq_per_op"].level(polls),
+        }
         rows.append(
             Row(
                 slot.start_us,
@@ -173,8 +215,18 @@ def _build(ctx: Context) -> Built:
                 drill=Drill("ESALNXC", slot.start_us, slot.end_us),
             )
         )
+    notes = [
+        f"CPUs by type: the {view} view"
+        + (
+            " (the LPAR's logical processors)."
+            if view == "hypervisor"
+            else " (this Linux's virtual CPUs)."
+        )
+    ]
     note = type_note(s for s in sources if s)
-    return Built(columns, rows, (note,) if note else ())
+    if note:
+        notes.append(note)
+    return Built(columns, rows, tuple(notes))
 
 
 SCREEN = ScreenDef(
@@ -182,7 +234,8 @@ SCREEN = ScreenDef(
     title="System Summary",
     doc="one row per interval: CPUs by type, steal, crypto, esatui's own cost",
     timeline=("cpu", "lcpu", "crypto"),
-    kinds=("cpu", "lcpu", "esatui"),
+    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui"),
+    prefer=LCPU_PREFER,
     columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
     build=_build,
     needs="the host source, the z/VM monitor or SMAPI",

@@ -111,7 +111,8 @@ class ScreenModel:
     to_us: int | None = None
     interval_len_s: float | None = None
     notes: tuple[str, ...] = ()
-    flags_legend: bool = False
+    flags_legend: bool = False  # rows show their flags (a marker after the row, a JSON key)
+    header: Mapping[str, Value] = field(default_factory=dict)  # named values the header shows
 
     def column(self, column_id: str) -> Column:
         for c in self.columns:

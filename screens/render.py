@@ -11,6 +11,7 @@ import time
 from collections.abc import Sequence
 
 from esatui import __version__
+from esatui.db.records import Flag
 from esatui.screens.model import MARKERS, Column, Level, Row, RowKind, ScreenModel, Value
 
 Segment = tuple[str, str]  # (text, style name)
@@ -27,6 +28,33 @@ STYLE_DATE = "date"
 LEVEL_STYLE = {Level.NONE: STYLE_VALUE, Level.WARN: "warn", Level.CRIT: "crit"}
 
 _SCALES = (("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
+
+# Row flags, for screens that show them (ScreenModel.flags_legend): a letter after the row
+# in text, the name in CSV and JSON. The screen's notes explain what they mean there.
+FLAG_MARKS: tuple[tuple[Flag, str, str], ...] = (
+    (Flag.GAP, "G", "gap"),
+    (Flag.RESET, "R", "reset"),
+    (Flag.NEW, "N", "new"),
+)
+FLAG_WIDTH = 1 + len(FLAG_MARKS)  # a blank, then at most one letter per flag
+
+
+def flag_letters(flags: int) -> str:
+    return "".join(letter for flag, letter, _ in FLAG_MARKS if flags & flag)
+
+
+def flag_names(flags: int) -> str | None:
+    """``reset``, ``gap reset`` ...; ``None`` when the row has no flag."""
+    return " ".join(name for flag, _, name in FLAG_MARKS if flags & flag) or None
+
+
+def note_style(note: str) -> str:
+    """A note starting with a level marker (``! ``, ``* ``) is highlighted at that level; the
+    marker stays in the text, so the highlight survives without colour."""
+    for level in (Level.CRIT, Level.WARN):
+        if note.startswith(MARKERS[level] + " "):
+            return LEVEL_STYLE[level]
+    return STYLE_NOTE
 
 
 # --- values ----------------------------------------------------------------------------
@@ -102,23 +130,45 @@ def date_range(from_us: int | None, to_us: int | None) -> str:
 
 
 def pages(model: ScreenModel, width: int) -> list[tuple[Column, ...]]:
-    """Horizontal pages: the key columns on each, then as many others as fit."""
+    """Horizontal pages: the key columns on each, then as many others as fit.
+
+    Columns under the same outermost group label stay on one page (ESACRYPA's RSA 2048 ME
+    and CRT, say) unless the group alone is wider than a page."""
     keys = [c for c in model.columns if c.key]
     rest = [c for c in model.columns if not c.key]
+    if model.flags_legend:
+        width -= FLAG_WIDTH
     base = sum(c.cell_width + 1 for c in keys)
     result: list[tuple[Column, ...]] = []
     current: list[Column] = []
     used = base
-    for column in rest:
-        need = column.cell_width + 1
-        if current and used + need > width:
+    for unit in _group_units(rest):
+        need = sum(c.cell_width + 1 for c in unit)
+        if current and used + need > width and base + need <= width:
             result.append((*keys, *current))
             current, used = [], base
-        current.append(column)
-        used += need
+        for column in unit:
+            need = column.cell_width + 1
+            if current and used + need > width:
+                result.append((*keys, *current))
+                current, used = [], base
+            current.append(column)
+            used += need
     if current or not result:
         result.append((*keys, *current))
     return result
+
+
+def _group_units(columns: Sequence[Column]) -> list[list[Column]]:
+    """Runs of adjacent columns sharing their outermost group label; ungrouped ones alone."""
+    units: list[list[Column]] = []
+    for column in columns:
+        label = column.groups[0] if column.groups else ""
+        if units and label and units[-1][-1].groups[:1] == (label,):
+            units[-1].append(column)
+        else:
+            units.append([column])
+    return units
 
 
 def content_width(columns: Sequence[Column]) -> int:
@@ -183,7 +233,7 @@ def header_lines(
         ((_justify(left1, right1, width), STYLE_TITLE),),
         ((_justify(left2, right2, width), STYLE_TITLE),),
     ]
-    lines += [((note[:width], STYLE_NOTE),) for note in model.notes]
+    lines += [((note[:width], note_style(note)),) for note in model.notes]
     depth = max((len(c.groups) for c in columns), default=0)
     heads = [_group_line(columns, level).rstrip() for level in range(depth)]
     top = _cells(columns, [_align(c, c.header[0]) for c in columns]).rstrip()
@@ -210,9 +260,11 @@ def _justify(left: str, right: str, width: int) -> str:
     return left + " " * max(gap, 2) + right if right else left
 
 
-def row_line(columns: Sequence[Column], row: Row, previous: Row | None) -> Line:
+def row_line(
+    columns: Sequence[Column], row: Row, previous: Row | None, flags: bool = False
+) -> Line:
     """One row; the time shows on an interval's first row, and non-repeating key columns
-    only when they change."""
+    only when they change. With ``flags``, the row's flag letters follow the last column."""
     same_interval = previous is not None and previous.end_us == row.end_us and not row.first
     segments: list[Segment] = []
     base = STYLE_SUBTOTAL if row.kind is not RowKind.DATA else STYLE_VALUE
@@ -232,6 +284,9 @@ def row_line(columns: Sequence[Column], row: Row, previous: Row | None) -> Line:
         level = row.levels.get(column.id, Level.NONE)
         text = format_cell(column, value, level) if value != "" else " " * column.cell_width
         segments.append((text, LEVEL_STYLE[level] if level else base))
+    letters = flag_letters(row.flags) if flags else ""
+    if letters:
+        segments.append((" " + letters, LEVEL_STYLE[Level.WARN]))
     return tuple(segments)
 
 
@@ -248,7 +303,7 @@ def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
             if day != last_day:
                 lines.append(((time.strftime("%m/%d/%Y", t), STYLE_DATE),))
                 last_day = day
-        lines.append(row_line(columns, row, previous))
+        lines.append(row_line(columns, row, previous, model.flags_legend))
         previous = row
     return lines
 

@@ -12,6 +12,13 @@ _COUNTERS = (
     ),
     gauge("requestq_count", "count", "requests waiting in the driver to be sent to the AP"),
     gauge("pendingq_count", "count", "requests sent to the AP and not yet answered"),
+    # the sum as sampled, so an interval's maximum is the most ever queued at one moment
+    # (the two maxima apart cannot give it); lszcrypt's PENDING column adds them the same way
+    gauge(
+        "pending_count",
+        "count",
+        "requestq_count + pendingq_count at the same sample: everything queued in the driver",
+    ),
 )
 
 CARD = Kind(

@@ -200,6 +200,7 @@ class ZcryptSource:
                 "requestq_count": num(rq, dev.gauges[0]),
                 "pendingq_count": num(pq, dev.gauges[1]),
             }
+            values["pending_count"] = _pending(values)
             readings.append(Reading(dev.kind, dev.key, values))
         return Sample(
             self.name,
@@ -395,6 +396,7 @@ class ZcryptSource:
                 "requestq_count": self._uint(rq, files[1]),
                 "pendingq_count": self._uint(pq, files[2]),
             }
+        values["pending_count"] = _pending(values)
         if dev.card is None:  # a card
             values["load"] = self._uint(raws[3], dev.files[3])
             state_raw = tuple(raws[4:])
@@ -529,6 +531,12 @@ class ZcryptSource:
         errors.clear()
         taken, self._warnings = tuple(self._warnings), []
         return taken
+
+
+def _pending(values: dict[str, Number | None]) -> Number | None:
+    """Everything queued in the driver at this sample; unknown if either part is."""
+    rq, pq = values["requestq_count"], values["pendingq_count"]
+    return None if rq is None or pq is None else rq + pq
 
 
 def _link_name(path: str) -> str | None:

@@ -160,6 +160,8 @@ class Recorder:
             if self._clock.wait(stop, boundary - self._now()):
                 return
             self._pass(full=True)
+            if not self._polled:
+                return  # every source has stopped (refused credentials, device gone)
             self.stats.intervals += 1
             boundary += self._interval_s
             while boundary <= self._now():  # we fell behind (suspended, overloaded)

@@ -240,6 +240,10 @@ class MonitorApp(App[int]):
         if message.state is not self._pending:
             return  # a newer request is under way
         self.model = message.model
+        if self._live and not message.model.rows and self._recorder is not None:
+            self._message = "recording: the first interval is not over yet"
+        elif self._message.startswith("recording:"):
+            self._message = ""
         self._render()
 
     def on_notice(self, message: Notice) -> None:
@@ -365,8 +369,11 @@ class MonitorApp(App[int]):
             table.move(height)
         elif direction < 0 and not table.at_top:
             table.move(-height)
+        elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
+            # the page just before the oldest interval shown
+            self.reload(self.state.at(min(r.end_us for r in self.model.rows) - 1))
         elif not self.state.drilled:
-            self._shift_window(direction * self._window())
+            self._shift_window(-self._window())
 
     def action_hpage(self, delta: int) -> None:
         model = self.model

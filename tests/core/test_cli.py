@@ -184,7 +184,17 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
     assert code == 0 and "ESALNXC" in out and "steal_pct" in out
     code, out, _ = run(capsys, "screens", "--format", "json")
     names = [s["name"] for s in json.loads(out)]
-    assert names[:3] == ["ESASSUM", "ESALNXC", "ESAOVHD"]
+    assert names == [
+        "ESASSUM",
+        "ESACPUU",
+        "ESALNXC",
+        "ESACRYPT",
+        "ESACRYPA",
+        "ESACRYQ",
+        "ESAPOLL",
+        "ESAUSR2",
+        "ESAOVHD",
+    ]
     code, out, _ = run(capsys, "sources")
     assert code == 0 and out.startswith("host") and "available" in out
     host_recording(db_path, n_intervals=3)

@@ -44,8 +44,13 @@ def test_is_a_polled_source_with_documented_kinds(source: ZcryptSource) -> None:
     assert source.probe().available
     assert [k.name for k in source.kinds] == ["zcrypt_bus", "zcrypt_card", "zcrypt_queue"]
     assert CARD.field("request_count").role is Role.COUNTER
-    assert {f.name for f in CARD.gauges} == {"requestq_count", "pendingq_count", "load"}
-    assert {f.name for f in QUEUE.gauges} == {"requestq_count", "pendingq_count"}
+    assert {f.name for f in CARD.gauges} == {
+        "requestq_count",
+        "pendingq_count",
+        "pending_count",
+        "load",
+    }
+    assert {f.name for f in QUEUE.gauges} == {"requestq_count", "pendingq_count", "pending_count"}
 
 
 def test_probe_without_ap_bus(tmp_path: Path) -> None:
@@ -73,7 +78,12 @@ def test_cards_and_queues_with_types_modes_and_keys(source: ZcryptSource) -> Non
     assert q.attrs["mode"] == "CCA"
     assert q.attrs["interrupt"] == "1"
     assert q.attrs["state"] == "online"
-    assert q.values == {"request_count": 0, "requestq_count": 0, "pendingq_count": 0}
+    assert q.values == {
+        "request_count": 0,
+        "requestq_count": 0,
+        "pendingq_count": 0,
+        "pending_count": 0,
+    }
 
 
 def test_bus_settings(tmp_path: Path) -> None:
@@ -118,9 +128,14 @@ def test_gauges_read_only_the_queue_depths(tree: ApTree, source: ZcryptSource) -
     assert g is not None
     assert g.reads == 2 * (3 + 6)
     cards = by_key(g, "zcrypt_card")
-    assert cards["03"].values == {"requestq_count": 3, "pendingq_count": 10}
-    assert by_key(g, "zcrypt_queue")["03.0011"].values == {"requestq_count": 1, "pendingq_count": 3}
-    assert all(set(r.values) == {"requestq_count", "pendingq_count"} for r in g.readings)
+    assert cards["03"].values == {"requestq_count": 3, "pendingq_count": 10, "pending_count": 13}
+    assert by_key(g, "zcrypt_queue")["03.0011"].values == {
+        "requestq_count": 1,
+        "pendingq_count": 3,
+        "pending_count": 4,
+    }
+    gauges = {"requestq_count", "pendingq_count", "pending_count"}
+    assert all(set(r.values) == gauges for r in g.readings)
     assert all(not r.attrs for r in g.readings)
 
 

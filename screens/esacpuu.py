@@ -1,0 +1,185 @@
+"""ESACPUU, CPU Utilization Analysis: the LPAR's logical processors as the hypervisor sees them.
+
+One kind (``lcpu``) from whichever source recorded it, in this order of preference: the z/VM
+monitor (D0R2/D0R16: emulation, CP on behalf of users, CP system, wait, steal), hypfs
+(diag 204: dispatched and online time; it cannot split busy time, nor wait from steal),
+SMAPI (DETAILED_CPU: busy and LPAR overhead percentages) and vmcp (INDICATE LOAD: busy).
+What a source cannot give is shown as ``.``. Every value is a percent of one processor:
+``total`` = emul + user + syst, and total + idle + steal = 100 when the source knows all three.
+
+A subtotal row per processor type sums its processors. With the normalized view (key ``n``,
+export ``--option normalized``) the subtotals are in full-speed engines: a sub-capacity CP
+counts for secondary capability / capability of one (the /proc/sysinfo ratings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from esatui.db.query import EntityData, KindSlice
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, natural_key, number, percent_column, type_key, type_note
+from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+
+PREFER = ("monitor", "hypfs", "smapi", "vmcp")
+PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
+NORMALIZED = "normalized"
+
+
+def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
+    return percent_column(cid, (top, bottom), "Percent of one processor", doc, threshold)
+
+
+COLUMNS = (
+    TIME,
+    Column("type", ("", "Type"), 4, key=True, repeat=False, doc="processor type"),
+    Column("id", ("", "ID"), 4, 0, key=True, doc="logical processor address; Tot: the type's sum"),
+    _pct("total", "Total", "util", "emul + user + syst (busy when the source cannot split it)"),
+    _pct("emul", "Emul", "time", "guest emulation"),
+    _pct("user", "", "User", "CP time on behalf of guests"),
+    _pct("syst", "", "Syst", "CP time for itself"),
+    _pct("idle", "", "Idle", "wait"),
+    _pct("steal", "", "Steal", "online but not dispatched by PR/SM", threshold="steal"),
+    _pct("mgmt", "LPAR", "mgmt", "LPAR management (hypfs) or LPAR overhead (SMAPI)"),
+)
+
+
+def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
+    """Percent of one processor for every column, from whatever fields the source filled."""
+    v = entity.values
+    elapsed = number(v.get("elapsed_us")) or float(duration_us)
+    out: dict[str, float | None] = dict.fromkeys(PARTS)
+    if elapsed <= 0:
+        return out
+
+    def share(name: str) -> float | None:
+        value = number(v.get(name))
+        return None if value is None else value * 100.0 / elapsed
+
+    out["emul"], out["user"], out["syst"] = share("emul_us"), share("user_us"), share("syst_us")
+    out["idle"], out["steal"], out["mgmt"] = share("idle_us"), share("steal_us"), share("mgmt_us")
+    split = [out[c] for c in ("emul", "user", "syst")]
+    if all(p is not None for p in split):
+        out["total"] = sum(p for p in split if p is not None)
+    else:
+        out["total"] = share("busy_us")
+    if out["total"] is None:
+        out["total"] = number(v.get("busy_pct"))
+        out["mgmt"] = number(v.get("overhead_pct"))
+    if out["steal"] is None and out["total"] is not None and out["idle"] is not None:
+        out["steal"] = max(0.0, 100.0 - out["total"] - out["idle"])  # what is left
+    return out
+
+
+def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityData]:
+    """This LPAR's processors (SMAPI reports every LPAR it can see)."""
+    own = config.get("lpar.name") or config.get("lpar_name")
+    entities = list(cpus.rows.values())
+    if own and any(e.attrs.get("lpar") for e in entities):
+        mine = [e for e in entities if e.attrs.get("lpar", own).strip() == own.strip()]
+        entities = mine or entities
+    return sorted(entities, key=lambda e: (type_key(e.attrs.get("type", "")), natural_key(e.key)))
+
+
+def capacity_factors(config: Mapping[str, str]) -> dict[str, float]:
+    """Full-speed engines per processor, by type: CPs may be sub-capacity, the others never."""
+    cp = number(_int(config.get("cec.capability_rating")))
+    full = number(_int(config.get("cec.secondary_capability_rating")))
+    if not cp or not full:
+        return {}
+    return {"CP": full / cp}
+
+
+def _int(text: str | None) -> int | None:
+    return int(text) if text and text.isdigit() else None
+
+
+def _display_id(key: str) -> Value:
+    tail = key.rsplit("/", 1)[-1]
+    return int(tail) if tail.isdigit() else tail
+
+
+def _build(ctx: Context) -> Built:
+    steal = ctx.thresholds["steal"]
+    normalized = NORMALIZED in ctx.options
+    factors = capacity_factors(ctx.config)
+    rows: list[Row] = []
+    sources: list[str] = []
+    notes: list[str] = []
+    for slot in ctx.slots:
+        cpus = slot.get("lcpu", PREFER)
+        if cpus is None:
+            continue
+        drill = Drill("ESALNXC", slot.start_us, slot.end_us)
+        entities = own_processors(cpus, ctx.config)
+        if ctx.entity is not None:
+            entities = [e for e in entities if e.key == ctx.entity]
+        by_type: dict[str, list[EntityData]] = {}
+        for entity in entities:
+            by_type.setdefault(entity.attrs.get("type", ""), []).append(entity)
+        first = True
+        for cpu_type, members in by_type.items():
+            sums: dict[str, float] = {}
+            for entity in members:
+                sources.append(entity.attrs.get("type_source") or cpus.source)
+                values = lcpu_percentages(entity, cpus.duration_us)
+                for cid, v in values.items():
+                    if v is not None:
+                        sums[cid] = sums.get(cid, 0.0) + v
+                rows.append(
+                    Row(
+                        slot.start_us,
+                        slot.end_us,
+                        {"type": cpu_type, "id": _display_id(entity.key), **values},
+                        {"steal": steal.level(values["steal"])},
+                        first=first,
+                        drill=drill,
+                        flags=entity.flags,
+                    )
+                )
+                first = False
+            if ctx.entity is None:
+                factor = factors.get(cpu_type.upper(), 1.0) if normalized else 1.0
+                subtotal: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
+                subtotal.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
+                rows.append(
+                    Row(
+                        slot.start_us,
+                        slot.end_us,
+                        subtotal,
+                        {"steal": Level.NONE},
+                        kind=RowKind.SUBTOTAL,
+                        first=False,
+                        drill=drill,
+                    )
+                )
+    if normalized:
+        if factors:
+            described = ", ".join(f"{t} x {f:.3f}" for t, f in factors.items())
+            notes.append(
+                f"Subtotals normalized to full-speed engines ({described}; "
+                "from the capability ratings in /proc/sysinfo)."
+            )
+        else:
+            notes.append(
+                "Normalized view: no capability ratings recorded (the host source "
+                "reads them from /proc/sysinfo): subtotals as measured."
+            )
+    note = type_note(s for s in sources if s)
+    if note:
+        notes.append(note)
+    return Built(COLUMNS, rows, tuple(notes))
+
+
+SCREEN = ScreenDef(
+    name="ESACPUU",
+    title="CPU Utilization Analysis",
+    doc="the LPAR's logical processors, hypervisor view, with a subtotal per type",
+    timeline=("lcpu",),
+    kinds=(),
+    columns=COLUMNS,
+    build=_build,
+    needs="the z/VM monitor, hypfs, SMAPI or vmcp",
+    prefer=PREFER,
+    options=(NORMALIZED,),
+)

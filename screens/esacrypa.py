@@ -1,0 +1,242 @@
+"""ESACRYPA, Crypto AP Analysis: each adapter's own measurement blocks (D5R10), per interval.
+
+A row per AP per interval: its utilization, then per function (RSA 2048 CRT, CCA all
+operations, ...) the operations in the interval, their adapter time in seconds, operations
+per second and milliseconds per operation. The hardware counts for every partition sharing
+the card, so these figures are the card's whole load, not this z/VM's alone (seed 000).
+
+Which functions get columns: every function that some AP in the range *reports* (its
+validity bit on), zeros included: "RSA 2048 ME did nothing" is a fact an analyst wants next
+to "RSA 2048 CRT did all the work" (seed 000 shows exactly that). Functions no AP reports
+(other modes, invalid pairs) get no columns. Columns come in groups of at most two functions
+(accelerators by key size, ME then CRT), each group kept on one horizontal page, so an 80- or
+132-column terminal shows accelerators as 1/3 RSA 1024, 2/3 RSA 2048 (as seed 000's
+``ESACRYPA 2/3``), 3/3 RSA 4096.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from esatui.db.query import EntityData, Slot
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, natural_key, per_second, ratio
+from esatui.screens.model import Column, Drill, Row, Value
+
+CRYPTO_AP = "crypto_ap"
+PREFER = ("monitor",)
+
+
+@dataclass(frozen=True)
+class Function:
+    name: str  # the kind's prefix: rsa2048_crt -> rsa2048_crt_count, rsa2048_crt_time
+    group: str  # outermost group: one horizontal page unit
+    label: str  # inner group: the function within it
+
+
+# Display order; the kind's pair order (docs/MONITOR.md) interleaves ME and CRT by key size.
+FUNCTIONS = (
+    Function("rsa1024_me", "RSA 1024", "ME"),
+    Function("rsa1024_crt", "RSA 1024", "CRT"),
+    Function("rsa2048_me", "RSA 2048", "ME"),
+    Function("rsa2048_crt", "RSA 2048", "CRT"),
+    Function("rsa4096_me", "RSA 4096", "ME"),
+    Function("rsa4096_crt", "RSA 4096", "CRT"),
+    Function("cca_all", "CCA coprocessor", "All operations"),
+    Function("cca_rsa_keygen", "CCA coprocessor", "RSA key generation"),
+    Function("ep11_asym_slow", "EP11 asymmetric", "Slow"),
+    Function("ep11_asym_fast", "EP11 asymmetric", "Fast"),
+    Function("ep11_sym_partial", "EP11 symmetric", "Partial"),
+    Function("ep11_sym_complete", "EP11 symmetric", "Complete"),
+    Function("ep11_asym_keygen", "EP11 key generation", "Asymmetric"),
+)
+
+KEYS = (
+    TIME,
+    Column("ap", ("", "AP#"), 3, 0, key=True, provisional=True, doc="AP (adapter) index"),
+    Column(
+        "type",
+        ("", "Type"),
+        4,
+        0,
+        key=True,
+        provisional=True,
+        doc="crypto type number of the measurement block (10 = CEX4 ...)",
+    ),
+    Column(
+        "util_pct",
+        ("", "Util%"),
+        5,
+        2,
+        "%",
+        key=True,
+        provisional=True,
+        doc="adapter busy: Σ over functions of Δtime × scale / interval, %",
+    ),
+)
+
+
+def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...]:
+    groups = (fn.group, fn.label)
+    what = what or f"{fn.group} {fn.label}"
+    return (
+        Column(
+            f"{fn.name}_count",
+            ("", "Crypto"),
+            6,
+            0,
+            "count",
+            groups,
+            provisional=True,
+            doc=f"{what}: operations in the interval",
+        ),
+        Column(
+            f"{fn.name}_time_s",
+            ("", "Time(s)"),
+            7,
+            3,
+            "s",
+            groups,
+            provisional=True,
+            doc=f"{what}: adapter time, Δtime × scale",
+        ),
+        Column(
+            f"{fn.name}_ops_s",
+            ("", "Ops/s"),
+            6,
+            1,
+            "/s",
+            groups,
+            provisional=True,
+            doc=f"{what}: operations per second",
+        ),
+        Column(
+            f"{fn.name}_ms_op",
+            ("", "ms/op"),
+            5,
+            2,
+            "ms",
+            groups,
+            provisional=True,
+            doc=f"{what}: adapter milliseconds per operation",
+        ),
+    )
+
+
+# what `esatui screens` lists: <fn> stands for each function
+_EACH = function_columns(Function("<fn>", "", ""), "<fn>")
+CATALOG_COLUMNS = (
+    *KEYS,
+    replace(
+        _EACH[0],
+        doc=_EACH[0].doc + " (<fn>: " + ", ".join(f.name for f in FUNCTIONS) + ")",
+    ),
+    *_EACH[1:],
+)
+
+
+def scale_of(entity: EntityData) -> float | None:
+    """Seconds per raw time unit (the ``scale`` attribute), or None if unusable."""
+    try:
+        scale = float(entity.attrs.get("scale", ""))
+    except ValueError:
+        return None
+    return scale if math.isfinite(scale) and scale > 0 else None
+
+
+def reported(entity: EntityData) -> list[Function]:
+    """The functions this AP reported (a count or a time recorded, even zero)."""
+    return [
+        fn
+        for fn in FUNCTIONS
+        if isinstance(entity.values.get(f"{fn.name}_count"), int | float)
+        or isinstance(entity.values.get(f"{fn.name}_time"), int | float)
+    ]
+
+
+def ap_values(entity: EntityData, duration_us: int) -> dict[str, Value]:
+    """One AP's row: ``util_pct`` and the four columns of every function it reported."""
+    scale = scale_of(entity)
+    values: dict[str, Value] = {}
+    busy: list[float] = []
+    complete = True
+    for fn in reported(entity):
+        count = entity.values.get(f"{fn.name}_count")
+        raw = entity.values.get(f"{fn.name}_time")
+        seconds = raw * scale if isinstance(raw, int | float) and scale is not None else None
+        if seconds is None:
+            complete = False
+        else:
+            busy.append(seconds)
+        values[f"{fn.name}_count"] = count
+        values[f"{fn.name}_time_s"] = seconds
+        values[f"{fn.name}_ops_s"] = per_second(count, duration_us)
+        ms = ratio(seconds, count)
+        values[f"{fn.name}_ms_op"] = None if ms is None else ms * 1000
+    # a partial sum would understate the card's load: unavailable instead
+    util = per_second(sum(busy), duration_us) if busy and complete else None
+    values["util_pct"] = None if util is None else util * 100
+    return values
+
+
+def _ap_number(key: str) -> Value:
+    return int(key) if key.isdigit() else key
+
+
+def card_id(key: str) -> str | None:
+    """The zcrypt card name of an AP index (``10`` -> ``0a``), for drilling to ESACRYQ."""
+    return f"{int(key):02x}" if key.isdigit() else None
+
+
+def _aps(slot: Slot, entity: str | None) -> tuple[list[EntityData], int]:
+    found = slot.get(CRYPTO_AP, PREFER)
+    if found is None:
+        return [], 0
+    aps = sorted(found.rows.values(), key=lambda e: natural_key(e.key))
+    if entity is not None:
+        aps = [e for e in aps if e.key == entity]
+    return aps, found.duration_us
+
+
+def _build(ctx: Context) -> Built:
+    per_slot = [_aps(slot, ctx.entity) for slot in ctx.slots]
+    present = {fn.name for aps, _ in per_slot for e in aps for fn in reported(e)}
+    shown = [fn for fn in FUNCTIONS if fn.name in present]
+    columns = (*KEYS, *(c for fn in shown for c in function_columns(fn)))
+    rows: list[Row] = []
+    for slot, (aps, duration_us) in zip(ctx.slots, per_slot, strict=True):
+        for n, entity in enumerate(aps):
+            values = ap_values(entity, duration_us)
+            values["ap"] = _ap_number(entity.key)
+            raw_type = entity.attrs.get("type", "")
+            values["type"] = int(raw_type) if raw_type.isdigit() else raw_type or None
+            card = card_id(entity.key)
+            rows.append(
+                Row(
+                    slot.start_us,
+                    slot.end_us,
+                    values,
+                    first=n == 0,
+                    drill=Drill("ESACRYQ", slot.start_us, slot.end_us, card) if card else None,
+                    flags=entity.flags,
+                )
+            )
+    notes = ("Adapter figures count every partition sharing the card.",)
+    if not rows and ctx.slots:
+        notes = ("No per-AP crypto measurement records (D5R10) in this range.",)
+    return Built(columns, rows, notes)
+
+
+SCREEN = ScreenDef(
+    name="ESACRYPA",
+    title="Crypto AP Analysis",
+    doc="each crypto adapter's measurement blocks: utilization and per function "
+    "operations, time, rate and ms per operation (D5R10)",
+    timeline=(CRYPTO_AP,),
+    kinds=(),
+    columns=CATALOG_COLUMNS,
+    build=_build,
+    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records",
+    prefer=PREFER,
+)

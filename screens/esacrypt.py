@@ -1,0 +1,187 @@
+"""ESACRYPT, Crypto Facility Analysis: z/VM's crypto counters (D5R9), one row per interval.
+
+As ESAMON shows it (seeds 000 and 001): request rates per second, virtual (the guests' NQ,
+DQ and completions as CP sees them) and real (CP's own to the adapters), the NQ queue, NQ to
+DQ milliseconds per operation as the guests and as CP see them, rejects; then the polling
+columns: dequeues per operation and the time the guests wait beyond CP (``poll_ms``).
+Formulas in docs/MONITOR.md. ESASSUM reads :func:`crypto_ops_s`, :func:`crypto_ms_op` and
+:func:`polls_per_op`.
+"""
+
+from __future__ import annotations
+
+from esatui.db.query import Slot
+from esatui.screens import crypto as C
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, number
+from esatui.screens.model import Column, Drill, Row, Value
+
+_RATE = "Request Rate/Second"
+
+
+def _rate(cid: str, sub: str, bottom: str, doc: str, provisional: bool = False) -> Column:
+    return Column(cid, ("", bottom), 5, 1, "/s", (_RATE, sub), provisional=provisional, doc=doc)
+
+
+COLUMNS = (
+    TIME,
+    _rate("nq_virt", "NQ Rate", "Virt", "guest NQ per second (CRYNOVNQ)"),
+    _rate("nq_real", "NQ Rate", "Real", "CP NQ to the adapters per second (CRYNOFNQ)"),
+    _rate("dq_virt", "DQ Rate", "Virt", "guest DQ per second (CRYNOVPR)", True),
+    _rate("dq_real", "DQ Rate", "Real", "CP DQ from the adapters per second (CRYNOFDQ)"),
+    _rate("done_virt", "Completed", "Virt", "guest operations completed per second", True),
+    _rate("done_real", "Completed", "Real", "CP operations completed per second", True),
+    Column(
+        "queue_len",
+        ("Queue", "Length"),
+        6,
+        1,
+        "count",
+        provisional=True,
+        doc="messages waiting for NQ (CRYNOWNQ, average of the samples)",
+    ),
+    Column(
+        "ms_op_virt",
+        ("", "Virt"),
+        5,
+        2,
+        "ms",
+        ("NQ to DQ", "ms/oper"),
+        doc="guest NQ to DQ per virtual NQ: ΔCRYVSERV / ΔCRYNOVNQ",
+    ),
+    Column(
+        "ms_op_real",
+        ("", "Real"),
+        5,
+        2,
+        "ms",
+        ("NQ to DQ", "ms/oper"),
+        doc="CP NQ to DQ per real NQ: ΔCRYRSERV / ΔCRYNOFNQ",
+    ),
+    Column(
+        "rej_virt",
+        ("", "Virt"),
+        5,
+        1,
+        "/s",
+        ("Rejects", "per sec"),
+        doc="rejected guest NQ per second (CRYNOXVN)",
+    ),
+    Column(
+        "rej_real",
+        ("", "Real"),
+        5,
+        1,
+        "/s",
+        ("Rejects", "per sec"),
+        doc="rejected CP NQ per second (CRYNOXRN)",
+    ),
+    Column(
+        "dq_per_op_virt",
+        ("", "Virt"),
+        5,
+        2,
+        "",
+        ("Polling", "DQ/oper"),
+        threshold="dq_per_op",
+        provisional=True,
+        doc="guest dequeues per guest NQ (its polls per operation)",
+    ),
+    Column(
+        "dq_per_op_real",
+        ("", "Real"),
+        5,
+        2,
+        "",
+        ("Polling", "DQ/oper"),
+        threshold="dq_per_op",
+        doc="CP dequeues per real NQ (CP's polls per operation)",
+    ),
+    Column(
+        "poll_ms",
+        ("Poll", "ms"),
+        5,
+        2,
+        "ms",
+        ("Polling",),
+        doc="ms_op_virt − ms_op_real: what the guests wait beyond CP's NQ to DQ",
+    ),
+)
+
+
+def esacrypt_values(d: C.CryptoDeltas, queue_len: float | None = None) -> dict[str, Value]:
+    """ESACRYPT's columns (all but ``time``) for one interval's deltas."""
+    return {
+        "nq_virt": C.rate(d, "virt_nq"),
+        "nq_real": C.rate(d, "real_nq"),
+        "dq_virt": C.rate(d, "virt_dq"),
+        "dq_real": C.rate(d, "real_dq"),
+        "done_virt": C.rate(d, "virt_done"),
+        "done_real": C.rate(d, "real_done"),
+        "queue_len": number(queue_len),
+        "ms_op_virt": C.ms_op_virt(d),
+        "ms_op_real": C.ms_op_real(d),
+        "rej_virt": C.rate(d, "virt_rej"),
+        "rej_real": C.rate(d, "real_rej"),
+        "dq_per_op_virt": C.dq_per_op_virt(d),
+        "dq_per_op_real": C.dq_per_op_real(d),
+        "poll_ms": C.poll_ms(d),
+    }
+
+
+# --- for ESASSUM: one slot in, one number (or None) out -------------------------------
+
+
+def crypto_ops_s(slot: Slot) -> float | None:
+    """Crypto operations per second the guests asked for (virtual NQ per second)."""
+    d = C.crypto_deltas(slot)
+    return None if d is None else C.rate(d, "virt_nq")
+
+
+def crypto_ms_op(slot: Slot) -> float | None:
+    """NQ to DQ per operation as the guests see it, ms."""
+    d = C.crypto_deltas(slot)
+    return None if d is None else C.ms_op_virt(d)
+
+
+def polls_per_op(slot: Slot) -> float | None:
+    """Guest dequeues (polls) per operation."""
+    d = C.crypto_deltas(slot)
+    return None if d is None else C.dq_per_op_virt(d)
+
+
+def _build(ctx: Context) -> Built:
+    dq = ctx.thresholds["dq_per_op"]
+    rows: list[Row] = []
+    for slot in ctx.slots:
+        d = C.crypto_deltas(slot)
+        if d is None:
+            continue
+        found = slot.get(C.CRYPTO, C.PREFER)
+        entity = found.rows.get(C.CRYPTO_KEY) if found else None
+        values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
+        levels = {cid: dq.level(values[cid]) for cid in ("dq_per_op_virt", "dq_per_op_real")}
+        rows.append(
+            Row(
+                slot.start_us,
+                slot.end_us,
+                values,
+                levels,
+                drill=Drill("ESACRYPA", slot.start_us, slot.end_us),
+                flags=d.flags,
+            )
+        )
+    return Built(COLUMNS, rows, () if rows or not ctx.slots else (C.NO_RECORDS,))
+
+
+SCREEN = ScreenDef(
+    name="ESACRYPT",
+    title="Crypto Facility Analysis",
+    doc="z/VM crypto request rates, NQ to DQ times, rejects and polling (D5R9)",
+    timeline=(C.CRYPTO,),
+    kinds=(),
+    columns=COLUMNS,
+    build=_build,
+    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
+    prefer=C.PREFER,
+)

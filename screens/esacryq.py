@@ -1,0 +1,385 @@
+"""ESACRYQ, Crypto Queue Analysis (guest): this Linux's crypto cards and AP queues.
+
+Per interval, each card and below it its APQNs (``0a``, then ``0a.0010``, ``0a.0011`` ...):
+
+- ``req_s``: Δ``request_count`` over the interval's measured duration. A counter that went
+  backwards was reset (card reset, device re-created): the builder counts from the reset and
+  flags the row (``R``), so a rate is never negative, only a lower bound.
+- ``pending_avg``/``pending_max``: ``requestq_count + pendingq_count`` (everything queued in
+  the driver, lszcrypt's PENDING), sampled at the ``--hf`` rate, averaged and maxed.
+- ``share_pct``: the device's requests as a share of **all** requests through this Linux's
+  cards in the interval (the sum of the cards' deltas). One base for cards and queues: card
+  shares add up to 100, a card's queues add up to the card's share, and a drilled view shows
+  the same numbers as the full one.
+
+The header says how the guest learns that a reply is ready: by interrupt, or by polling
+every ``poll_timeout`` (seed 000 "Polling and Waiting", seed 002: up to the whole timeout is
+added to each request's latency, half of it on average). Polling is highlighted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from esatui.db.query import EntityData, KindSlice, Slot
+from esatui.db.records import Flag, max_column
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, natural_key, number, pct, per_second
+from esatui.screens.model import MARKERS, Column, Drill, Level, Row, Value
+from esatui.screens.render import FLAG_MARKS, hms
+
+CARD = "zcrypt_card"
+QUEUE = "zcrypt_queue"
+BUS = "zcrypt_bus"
+BUS_KEY = "ap"
+PREFER = ("zcrypt",)
+
+_PENDING = ("Pending",)
+COLUMNS = (
+    TIME,
+    Column("device", ("", "Device"), 7, key=True, doc="card (0a) or APQN: card.domain (0a.0011)"),
+    Column("type", ("", "Type"), 6, doc="card type, e.g. CEX7A"),
+    Column("mode", ("", "Mode"), 5, doc="ACCEL, CCA or EP11"),
+    Column(
+        "online",
+        ("", "Online"),
+        13,
+        doc="online, offline, deconfig, checkstop, or vfio:<status> (passed to a KVM guest)",
+    ),
+    Column("req_s", ("Requests", "/sec"), 8, 1, "/s", doc="requests per second"),
+    Column(
+        "pending_avg",
+        ("", "Avg"),
+        7,
+        1,
+        "count",
+        _PENDING,
+        doc="requests queued in the driver (requestq + pendingq), average of the --hf samples",
+    ),
+    Column(
+        "pending_max",
+        ("", "Max"),
+        7,
+        0,
+        "count",
+        _PENDING,
+        doc="requests queued in the driver (requestq + pendingq), most at one sample",
+    ),
+    Column(
+        "share_pct",
+        ("Share", "%"),
+        6,
+        1,
+        "%",
+        doc="share of all requests through this Linux's cards in the interval",
+    ),
+)
+
+_FLAG_MEANING = {
+    Flag.GAP: "data lost in the interval",
+    Flag.RESET: "counter reset (the rate counts from the reset: a lower bound)",
+    Flag.NEW: "new device (no rate yet)",
+}
+
+
+# --- numbers -------------------------------------------------------------------------
+
+
+def _requests(entity: EntityData) -> float | None:
+    value = number(entity.values.get("request_count"))
+    return value if value is not None and value >= 0 else None
+
+
+def requests_total(cards: KindSlice) -> float | None:
+    """All requests through this Linux's cards in the slot (the sum of the cards' deltas).
+
+    ``None`` when nothing was counted, or when a card that was there before could not be
+    read: a sum without it would be a partial result shown as whole. A card new in the slot
+    has no delta yet and counts for nothing.
+    """
+    total: float | None = None
+    for entity in cards.rows.values():
+        delta = _requests(entity)
+        if delta is None:
+            if entity.flags & Flag.NEW:
+                continue
+            return None
+        total = (total or 0.0) + delta
+    return total
+
+
+def zcrypt_req_s(slot: Slot) -> float | None:
+    """Requests per second through this Linux's AP queues in the slot (ESASSUM)."""
+    cards = slot.get(CARD, PREFER)
+    if cards is None:
+        return None
+    return per_second(requests_total(cards), cards.duration_us)
+
+
+def pending(entity: EntityData) -> tuple[float | None, float | None]:
+    """(average, maximum) of requestq + pendingq over the interval's samples."""
+    values = entity.values
+    avg = number(values.get("pending_count"))
+    top = number(values.get(max_column("pending_count")))
+    if avg is None and top is None:
+        # recorded without the combined gauge: the average adds up exactly; the maximum only
+        # when one sample was taken or one part never rose above 0
+        rq, pq = number(values.get("requestq_count")), number(values.get("pendingq_count"))
+        if rq is None or pq is None:
+            return None, None
+        avg = rq + pq
+        rq_max = number(values.get(max_column("requestq_count")))
+        pq_max = number(values.get(max_column("pendingq_count")))
+        if (
+            rq_max is not None
+            and pq_max is not None
+            and (entity.hf_n <= 1 or 0 in (rq_max, pq_max))
+        ):
+            top = rq_max + pq_max
+    return (
+        avg if avg is not None and avg >= 0 else None,
+        top if top is not None and top >= 0 else None,
+    )
+
+
+def _online(attrs: Mapping[str, str]) -> str | None:
+    state = attrs.get("state")
+    if state and state != "-":
+        return state
+    return {"1": "online", "0": "offline"}.get(attrs.get("online", ""))
+
+
+# --- rows ----------------------------------------------------------------------------
+
+
+def _wanted(key: str, entity: str | None) -> bool:
+    """The drill-down filter: a card keeps itself and its APQNs; an APQN only itself."""
+    if entity is None:
+        return True
+    wanted = entity.strip().lower().removeprefix("card")
+    return key == wanted or key.partition(".")[0] == wanted
+
+
+def _row(
+    slot: Slot,
+    kind: KindSlice,
+    entity: EntityData,
+    total: float | None,
+    first: bool,
+    drill: Drill | None,
+) -> Row:
+    delta = _requests(entity)
+    avg, top = pending(entity)
+    values: dict[str, Value] = {
+        "device": entity.key,
+        "type": entity.attrs.get("type") or None,
+        "mode": entity.attrs.get("mode") or None,
+        "online": _online(entity.attrs),
+        "req_s": per_second(delta, kind.duration_us),
+        "pending_avg": avg,
+        "pending_max": top,
+        "share_pct": pct(delta, total),
+    }
+    flags = entity.flags | (kind.flags & Flag.GAP)
+    return Row(slot.start_us, slot.end_us, values, first=first, drill=drill, flags=flags)
+
+
+def slot_rows(slot: Slot, entity: str | None = None) -> list[Row]:
+    """One slot's rows: each card, then its APQNs, in card and domain order."""
+    cards = slot.get(CARD, PREFER)
+    queues = slot.get(QUEUE, PREFER)
+    total = requests_total(cards) if cards is not None else None
+    by_card: dict[str, list[EntityData]] = {}
+    for q in queues.rows.values() if queues is not None else ():
+        if _wanted(q.key, entity):
+            by_card.setdefault(q.key.partition(".")[0], []).append(q)
+    card_rows = {k: e for k, e in (cards.rows.items() if cards else ()) if _wanted(k, entity)}
+    rows: list[Row] = []
+    for key in sorted(card_rows.keys() | by_card.keys(), key=natural_key):
+        card = card_rows.get(key)
+        if card is not None and cards is not None:
+            drill = None if entity else Drill("ESACRYQ", slot.start_us, slot.end_us, key)
+            rows.append(_row(slot, cards, card, total, not rows, drill))
+        for q in sorted(by_card.get(key, ()), key=lambda e: natural_key(e.key)):
+            assert queues is not None
+            rows.append(_row(slot, queues, q, total, not rows, None))
+    return rows
+
+
+# --- the AP bus settings in the header -------------------------------------------------
+
+_SETTINGS = ("ap_interrupts", "poll_thread", "poll_timeout_ns")
+_LABELS = dict(zip(_SETTINGS, ("ap_interrupts", "poll_thread", "poll_timeout"), strict=True))
+
+
+@dataclass(frozen=True)
+class BusSettings:
+    """The AP bus settings in one slot; a setting that changed within it is ``mixed``."""
+
+    end_us: int
+    values: Mapping[str, float | None]  # the value, or the maximum when mixed
+    mixed: frozenset[str]
+
+    def value(self, name: str) -> float | None:
+        return None if name in self.mixed else self.values.get(name)
+
+    @property
+    def polling(self) -> bool:
+        """The guest polled for replies for some of the slot (ap_interrupts 0)."""
+        low = self.values.get("ap_interrupts")
+        return low is not None and (low == 0 or "ap_interrupts" in self.mixed)
+
+
+def bus_settings(slot: Slot) -> BusSettings | None:
+    bus = slot.get(BUS, PREFER)
+    entity = bus.rows.get(BUS_KEY) if bus is not None else None
+    if entity is None:
+        return None
+    values: dict[str, float | None] = {}
+    mixed: set[str] = set()
+    for name in _SETTINGS:
+        avg = number(entity.values.get(name))
+        top = number(entity.values.get(max_column(name)))
+        values[name] = top if top is not None else avg
+        # the settings are read at every full sample: several samples whose average is not
+        # their maximum did not all agree
+        if avg is not None and top is not None and not math.isclose(avg, top, rel_tol=1e-9):
+            mixed.add(name)
+    return BusSettings(slot.end_us, values, frozenset(mixed))
+
+
+def _us(ns: float) -> str:
+    return f"{ns / 1000:.3f}".rstrip("0").rstrip(".")
+
+
+def _shown(settings: BusSettings, name: str) -> str:
+    if name in settings.mixed:
+        return "changed"
+    value = settings.values.get(name)
+    if value is None:
+        return "."
+    return f"{_us(value)} µs" if name == "poll_timeout_ns" else f"{value:.0f}"
+
+
+def bus_notes(settings: BusSettings) -> list[str]:
+    """The header line with the newest settings, and what polling costs."""
+    shown = "  ".join(f"{label} {_shown(settings, name)}" for name, label in _LABELS.items())
+    timeout = settings.values.get("poll_timeout_ns")
+    if not settings.polling:
+        if settings.value("ap_interrupts") == 1:
+            return [f"AP bus: {shown}  (replies signalled by interrupt)"]
+        return [f"AP bus: {shown}"]
+    cost = f"up to {_us(timeout)} µs" if timeout is not None else "up to the poll timeout"
+    notes = [f"{MARKERS[Level.CRIT]} POLLING: {shown}: {cost} added latency per request"]
+    if settings.value("poll_thread") == 1:
+        notes.append(
+            "A lowest-priority poll thread looks for replies while requests are pending:"
+            " little wait while a CPU is free, CPU time spent polling."
+        )
+    else:
+        notes.append(
+            "A timer looks for the replies: half the timeout is added on average; a shorter"
+            " timeout costs more CPU (and CP time)."
+        )
+    return notes
+
+
+def change_note(history: Sequence[BusSettings]) -> str | None:
+    """Where the settings changed within the range (``history`` oldest first)."""
+    changes: list[str] = []
+    for name, label in _LABELS.items():
+        before: float | None = None
+        for settings in history:
+            if name in settings.mixed:
+                changes.append(f"{label} within the interval ending {hms(settings.end_us)}")
+                before = None
+                continue
+            now = settings.values.get(name)
+            if now is None:
+                continue
+            if before is not None and now != before:
+                old, new = (
+                    (f"{_us(before)}", f"{_us(now)} µs")
+                    if name == "poll_timeout_ns"
+                    else (f"{before:.0f}", f"{now:.0f}")
+                )
+                changes.append(f"{label} {old} -> {new} at {hms(settings.end_us)}")
+            before = now
+    if not changes:
+        return None
+    return f"{MARKERS[Level.WARN]} AP bus settings changed in this range: " + "; ".join(changes)
+
+
+def _header(settings: BusSettings | None, changed: bool) -> dict[str, Value]:
+    if settings is None:
+        return {}
+    timeout = settings.value("poll_timeout_ns")
+    timeout_us: Value = None
+    if timeout is not None:
+        timeout_us = int(timeout) // 1000 if timeout % 1000 == 0 else timeout / 1000
+    flags = {n: settings.value(n) for n in ("ap_interrupts", "poll_thread")}
+    return {
+        "ap_interrupts": None if flags["ap_interrupts"] is None else int(flags["ap_interrupts"]),
+        "poll_thread": None if flags["poll_thread"] is None else int(flags["poll_thread"]),
+        "poll_timeout_us": timeout_us,
+        "polling": settings.polling,
+        "settings_changed": changed,
+    }
+
+
+def _flags_note(rows: Sequence[Row]) -> str | None:
+    seen = 0
+    for row in rows:
+        seen |= row.flags
+    parts = [f"{letter} {_FLAG_MEANING[flag]}" for flag, letter, _ in FLAG_MARKS if seen & flag]
+    return "Flags: " + "; ".join(parts) if parts else None
+
+
+# --- the screen ----------------------------------------------------------------------
+
+
+def _build(ctx: Context) -> Built:
+    rows: list[Row] = []
+    history: list[BusSettings] = []
+    for slot in ctx.slots:
+        rows += slot_rows(slot, ctx.entity)
+        settings = bus_settings(slot)
+        if settings is not None:
+            history.append(settings)
+    history.reverse()  # oldest first
+    notes: list[str] = []
+    if ctx.slots and not rows:
+        notes.append("No crypto cards or AP queues recorded in this range.")
+    newest = history[-1] if history else None
+    changed = change_note(history)
+    if newest is not None:
+        notes += bus_notes(newest)
+    elif ctx.slots:
+        notes.append("AP bus settings not recorded in this range.")
+    if changed:
+        notes.append(changed)
+    flags = _flags_note(rows)
+    if flags:
+        notes.append(flags)
+    return Built(
+        COLUMNS,
+        rows,
+        tuple(notes),
+        flags_legend=True,
+        header=_header(newest, changed is not None),
+    )
+
+
+SCREEN = ScreenDef(
+    name="ESACRYQ",
+    title="Crypto Queue Analysis (guest)",
+    doc="this Linux's crypto cards and APQNs: requests/s, queued requests, share; AP polling",
+    timeline=(CARD, QUEUE, BUS),
+    kinds=(QUEUE, BUS),
+    columns=COLUMNS,
+    build=_build,
+    needs="the zcrypt source (/sys/bus/ap)",
+    prefer=PREFER,
+)

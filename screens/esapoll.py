@@ -1,0 +1,269 @@
+"""ESAPOLL, Crypto Polling Analysis: where the guests' crypto latency goes, and what it costs.
+
+Seed 002's split of the service time per virtual NQ (VNQ): VSERV (guest request to guest
+taking the reply) = NSERV (until CP hands the request to the adapter) + RSERV (adapter to CP
+holding the reply) + DSERV (until the guest takes it). Next to it the polling that pays for
+the latency: dequeues per operation, unsuccessful guest dequeues per second, and the guest's
+own poll setting when this Linux's zcrypt source was recorded in the same range. A note
+names the part that drives the latency and what changing it would cost, from the numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from esatui.db.query import Slot
+from esatui.screens import crypto as C
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, number
+from esatui.screens.model import Column, Drill, Row, Value
+
+ZCRYPT_BUS = "zcrypt_bus"
+BUS_KEY = "ap"
+_SERV = ("Service time per virtual NQ, µs",)
+_DQ = ("DQ/oper",)
+
+
+def _serv(cid: str, name: str, doc: str, provisional: bool) -> Column:
+    return Column(cid, ("", name), 9, 3, "us", _SERV, provisional=provisional, doc=doc)
+
+
+COLUMNS = (
+    TIME,
+    Column(
+        "guest_poll",
+        ("Guest", "Poll"),
+        6,
+        0,
+        "us",
+        doc="this Linux's AP bus: irq (adapter interrupts) or poll_timeout in µs (zcrypt)",
+    ),
+    Column("ops_s", ("Oper", "/sec"), 8, 1, "/s", doc="guest NQ per second (CRYNOVNQ)"),
+    _serv("vserv_us", "VSERV", "guest request complete to guest taking the reply", False),
+    _serv("nserv_us", "NSERV", "guest request complete to CP's NQ to the adapter", True),
+    _serv("rserv_us", "RSERV", "CP's NQ to CP holding the reply", False),
+    _serv("dserv_us", "DSERV", "CP holding the reply to the guest taking it", True),
+    Column(
+        "dserv_pct",
+        ("DSERV", "%VSERV"),
+        6,
+        1,
+        "%",
+        threshold="dserv_pct",
+        provisional=True,
+        doc="DSERV as % of VSERV: the part the guests' polling decides",
+    ),
+    Column(
+        "dq_per_op_virt",
+        ("", "Virt"),
+        5,
+        2,
+        "",
+        _DQ,
+        threshold="dq_per_op",
+        provisional=True,
+        doc="guest dequeues per guest NQ",
+    ),
+    Column(
+        "dq_per_op_real",
+        ("", "Real"),
+        5,
+        2,
+        "",
+        _DQ,
+        threshold="dq_per_op",
+        doc="CP dequeues per real NQ",
+    ),
+    Column(
+        "unsucc_dq_s",
+        ("Unsucc", "DQ/sec"),
+        8,
+        1,
+        "/s",
+        provisional=True,
+        doc="guest dequeues that found no reply, per second (CRYNOVPR − CRYNOVPC)",
+    ),
+    Column(
+        "poll_ms",
+        ("Poll", "ms"),
+        5,
+        2,
+        "ms",
+        doc="ms_op_virt − ms_op_real: what the guests wait beyond CP's NQ to DQ",
+    ),
+)
+
+GuestPoll = int | str | None
+
+
+def guest_poll(slot: Slot) -> GuestPoll:
+    """``irq``, the poll timeout in µs, ``mixed`` (switched within the interval), or None
+    when this Linux's AP bus was not recorded in the slot."""
+    bus = slot.get(ZCRYPT_BUS)
+    entity = bus.rows.get(BUS_KEY) if bus else None
+    if entity is None:
+        return None
+    irq = number(entity.values.get("ap_interrupts"))
+    timeout_ns = number(entity.values.get("poll_timeout_ns"))
+    if irq is not None and irq >= 1.0:
+        return "irq"
+    if irq is not None and irq > 0.0:
+        return "mixed"
+    return None if timeout_ns is None else round(timeout_ns / 1000)
+
+
+def esapoll_values(d: C.CryptoDeltas, poll: GuestPoll) -> dict[str, Value]:
+    """ESAPOLL's columns (all but ``time``) for one interval's deltas."""
+    st = C.service_times(d)
+    return {
+        "guest_poll": poll,
+        "ops_s": C.rate(d, "virt_nq"),
+        "vserv_us": st.vserv,
+        "nserv_us": st.nserv,
+        "rserv_us": st.rserv,
+        "dserv_us": st.dserv,
+        "dserv_pct": st.dserv_pct,
+        "dq_per_op_virt": C.dq_per_op_virt(d),
+        "dq_per_op_real": C.dq_per_op_real(d),
+        "unsucc_dq_s": C.unsuccessful_dq_s(d),
+        "poll_ms": C.poll_ms(d),
+    }
+
+
+# --- the explanation ---------------------------------------------------------------------
+
+# seed 002 Table 1: on-demand NQ cut NSERV 80-95%; interrupts cut RSERV 42-61%
+_INTERRUPT_LIKE_DQ = 1.05  # CP dequeues per operation at or below this: no CP DQ polling
+_POLLING_MATTERS_PCT = 25.0  # without the split: guest wait beyond CP worth naming
+NOTE_WIDTH = 132  # the default text export's width: the explanation stays one line there
+
+
+def _poll_text(poll: GuestPoll) -> str:
+    if poll == "irq":
+        return " (here: interrupts)"
+    if isinstance(poll, int):
+        return f" (here {poll} µs)"
+    return ""
+
+
+def _fit(*variants: str) -> str:
+    """The most detailed variant that fits one line of the default text export."""
+    for text in variants:
+        if len(text) <= NOTE_WIDTH:
+            return text
+    return variants[-1][:NOTE_WIDTH]
+
+
+def explain(d: C.CryptoDeltas | None, poll: GuestPoll = None) -> str:
+    """One line: which part of the latency dominates and what changing it would cost."""
+    if d is None or not isinstance(d.get("virt_nq"), int) or not d.get("virt_nq"):
+        return "No guest crypto operations in this range: nothing to explain."
+    st = C.service_times(d)
+    vserv = st.vserv
+    parts = {"NSERV": st.nserv, "RSERV": st.rserv, "DSERV": st.dserv}
+    if not vserv or any(v is None for v in parts.values()):
+        return _explain_without_split(d, poll)
+    name = max(parts, key=lambda k: parts[k] or 0.0)
+    head = f"{name} {100.0 * (parts[name] or 0.0) / vserv:.0f}% of {vserv:.0f} µs/op"
+    if name == "DSERV":
+        fails = C.unsuccessful_dq_s(d)
+        count = f" ({fails:.0f}/s)" if fails is not None else ""
+        timer = f"{head}: guest poll timer"
+        cost = "; shorter poll_timeout cuts it, multiplying unsuccessful DQs"
+        setting = _poll_text(poll)
+        return _fit(
+            f"{timer}{setting}{cost}{count} and CPU",
+            f"{timer}{setting}{cost} and CPU",
+            f"{timer}{cost} and CPU",
+        )
+    if name == "NSERV":
+        return _fit(
+            f"{head}: CP's NQ polling (pre-PTF UM35974); the PTF's on-demand NQ cuts NSERV "
+            "80-95% for a little CP CPU"
+        )
+    dq_real = C.dq_per_op_real(d)
+    if dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ:
+        return _fit(
+            f"{head}: the adapter itself ({dq_real:.2f} CP DQ/op: no CP polling left); "
+            "only more or faster adapters cut it"
+        )
+    cost = "; SET CRYPTO POLLING OFF cuts it 40-60% for ~50% more CP CPU/op"
+    detailed = [f"{head}: adapter + CP's DQ polling ({dq_real:.2f} DQ/op){cost}"] if dq_real else []
+    return _fit(*detailed, f"{head}: adapter + CP's DQ polling{cost}")
+
+
+def _explain_without_split(d: C.CryptoDeltas, poll: GuestPoll) -> str:
+    virt, real = C.ms_op_virt(d), C.ms_op_real(d)
+    if virt is None or real is None or virt <= 0:
+        return "NQ to DQ times not recorded: no latency split (needs CRYVSERV and CRYRSERV)."
+    waited = virt - real
+    share = 100.0 * waited / virt
+    if share < _POLLING_MATTERS_PCT:
+        return _fit(
+            f"CP's NQ to DQ is {real:.2f} of {virt:.2f} ms/op: adapter and CP time, not guest "
+            "polling; more or faster adapters would cut it",
+            f"CP's NQ to DQ is {100 - share:.0f}% of the guests' ms/op: adapter and CP time, "
+            "not guest polling; more or faster adapters would cut it",
+        )
+    dq = C.dq_per_op_virt(d)
+    polls = f"{dq:.1f} DQ/op" if dq is not None else ""
+    setting = _poll_text(poll).strip(" ()")
+    details = [f" ({setting}, {polls})"] if setting and polls else []
+    details += [f" ({polls or setting})"] if polls or setting else []
+    head = f"Guests wait {share:.0f}% of {virt:.2f} ms/op beyond CP: mostly polling"
+    cost = "; polling faster cuts it, multiplying DQs and CPU"
+    return _fit(*(f"{head}{detail}{cost}" for detail in details), f"{head}{cost}")
+
+
+def _common_poll(polls: Sequence[GuestPoll]) -> GuestPoll:
+    known = {p for p in polls if p is not None}
+    return known.pop() if len(known) == 1 else None
+
+
+def _build(ctx: Context) -> Built:
+    dserv = ctx.thresholds["dserv_pct"]
+    dq = ctx.thresholds["dq_per_op"]
+    rows: list[Row] = []
+    parts: list[C.CryptoDeltas] = []
+    polls: list[GuestPoll] = []
+    for slot in ctx.slots:
+        d = C.crypto_deltas(slot)
+        if d is None:
+            continue
+        poll = guest_poll(slot)
+        parts.append(d)
+        polls.append(poll)
+        values = esapoll_values(d, poll)
+        levels = {
+            "dserv_pct": dserv.level(values["dserv_pct"]),
+            "dq_per_op_virt": dq.level(values["dq_per_op_virt"]),
+            "dq_per_op_real": dq.level(values["dq_per_op_real"]),
+        }
+        rows.append(
+            Row(
+                slot.start_us,
+                slot.end_us,
+                values,
+                levels,
+                drill=Drill("ESACRYPT", slot.start_us, slot.end_us),
+                flags=d.flags,
+            )
+        )
+    if not rows:
+        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
+    notes = (explain(C.combine(parts), _common_poll(polls)),)
+    return Built(COLUMNS, rows, notes)
+
+
+SCREEN = ScreenDef(
+    name="ESAPOLL",
+    title="Crypto Polling Analysis",
+    doc="the crypto service time split (NSERV, RSERV, DSERV per virtual NQ), dequeues per "
+    "operation, unsuccessful dequeues and the guest's poll setting",
+    timeline=(C.CRYPTO,),
+    kinds=(ZCRYPT_BUS,),
+    columns=COLUMNS,
+    build=_build,
+    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
+    prefer=C.PREFER,
+)

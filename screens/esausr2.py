@@ -1,0 +1,85 @@
+"""ESAUSR2, User CPU Analysis: z/VM guests by CPU, with memory and CP's state samples.
+
+From DIAGNOSE X'2FC' data (hypfs in z/VM mode, or SMAPI Image_Performance_Query): the CPU
+a guest used in the interval as a percent of one CPU, its virtual CPUs and memory, and how
+CP's high-frequency state sampling found it (using a CPU, waiting for one, in page wait,
+idle). The busiest guests come first in each interval.
+"""
+
+from __future__ import annotations
+
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.common import TIME, number, pct
+from esatui.screens.model import Column, Drill, Row, Value
+
+PREFER = ("hypfs", "smapi")
+_SAMPLES = ("High-frequency samples",)
+
+COLUMNS = (
+    TIME,
+    Column("userid", ("", "UserID"), 8, key=True, doc="z/VM userid"),
+    Column("cpu_pct", ("CPU", "pct"), 6, 1, "%", ("CPU",), doc="CPU used, % of one CPU"),
+    Column("vcpus", ("Virt", "CPUs"), 4, 0, "count", ("CPU",), doc="virtual CPUs"),
+    Column("mem_used_mb", ("Used", "MB"), 8, 0, "MB", ("Memory",), doc="memory in use (average)"),
+    Column("mem_max_mb", ("Max", "MB"), 8, 0, "MB", ("Memory",), doc="maximum memory"),
+    Column("samp_cpu", ("", "Using"), 6, 0, "count", _SAMPLES, doc="samples using a real CPU"),
+    Column(
+        "samp_delay", ("CPU", "Delay"), 6, 0, "count", _SAMPLES, doc="samples waiting for a CPU"
+    ),
+    Column("samp_page", ("Page", "Wait"), 6, 0, "count", _SAMPLES, doc="samples in page wait"),
+    Column("samp_idle", ("", "Idle"), 6, 0, "count", _SAMPLES, doc="samples idle"),
+)
+
+
+def _mb(kib: Value) -> float | None:
+    value = number(kib)
+    return None if value is None else value / 1024
+
+
+def _build(ctx: Context) -> Built:
+    rows: list[Row] = []
+    for slot in ctx.slots:
+        guests = slot.get("guest", PREFER)
+        if guests is None:
+            continue
+        entries: list[dict[str, Value]] = []
+        for entity in guests.rows.values():
+            if ctx.entity is not None and entity.key != ctx.entity:
+                continue
+            v = entity.values
+            entries.append(
+                {
+                    "userid": entity.attrs.get("userid", entity.key),
+                    "cpu_pct": pct(number(v.get("cpu_us")), guests.duration_us),
+                    "vcpus": v.get("vcpus"),
+                    "mem_used_mb": _mb(v.get("mem_used_kib")),
+                    "mem_max_mb": _mb(v.get("mem_max_kib")),
+                    "samp_cpu": v.get("samp_cpu"),
+                    "samp_delay": v.get("samp_delay"),
+                    "samp_page": v.get("samp_page"),
+                    "samp_idle": v.get("samp_idle"),
+                }
+            )
+        entries.sort(key=lambda e: (-(number(e["cpu_pct"]) or -1.0), str(e["userid"])))
+        node = ctx.node
+        for n, entry in enumerate(entries):
+            drill = (
+                Drill("ESALNXC", slot.start_us, slot.end_us)
+                if node and str(entry["userid"]).upper() == node.upper()
+                else None
+            )
+            rows.append(Row(slot.start_us, slot.end_us, entry, first=n == 0, drill=drill))
+    return Built(COLUMNS, rows)
+
+
+SCREEN = ScreenDef(
+    name="ESAUSR2",
+    title="User CPU Analysis",
+    doc="z/VM guests: CPU, virtual CPUs, memory, high-frequency state samples",
+    timeline=("guest",),
+    kinds=(),
+    columns=COLUMNS,
+    build=_build,
+    needs="hypfs in a z/VM guest or SMAPI",
+    prefer=PREFER,
+)

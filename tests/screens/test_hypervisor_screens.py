@@ -1,0 +1,316 @@
+"""ESACPUU and ESAUSR2 from every source that fills ``lcpu`` and ``guest``."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+from esatui.collectors.base import PolledSource, SourceContext
+from esatui.collectors.host import HostSource
+from esatui.collectors.hypfs import HypfsSource
+from esatui.collectors.kinds import LCPU
+from esatui.collectors.model import Reading, Sample
+from esatui.db.store import Store
+from esatui.export import render
+from esatui.fakesys.hypfs import HypfsLpar, HypfsVm, guest, lpar
+from esatui.fakesys.procfs import ProcStat
+from esatui.sampling.recorder import Recorder
+from esatui.screens import catalog
+from esatui.screens.model import RowKind
+from tests.conftest import DATA
+from tests.fixtures.clock import StepClock
+from tests.fixtures.recording import write
+from tests.screens.golden import check
+
+MINUTE_S = 60
+START_US = 1_790_000_040_000_000  # on a minute boundary
+
+
+def record(db_path: Path, sources: list[PolledSource], clock: StepClock, count: int) -> None:
+    with Store.open(db_path) as store:
+        recorder = Recorder(
+            store, sources, interval_s=MINUTE_S, hf_s=None, clock=clock, node="LNXT01", warn=print
+        )
+        recorder.run(threading.Event(), count=count)
+
+
+def lpar_sysinfo(name: str) -> str:
+    """A real z15 sysinfo (sub-capacity CP: 3085 vs IFL 416) as seen in LPAR ``name``."""
+    text = (DATA / "host/sysinfo-zvm72-guest-z15-8561-ansible.txt").read_text()
+    text = text.split("\nVM00")[0].replace(
+        "LPAR Name:            L32", f"LPAR Name:            {name}"
+    )
+    return text + "\n"
+
+
+@pytest.fixture
+def lpar_recording(tmp_path: Path, db_path: Path) -> Path:
+    root = tmp_path / "root"
+    box = HypfsLpar(
+        root, [lpar("ZOS1", 1, "CP,ZIIP"), lpar("LP1", 3, "CP,IFL,IFL")], "LP1", now_us=START_US
+    )
+    (root / "proc").mkdir(parents=True)
+    (root / "proc/sysinfo").write_text(lpar_sysinfo("LP1"))
+    stat = ProcStat(root, [0, 1])
+    busy = {("LP1", 0): 0.5, ("LP1", 1): 0.25, ("LP1", 2): 0.75}
+
+    def advance(seconds: float) -> None:
+        box.advance(seconds, busy, mgmt=0.01)
+        box.write()
+        for cpu in (0, 1):
+            stat.advance(cpu, user=int(seconds * 50), idle=int(seconds * 50))
+        stat.write()
+
+    box.write()
+    stat.write()
+    clock = StepClock(START_US, advance)
+    ctx = SourceContext(root, clock=clock)
+    record(db_path, [HypfsSource(ctx, mode="debugfs"), HostSource(ctx)], clock, count=3)
+    return db_path
+
+
+def test_esacpuu_from_hypfs_in_an_lpar(lpar_recording: Path) -> None:
+    with Store.open(lpar_recording, readonly=True) as store:
+        model = catalog.build_model(store, "ESACPUU", catalog.Query())
+    rows = [r for r in model.rows if r.end_us == model.rows[0].end_us]
+    data = [r for r in rows if r.kind is RowKind.DATA]
+    assert [(r.values["type"], r.values["id"]) for r in data] == [("CP", 0), ("IFL", 1), ("IFL", 2)]
+    assert [r.values["total"] for r in data] == pytest.approx([50.0, 25.0, 75.0])
+    assert [r.values["steal"] for r in data] == pytest.approx([50.0, 75.0, 25.0])
+    assert all(r.values["emul"] is None and r.values["idle"] is None for r in data)
+    assert all(r.values["mgmt"] == pytest.approx(1.0) for r in data)
+    subtotals = {r.values["type"]: r for r in rows if r.kind is RowKind.SUBTOTAL}
+    assert subtotals["IFL"].values["total"] == pytest.approx(100.0)
+    assert subtotals["CP"].values["total"] == pytest.approx(50.0)
+    assert model.system.startswith("LP1")
+    assert "CPU types from the hypervisor file system (diag 204)." in model.notes
+    # the other LPAR's processors are not this LPAR's
+    assert all(r.values["type"] != "ZIIP" for r in rows)
+
+
+def test_esacpuu_normalized_view(lpar_recording: Path) -> None:
+    with Store.open(lpar_recording, readonly=True) as store:
+        query = catalog.Query(options=frozenset({"normalized"}))
+        model = catalog.build_model(store, "ESACPUU", query)
+    newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
+    subtotals = {r.values["type"]: r for r in newest if r.kind is RowKind.SUBTOTAL}
+    assert subtotals["CP"].values["total"] == pytest.approx(50.0 * 416 / 3085)
+    assert subtotals["IFL"].values["total"] == pytest.approx(100.0)  # IFLs are full speed
+    assert any("normalized to full-speed engines (CP x 0.135" in n for n in model.notes)
+
+
+def test_esassum_takes_the_hypervisor_view_when_recorded(lpar_recording: Path) -> None:
+    with Store.open(lpar_recording, readonly=True) as store:
+        model = catalog.build_model(store, "ESASSUM", catalog.Query())
+    row = model.rows[0]
+    assert row.values["cpus_cp"] == 1 and row.values["cpus_ifl"] == 2
+    assert row.values["busy_ifl"] == pytest.approx(100.0)
+    assert model.column("busy_cp").drill == "ESACPUU"
+    assert model.notes[0].startswith("CPUs by type: the hypervisor view")
+
+
+def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
+    root = tmp_path / "root"
+    vm = HypfsVm(
+        root,
+        [
+            guest("LNXT01", vcpus=2),
+            guest("ZVSE1", vcpus=1, mem_used_kib=512 << 10),
+            guest("TCPIP", vcpus=1),
+        ],
+        now_us=START_US,
+    )
+    cpu = {"LNXT01": 0.35, "ZVSE1": 1.2, "TCPIP": 0.01}
+
+    def advance(seconds: float) -> None:
+        vm.advance(seconds, cpu, samples_per_s=2)
+        vm.write()
+
+    vm.write()
+    clock = StepClock(START_US, advance)
+    record(db_path, [HypfsSource(SourceContext(root, clock=clock), mode="debugfs")], clock, 2)
+    with Store.open(db_path, readonly=True) as store:
+        model = catalog.build_model(store, "ESAUSR2", catalog.Query())
+    newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
+    assert [r.values["userid"] for r in newest] == ["ZVSE1", "LNXT01", "TCPIP"]
+    assert [r.values["cpu_pct"] for r in newest] == pytest.approx([120.0, 35.0, 1.0])
+    zvse = newest[0].values
+    assert zvse["vcpus"] == 1 and zvse["mem_used_mb"] == pytest.approx(512)
+    assert zvse["samp_cpu"] == 120  # CP sampled it using a CPU every time (capped at 100%)
+    assert newest[1].drill is not None  # LNXT01 is this Linux: drill to ESALNXC
+    check("ESAUSR2.text", render(model, "text"))
+
+
+def pct_sample(
+    t_us: int,
+    rows: dict[str, tuple[str, float, float, float, float, float]],
+    totals: dict[str, dict[str, int]],
+    seconds: int,
+) -> Sample:
+    """Monitor-style lcpu counters that advance by the given percentages of ``seconds``."""
+    readings = []
+    for key, (cpu_type, emul, user, syst, idle, steal) in rows.items():
+        acc = totals.setdefault(
+            key,
+            dict.fromkeys(
+                ("elapsed_us", "emul_us", "user_us", "syst_us", "idle_us", "steal_us"), 0
+            ),
+        )
+        for name, share in (
+            ("elapsed_us", 100.0),
+            ("emul_us", emul),
+            ("user_us", user),
+            ("syst_us", syst),
+            ("idle_us", idle),
+            ("steal_us", steal),
+        ):
+            acc[name] += round(share * seconds * 10_000)
+        readings.append(
+            Reading(
+                "lcpu",
+                key,
+                dict(acc),
+                {"type": cpu_type, "lpar": "MODEVM", "type_source": "monitor"},
+            )
+        )
+    return Sample(
+        "monitor",
+        t_us,
+        tuple(readings),
+        config={"lpar_name": "MODEVM", "machine_type": "2828", "zvm_level": "6.3.0"},
+    )
+
+
+# seed 000, "CP Overhead in Mode VM": ESACPUU at 00:47, 00:54 and 00:59
+SEED000_ESACPUU = {
+    "00:47": {
+        "0": ("CP", 10.1, 0.7, 2.2, 86.7, 0.3),
+        "1": ("IFL", 0.4, 0.1, 0.1, 99.2, 0.1),
+        "2": ("IFL", 0.3, 0.1, 0.1, 99.5, 0.0),
+    },
+    "00:54": {
+        "0": ("CP", 10.6, 0.7, 45.4, 42.6, 0.7),
+        "1": ("IFL", 17.9, 5.8, 1.3, 69.7, 5.3),
+        "2": ("IFL", 18.8, 6.1, 1.3, 68.5, 5.3),
+    },
+    "00:59": {
+        "0": ("CP", 76.6, 4.2, 15.6, 0.0, 3.6),
+        "1": ("IFL", 19.1, 5.5, 2.3, 71.9, 1.3),
+        "2": ("IFL", 19.3, 5.5, 2.3, 71.7, 1.2),
+    },
+}
+
+
+def test_esacpuu_reproduces_seed_000_from_monitor_counters(db_path: Path) -> None:
+    day = 1_456_790_400_000_000  # 2016-03-01 00:00 UTC
+    idle = {k: (t, 0.0, 0.0, 0.0, 100.0, 0.0) for k, (t, *_) in SEED000_ESACPUU["00:47"].items()}
+    totals: dict[str, dict[str, int]] = {}
+    samples = [pct_sample(day + 46 * 60_000_000, idle, totals, 0)]
+    last = 46
+    for hhmm, rows in SEED000_ESACPUU.items():
+        minute = int(hhmm[3:])
+        if minute - 1 > last:  # quiet minutes between the seed's screens
+            samples.append(
+                pct_sample(day + (minute - 1) * 60_000_000, idle, totals, (minute - 1 - last) * 60)
+            )
+        samples.append(pct_sample(day + minute * 60_000_000, rows, totals, 60))
+        last = minute
+    with Store.open(db_path) as store:
+        write(store, "monitor", (LCPU,), samples, node="VMSYS1")
+    with Store.open(db_path, readonly=True) as store:
+        for hhmm, expected in SEED000_ESACPUU.items():
+            end = day + int(hhmm[3:]) * 60_000_000
+            model = catalog.build_model(
+                store, "ESACPUU", catalog.Query(after_us=end - 60_000_000, until_us=end)
+            )
+            data = [r for r in model.rows if r.kind is RowKind.DATA]
+            assert len(data) == 3
+            for row in data:
+                cpu_type, emul, user, syst, idle_pct, steal = expected[str(row.values["id"])]
+                assert row.values["type"] == cpu_type
+                assert row.values["emul"] == pytest.approx(emul, abs=1e-9)
+                assert row.values["user"] == pytest.approx(user, abs=1e-9)
+                assert row.values["syst"] == pytest.approx(syst, abs=1e-9)
+                assert row.values["total"] == pytest.approx(emul + user + syst, abs=1e-9)
+                assert row.values["idle"] == pytest.approx(idle_pct, abs=1e-9)
+                assert row.values["steal"] == pytest.approx(steal, abs=1e-9)
+            if hhmm == "00:59":
+                check("ESACPUU-seed000.text", render(model, "text"))
+
+
+def test_esacpuu_from_smapi_gauges_shows_only_this_lpar(db_path: Path) -> None:
+    def smapi_sample(t_us: int, busy: float) -> Sample:
+        rows = [("LP1", "0", "IFL", busy), ("LP1", "1", "IFL", busy / 2), ("LP2", "0", "CP", 99.0)]
+        return Sample(
+            "smapi",
+            t_us,
+            tuple(
+                Reading(
+                    "lcpu",
+                    f"{lp}/{cpu}",
+                    {"busy_pct": b, "overhead_pct": 0.1},
+                    {"type": t, "lpar": lp, "type_source": "smapi"},
+                )
+                for lp, cpu, t, b in rows
+            ),
+            config={"lpar_name": "LP1"},
+        )
+
+    with Store.open(db_path) as store:
+        write(
+            store,
+            "smapi",
+            (LCPU,),
+            [smapi_sample(START_US, 10.0), smapi_sample(START_US + 60_000_000, 98.5)],
+        )
+    with Store.open(db_path, readonly=True) as store:
+        model = catalog.build_model(store, "ESACPUU", catalog.Query())
+    data = [r for r in model.rows if r.kind is RowKind.DATA]
+    assert [(r.values["type"], r.values["id"], r.values["total"]) for r in data] == [
+        ("IFL", 0, 98.5),
+        ("IFL", 1, 49.25),
+    ]
+    assert all(r.values["emul"] is None and r.values["idle"] is None for r in data)
+    assert data[0].values["mgmt"] == pytest.approx(0.1)
+    subtotal = next(r for r in model.rows if r.kind is RowKind.SUBTOTAL)
+    assert subtotal.values["total"] == pytest.approx(147.75)
+
+
+def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: Path) -> None:
+    """A z/VM guest with two IFLs and a CP: /proc cannot tell, QUERY VIRTUAL CPUS can."""
+    from esatui.collectors.vmcp import VmcpSource
+    from esatui.fakesys.vmcp import ScriptedVmcp, zvm_guest
+
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "host/trees/util-linux-s390-zvm", root)
+    stat = ProcStat(root, [0, 1, 2, 3])
+    stat.write()
+    device = ScriptedVmcp(zvm_guest({0: "IFL", 1: "IFL", 2: "CP", 3: "IFL"}))
+
+    def advance(seconds: float) -> None:
+        for cpu in range(4):
+            stat.advance(cpu, user=int(seconds * 40), idle=int(seconds * 60))
+        stat.write()
+
+    clock = StepClock(START_US, advance)
+    ctx = SourceContext(root, clock=clock)
+    record(db_path, [HostSource(ctx), VmcpSource(ctx, opener=device.open)], clock, count=2)
+    with Store.open(db_path, readonly=True) as store:
+        lnxc = catalog.build_model(store, "ESALNXC", catalog.Query())
+        summary = catalog.build_model(store, "ESASSUM", catalog.Query())
+    newest = [r for r in lnxc.rows if r.end_us == lnxc.rows[0].end_us and r.kind is RowKind.DATA]
+    assert [(r.values["id"], r.values["type"]) for r in newest] == [
+        (0, "IFL"),
+        (1, "IFL"),
+        (2, "CP"),
+        (3, "IFL"),
+    ]
+    assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in lnxc.notes
+    ids = [c.id for c in summary.columns]
+    assert ids[1:5] == ["cpus_cp", "busy_cp", "cpus_ifl", "busy_ifl"]
+    assert summary.rows[0].values["cpus_ifl"] == 3
+    assert summary.rows[0].values["busy_cp"] == pytest.approx(40.0)
+    assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in summary.notes
