@@ -134,7 +134,7 @@ SOURCE_TYPES: dict[str, SourceType] = {
     "smapi": SourceType("smapi", "z/VM SMAPI over TCP, TLS or IUCV", False, _smapi),
     "sim": SourceType(
         "sim",
-        "a simulated z/VM system, read by the host, zcrypt, monitor and smapi sources",
+        "a simulated z/VM system, read by the host, zcrypt, vmcp, monitor and smapi sources",
         False,
         _sim,
     ),

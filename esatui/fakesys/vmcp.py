@@ -102,23 +102,27 @@ def zvm_guest(
     userid: str = "LINUX01",
     level: str = "z/VM Version 7 Release 3.0, service level 2401 (64-bit)",
     crypto: str | None = None,
+    busy: Mapping[int, float] | None = None,
 ) -> dict[str, Answer]:
     """Answers of a z/VM guest with virtual CPUs ``{address: type}``.
 
     ``real`` maps real processor addresses to (type, polarization code: HZ/VH/VM/VL) for
     INDICATE LOAD. Line layouts follow the real captures in tests/data/vmcp/ (INDICATE
     LOAD/USER) and the documented QUERY VIRTUAL CPUS response; ``crypto`` is the raw text to
-    answer QUERY VIRTUAL CRYPTO with (no public capture exists).
+    answer QUERY VIRTUAL CRYPTO with (no public capture exists); ``busy`` gives INDICATE
+    LOAD's busy percentage per real processor (0 when not given).
     """
     vcpus = "".join(
         f"CPU {a:02X}  ID  {cpuid} {'(BASE) ' if a == base else ''}{t.upper():<4} CPUAFF ON\n"
         for a, t in sorted(cpus.items())
     )
     real = real or dict.fromkeys(range(2), ("CP", "HZ"))
-    procs = [f"PROC {a:04X}-000% {t.upper():<4} {p}" for a, (t, p) in sorted(real.items())]
+    pct = {a: min(999, max(0, round((busy or {}).get(a, 0.0)))) for a in real}
+    procs = [f"PROC {a:04X}-{pct[a]:03d}% {t.upper():<4} {p}" for a, (t, p) in sorted(real.items())]
+    avg = round(sum(pct.values()) / len(pct)) if pct else 0
     pairs = ["     ".join(procs[i : i + 2]) for i in range(0, len(procs), 2)]
     load = (
-        f"AVGPROC-000% {len(real):02d}\n"
+        f"AVGPROC-{avg:03d}% {len(real):02d}\n"
         "MDC READS-000000/SEC WRITES-000000/SEC HIT RATIO-000%\n"
         "PAGING-0/SEC\n"
         "Q0-00000(00000)                           DORMANT-00001\n"

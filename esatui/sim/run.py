@@ -3,7 +3,7 @@
 The recorder runs on a :class:`~esatui.sim.clock.SimClock` without pacing, so a simulated
 day is written as fast as the model, the artifacts and the collectors go. What is recorded
 is what ``esatui collect`` would record on that system: the sources are the ordinary ones
-(``host``, ``zcrypt``, ``monitor``, ``smapi``) reading the simulated artifacts.
+(``host``, ``zcrypt``, ``vmcp``, ``monitor``, ``smapi``) reading the simulated artifacts.
 """
 
 from __future__ import annotations

@@ -2,16 +2,17 @@
 
 :class:`SimulatedSite` owns the model (:class:`~esatui.sim.model.SimulatedSystem`) and the
 artifacts the ordinary collectors read: a procfs/sysfs tree of one observed Linux guest
-under a temporary root (``host``, ``zcrypt``), the monitor records through a monreader
-device (``monitor``), and a SMAPI server on loopback (``smapi``). :meth:`SimulatedSite.sync`
-brings the model and every artifact to a moment of simulated time; nothing else moves them.
+under a temporary root (``host``, ``zcrypt``), that guest's ``/dev/vmcp`` (``vmcp``), the
+monitor records through a monreader device (``monitor``), and a SMAPI server on loopback
+(``smapi``). :meth:`SimulatedSite.sync` brings the model and every artifact to a moment of
+simulated time; nothing else moves them.
 
 How it composes with the recorder (docs/MODEL.md, "Driving the real collectors"):
 
-* :meth:`SimulatedSite.sources` returns the ordinary sources, built exactly as ``--source
-  host --source zcrypt --source monreader --source smapi:HOST:PORT`` would build them but
-  pointed at the artifacts, each behind a thin wrapper that (1) syncs the site to its
-  clock's time before the source reads, and (2) adds ``simulated`` to the sample's
+* :meth:`SimulatedSite.sources` returns the ordinary sources, built as ``--source host
+  --source zcrypt --source vmcp --source monreader --source smapi:HOST:PORT`` would build
+  them but pointed at the artifacts, each behind a thin wrapper that (1) syncs the site to
+  its clock's time before the source reads, and (2) adds ``simulated`` to the sample's
   configuration (the screens' "Simulated data" line). Values pass through the real
   parsers untouched; the database sees the ordinary source names.
 * With a :class:`~esatui.sim.clock.SimClock` (``esatui sim``, ``esatui demo``) the clock's
@@ -41,6 +42,7 @@ from esatui.collectors.model import Availability, Kind, Sample
 from esatui.collectors.monitor.layoutfile import effective_layouts
 from esatui.collectors.monitor.monreader import MonreaderSource
 from esatui.collectors.smapi.source import build_source
+from esatui.collectors.vmcp import VmcpSource
 from esatui.collectors.zcrypt import ZcryptSource
 from esatui.sim.guest_tree import GuestTree
 from esatui.sim.model import SimulatedSystem
@@ -48,6 +50,7 @@ from esatui.sim.monitor_feed import MonitorFeed
 from esatui.sim.params import SimParams
 from esatui.sim.smapi_feed import SMAPI_USER, SmapiFeed
 from esatui.sim.snapshot import Identity, SystemSnapshot
+from esatui.sim.vmcp_feed import guest_vmcp
 
 SIMULATED_KEY = "simulated"
 """The configuration key every simulated source adds (screens/catalog shows a line)."""
@@ -102,6 +105,7 @@ class SimulatedSite:
         secrets_dir.mkdir(mode=0o700, exist_ok=True)
         self.tree = GuestTree(self.root, params, self.system.identity, first, self.observed)
         self.smapi = SmapiFeed(first, secrets_dir)
+        self.vmcp = guest_vmcp(first, self.observed, lambda: self.smapi.busy)
         self.monitor = MonitorFeed(monitor_interval_s, monwrite)
         self._interval_us = max(1, round(monitor_interval_s * 1e6))
         self._lock = threading.RLock()
@@ -159,7 +163,8 @@ class SimulatedSite:
         monitor_layout: Path | None = None,
         smapi_guests: str = "*",
     ) -> list[PolledSource | StreamSource]:
-        """``host``, ``zcrypt``, ``smapi`` and ``monitor``, reading this site's artifacts."""
+        """``host``, ``zcrypt``, ``vmcp``, ``smapi`` and ``monitor``, reading this site's
+        artifacts."""
         here = SourceContext(self.root, ctx.warn, ctx.clock)
         smapi = build_source(
             f"smapi:127.0.0.1:{self.smapi.port}",
@@ -171,7 +176,8 @@ class SimulatedSite:
         monitor = MonreaderSource(
             here, f"sim:{self.label}", effective_layouts(monitor_layout), opener=self.monitor.open
         )
-        polled: list[PolledSource] = [HostSource(here), ZcryptSource(here), smapi]
+        vmcp = VmcpSource(here, opener=self.vmcp.open)
+        polled: list[PolledSource] = [HostSource(here), ZcryptSource(here), vmcp, smapi]
         out: list[PolledSource | StreamSource] = [SimPolled(s, self, ctx.clock) for s in polled]
         out.append(SimStream(monitor, self))
         self._open = len(out)

@@ -65,6 +65,11 @@ class SmapiFeed:
         self.update(first)
 
     @property
+    def busy(self) -> dict[int, float]:
+        """Busy % per logical processor over CP's last monitor-rate period."""
+        return dict(self._busy)
+
+    @property
     def port(self) -> int:
         return self.server.port
 

@@ -1,7 +1,8 @@
 """``--source sim:SCENARIO``: a simulated z/VM system behind the ordinary sources.
 
 The factory builds a :class:`~esatui.sim.site.SimulatedSite` that starts at the clock's
-present and returns its ordinary sources (``host``, ``zcrypt``, ``smapi``, ``monitor``),
+present and returns its ordinary sources (``host``, ``zcrypt``, ``vmcp``, ``smapi``,
+``monitor``),
 which move the model to their clock's time before each read. With ``esatui live`` or
 ``esatui collect`` that clock is the system's: the simulated system runs at wall-clock
 speed with monitor intervals of ``SIM_MONITOR_INTERVAL_S``. The site and its temporary

@@ -29,7 +29,7 @@ from tests.sim.recorded import num
 
 START_US = 1_767_571_200_000_000  # 2026-01-05T00:00Z
 ROOT = Path(__file__).resolve().parents[2]
-ORDINARY = {"host", "zcrypt", "smapi", "monitor"}
+ORDINARY = {"host", "zcrypt", "vmcp", "smapi", "monitor"}
 
 
 def _site(tmp_path: Path, name: str = "seed002-t3-polling", **kw: object) -> SimulatedSite:
@@ -66,7 +66,7 @@ def test_recorded_values_are_what_the_real_parsers_read(tmp_path: Path) -> None:
             clock=clock,
         )
         stats = recorder.run(EndingEvent(site.monitor.end), duration_s=180)
-        assert stats.written == 15 and not stats.stopped_sources, warnings
+        assert stats.written == 18 and not stats.stopped_sources, warnings
         assert sorted(stats.sources_written) == sorted([*ORDINARY, "esatui"])
 
         # the guest's own files, parsed by the real parsers now, against the sums of deltas

@@ -9,7 +9,7 @@ import pytest
 
 from esatui.cli import main
 from esatui.db.store import Store
-from tests.smapi.server import SimCpu, SimGuest, SimLpar, SmapiTestServer
+from esatui.fakesys.smapi_server import SimCpu, SimGuest, SimLpar, SmapiTestServer
 
 PASSWORD = "Zq7-secret-pw"
 
