@@ -150,6 +150,14 @@ def _cstr_block(lines: Iterable[str]) -> bytes:
     return _lstr(b"".join(line.encode() + b"\0" for line in lines))
 
 
+class _Server(socketserver.TCPServer):
+    allow_reuse_address = True
+
+
+class _ThreadingServer(socketserver.ThreadingMixIn, _Server):
+    daemon_threads = True
+
+
 class SmapiTestServer:
     """Start with ``with SmapiTestServer(...) as srv:``; connect to ``srv.port``."""
 
@@ -168,6 +176,8 @@ class SmapiTestServer:
         recovery_with_header: bool = True,
         cp_version: str = "7.1.0",
         timezone: str = "EDT",
+        history: int | None = None,
+        threaded: bool = True,
     ) -> None:
         self.userid = userid.upper()
         self._password = password
@@ -178,7 +188,12 @@ class SmapiTestServer:
         self.tls = tls
         self.allow_empty_credentials = allow_empty_credentials
         self.recovery_with_header = recovery_with_header
-        self.received: list[Received] = []
+        # what was asked and answered; ``history`` bounds both for long runs (the simulator)
+        self.received: deque[Received] = deque(maxlen=history)
+        self._history = history
+        # one thread per connection (tests that stall a connection need it); the simulator's
+        # single client is served faster in the server's own thread
+        self._threaded = threaded
         self.unsupported: set[str] = set()  # functions answered 900/12
         self.cpu_id = "FF01917729640000"
         self.cp_version = cp_version
@@ -191,7 +206,7 @@ class SmapiTestServer:
         self._stop = threading.Event()
         self._rng = random.Random(5)
         self._port = port
-        self._server: socketserver.ThreadingTCPServer | None = None
+        self._server: socketserver.TCPServer | None = None
         self._thread: threading.Thread | None = None
 
     # --- life cycle --------------------------------------------------------------------
@@ -209,9 +224,8 @@ class SmapiTestServer:
             def handle(self) -> None:
                 outer._serve(self.request)
 
-        socketserver.ThreadingTCPServer.allow_reuse_address = True
-        server = socketserver.ThreadingTCPServer(("127.0.0.1", self._port), Handler)
-        server.daemon_threads = True
+        kind = _ThreadingServer if self._threaded else _Server
+        server = kind(("127.0.0.1", self._port), Handler)
         self._server = server
         self._thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
@@ -279,7 +293,7 @@ class SmapiTestServer:
         else:
             rc, rs, output = self._answer(request)
         body = self._body(request_id, rc, rs, output)
-        self._saved[request_id] = body
+        self._save(request_id, body)
         self._send(sock, _i4(request_id) + body)
 
     def _read_request(self, sock: socket.socket) -> bytes | None:
@@ -304,6 +318,14 @@ class SmapiTestServer:
         with contextlib.suppress(OSError):
             sock.sendall(data)
 
+    def _save(self, request_id: int, body: bytes) -> None:
+        """Keep an answer for Response_Recovery (the oldest go beyond ``history``)."""
+        with self._lock:
+            self._saved[request_id] = body
+            if self._history is not None:
+                while len(self._saved) > self._history:
+                    del self._saved[next(iter(self._saved))]
+
     @staticmethod
     def _body(request_id: int, rc: int, rs: int, output: bytes) -> bytes:
         return struct.pack(">Iiii", 12 + len(output), request_id, rc, rs) + output
@@ -327,7 +349,7 @@ class SmapiTestServer:
             return
         rc, rs, output = self._answer(request)
         body = self._body(rid, rc, rs, output)
-        self._saved[rid] = body
+        self._save(rid, body)
         if how is Misbehave.CLOSE_MID_OUTPUT:
             self._send(sock, _i4(rid) + body[: 16 + len(output) // 2])
         elif how is Misbehave.LONG_LENGTH:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from esatui.collectors.diag2fc import encode_record
@@ -26,16 +27,17 @@ SMAPI_USER = "ESATUI"
 
 
 class SnapshotGuest:
-    """A guest as the server serves it: its record is set from each new snapshot."""
+    """A guest as the server serves it: its record, from the latest snapshot when asked."""
 
-    def __init__(self, name: str, vcpus: int, record: bytes) -> None:
+    def __init__(self, name: str, vcpus: int, latest: Callable[[], SystemSnapshot]) -> None:
         self.name = name
         self.vcpus = vcpus
         self.logged_on = True
-        self.data = record
+        self._latest = latest
 
     def record(self) -> bytes:
-        return self.data
+        snap = self._latest()
+        return encode_record(diag2fc_record(snap, snap.guest(self.name)))
 
     def advance(self) -> None:
         """The record changes when the simulated clock moves, not when it is read."""
@@ -56,13 +58,22 @@ class SmapiFeed:
             lpars=(),
             cp_version=ident.zvm_level,
             timezone=time.strftime("%Z", time.localtime(first.time_us // 1_000_000)) or "UTC",
+            history=100,
+            threaded=False,
         )
         self.server.cpu_id = f"FF{cpu_serial(ident)}{ident.machine_type}0000"
         self.rate_s = rate_s
         self._lpar = ident.lpar
         self._base: tuple[int, tuple[ProcessorCounters, ...]] | None = None
         self._busy: dict[int, float] = {}
+        self._snap = first
+        self.server.guests = {
+            g.userid: SnapshotGuest(g.userid, g.vcpus, self.latest) for g in first.guests
+        }
         self.update(first)
+
+    def latest(self) -> SystemSnapshot:
+        return self._snap
 
     @property
     def busy(self) -> dict[int, float]:
@@ -80,10 +91,8 @@ class SmapiFeed:
         self.server.stop()
 
     def update(self, snap: SystemSnapshot) -> None:
-        self.server.guests = {
-            g.userid: SnapshotGuest(g.userid, g.vcpus, encode_record(diag2fc_record(snap, g)))
-            for g in snap.guests
-        }
+        """What the server answers from now on (records are encoded when asked for)."""
+        self._snap = snap
         if self._base is None:
             self._base = (snap.time_us, snap.processors)
         elif snap.time_us - self._base[0] >= self.rate_s * 1e6:
