@@ -274,7 +274,10 @@ class MonitorApp(App[int]):
         for c in columns:
             spans.append((x, x + c.cell_width))
             x += c.cell_width + 1
+        on_newest = self.table.at_top
         self.table.set_content(lines, rows, spans)
+        if on_newest and self.state.following:
+            self.table.move(-len(lines))  # following live: stay on the newest interval
         self._columns = columns
         self._render_status()
 
