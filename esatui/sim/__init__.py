@@ -8,7 +8,12 @@ Public API:
 * :class:`~esatui.sim.model.SimulatedSystem`: the model on a simulated clock, whose
   :meth:`~esatui.sim.model.SimulatedSystem.snapshot` returns a
   :class:`~esatui.sim.snapshot.SystemSnapshot` of cumulative counters;
-* :func:`~esatui.sim.analysis.polling_metrics`: seed 002's metrics from two snapshots.
+* :func:`~esatui.sim.analysis.polling_metrics`: seed 002's metrics from two snapshots;
+* :class:`~esatui.sim.site.SimulatedSite`: the model behind its real interfaces (a
+  procfs/sysfs tree, ``/dev/vmcp``, monitor records, a SMAPI server) and the ordinary
+  sources that read them; :class:`~esatui.sim.clock.SimClock`, the recorder's clock;
+* :mod:`esatui.sim.run` (``esatui sim``), :mod:`esatui.sim.demo` (``esatui demo``) and
+  :mod:`esatui.sim.sources` (``--source sim:SCENARIO``).
 
 docs/MODEL.md explains the model and its calibration.
 """
