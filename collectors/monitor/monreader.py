@@ -153,7 +153,12 @@ class MonreaderSource:
         asm = self.assembler
         try:
             while True:
-                item = q.get()
+                try:
+                    item = q.get(timeout=0.2)
+                except queue.Empty:
+                    if self._stop.is_set():  # closed while the device had nothing to say
+                        return
+                    continue
                 if isinstance(item, _End):
                     break
                 if isinstance(item, SourceError):

@@ -132,15 +132,20 @@ class Recorder:
                     self._clock.wait(stop, 0.2)
         finally:
             stop.set()
+            # streams first: closing one wakes its thread if the device has nothing to say
+            for stream in self._streams:
+                self._close(stream)
             for t in threads:
                 t.join(timeout=5)
-            everything: list[PolledSource | StreamSource] = [*self._polled, *self._streams]
-            for source in everything:
-                try:
-                    source.close()
-                except Exception as exc:  # noqa: BLE001 - a close must never stop the others
-                    self._warn(f"{source.name}: {exc}")
+            for polled in self._polled:
+                self._close(polled)
         return self.stats
+
+    def _close(self, source: PolledSource | StreamSource) -> None:
+        try:
+            source.close()
+        except Exception as exc:  # noqa: BLE001 - a close must never stop the others
+            self._warn(f"{source.name}: {exc}")
 
     def _run_polled(
         self, stop: threading.Event, count: int | None, duration_s: float | None
