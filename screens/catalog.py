@@ -162,6 +162,8 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         Context(slots, config, query.thresholds, query.entity, query.options, node)
     )
     notes = built.notes
+    if config.get("simulated"):
+        notes = ("Simulated data (esatui sim).", *notes)
     if not slots:
         notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
     facts = HeaderFacts.of(config)
@@ -176,7 +178,7 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
         from_us=slots[-1].start_us if slots else query.after_us,
         to_us=slots[0].end_us if slots else query.until_us,
         interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
-        notes=(*(["Simulated data (esatui sim)."] if config.get("simulated") else []), *notes),
+        notes=notes,
         flags_legend=built.flags_legend,
         header=built.header,
     )
