@@ -131,7 +131,7 @@ def _build(ctx: Context) -> Built:
                         slot.start_us,
                         slot.end_us,
                         {"type": cpu_type, "id": _display_id(entity.key), **values},
-                        {"steal": steal.level(values["steal"])},
+                        {"steal": steal.level(values["steal"], 1)},
                         first=first,
                         drill=drill,
                         flags=entity.flags,

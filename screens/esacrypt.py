@@ -160,7 +160,7 @@ def _build(ctx: Context) -> Built:
         found = slot.get(C.CRYPTO, C.PREFER)
         entity = found.rows.get(C.CRYPTO_KEY) if found else None
         values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
-        levels = {cid: dq.level(values[cid]) for cid in ("dq_per_op_virt", "dq_per_op_real")}
+        levels = {cid: dq.level(values[cid], 2) for cid in ("dq_per_op_virt", "dq_per_op_real")}
         rows.append(
             Row(
                 slot.start_us,

@@ -121,7 +121,7 @@ def _build(ctx: Context) -> Built:
                     slot.start_us,
                     slot.end_us,
                     row_values,
-                    {"steal": steal.level(values["steal"])},
+                    {"steal": steal.level(values["steal"], 1)},
                     first=n == 0,
                     drill=drill,
                     flags=entity.flags,
@@ -129,7 +129,7 @@ def _build(ctx: Context) -> Built:
             )
         if ctx.entity is None and entities:
             average_steal = sums.get("steal", 0.0) / counted if counted else None
-            level = steal.level(average_steal) if average_steal is not None else Level.NONE
+            level = steal.level(average_steal, 1) if average_steal is not None else Level.NONE
             total_values: dict[str, Value] = {"type": "", "id": "all"}
             total_values.update(
                 {cid: sums.get(cid) if counted else None for cid in ("total", *PARTS)}

@@ -235,9 +235,9 @@ def _build(ctx: Context) -> Built:
         polls.append(poll)
         values = esapoll_values(d, poll)
         levels = {
-            "dserv_pct": dserv.level(values["dserv_pct"]),
-            "dq_per_op_virt": dq.level(values["dq_per_op_virt"]),
-            "dq_per_op_real": dq.level(values["dq_per_op_real"]),
+            "dserv_pct": dserv.level(values["dserv_pct"], 1),
+            "dq_per_op_virt": dq.level(values["dq_per_op_virt"], 2),
+            "dq_per_op_real": dq.level(values["dq_per_op_real"], 2),
         }
         rows.append(
             Row(

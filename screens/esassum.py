@@ -203,8 +203,8 @@ def _build(ctx: Context) -> Built:
             if cpus is not None:
                 sources += [cpu_type_of(e, proved)[1] for e in cpus.rows.values()]
         levels = {
-            "steal_pct": steal.level(steal_pct),
-            "polls_per_op": ctx.thresholds["dq_per_op"].level(polls),
+            "steal_pct": steal.level(steal_pct, 1),
+            "polls_per_op": ctx.thresholds["dq_per_op"].level(polls, 2),
         }
         rows.append(
             Row(

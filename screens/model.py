@@ -29,9 +29,13 @@ class Threshold:
     warn: float
     crit: float
 
-    def level(self, value: Value) -> Level:
+    def level(self, value: Value, decimals: int | None = None) -> Level:
+        """The level of ``value`` as shown with ``decimals``: a 2.00 is never marked on one
+        row and not on the next."""
         if not isinstance(value, int | float):
             return Level.NONE
+        if decimals is not None:
+            value = round(value, decimals)
         if value >= self.crit:
             return Level.CRIT
         if value >= self.warn:
