@@ -113,6 +113,15 @@ def _threshold(text: str) -> tuple[str, float, float]:
 
 # --- the parser ------------------------------------------------------------------------
 
+# Spelled out here so that building the parser never imports the simulator.
+SCENARIO_HELP = "mode-vm-day, or seed002-t1|t2|t3-baseline|polling|interrupts (seed 002's runs)"
+SET_HELP = (
+    "a model parameter: guests, threads, op (rsa_sign, rsa_verify, rsa_sign_verify), key_bits, "
+    "cards, card_type, poll_timeout_us (a number or irq), cp_crypto_mode (baseline, polling, "
+    "interrupts), smt, lpar_cpus (e.g. 1CP+2IFL), cpu_load; and vcpus, domains, rate, "
+    "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load (docs/MODEL.md)"
+)
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
@@ -214,8 +223,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sim = sub.add_parser("sim", help="record a simulated z/VM system (a day in seconds)")
-    sim.add_argument("--scenario", metavar="NAME", help="a named scenario, e.g. mode-vm-day")
-    sim.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    sim.add_argument("--scenario", metavar="NAME", help=SCENARIO_HELP)
+    sim.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
     sim.add_argument("--duration", type=_duration, required=True, metavar="DUR")
     sim.add_argument("--interval", type=_duration, default=60.0, metavar="DUR")
     sim.add_argument("--start", type=_time, metavar="T", help="default 2026-01-05T00:00Z")
@@ -223,8 +232,8 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--db", type=Path, required=True)
 
     demo = sub.add_parser("demo", help="the live screens on a simulated z/VM system")
-    demo.add_argument("--scenario", metavar="NAME", default="mode-vm-day")
-    demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    demo.add_argument("--scenario", metavar="NAME", default="mode-vm-day", help=SCENARIO_HELP)
+    demo.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
     demo.add_argument("--speed", type=_speed, default=1.0, metavar="X")
     demo.add_argument("--seed", type=int, default=0)
     demo.add_argument("--db", type=Path, help="keep the recording here (default: temporary)")

@@ -227,3 +227,14 @@ def test_esatui_without_a_command_means_live() -> None:
     assert _with_command([]) == ["live"]
     assert _with_command(["--db", "x"]) == ["live", "--db", "x"]
     assert _with_command(["--debug", "export", "X"]) == ["--debug", "export", "X"]
+
+
+def test_the_sim_help_names_every_parameter_and_scenario() -> None:
+    from esatui.cli import SCENARIO_HELP, SET_HELP
+    from esatui.sim.params import PARAM_NAMES
+    from esatui.sim.scenarios import SCENARIOS
+
+    assert all(name in SET_HELP for name in PARAM_NAMES)
+    for name in SCENARIOS:
+        assert name == "mode-vm-day" or name.split("-")[1] in SCENARIO_HELP
+        assert name.rsplit("-", 1)[-1] in SCENARIO_HELP
