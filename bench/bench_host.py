@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -30,15 +31,17 @@ from bench.core import (
     spawn,
     thread_cpu_s,
 )
-from bench.fixtures import LPAR_64, host_tree
+from bench.fixtures import LPAR_64, SimClock, host_tree
 from bench.profiling import dominant
 from bench.sysstat import ensure_sadc
 from esatui.collectors.base import SourceContext
 from esatui.collectors.host import CPU, HostSource
 from esatui.collectors.zcrypt import ZcryptSource
 from esatui.collectors.zcrypt.kinds import BUS, CARD, QUEUE
+from esatui.db.store import Store
 from esatui.fakesys import aptree
 from esatui.sampling.builder import IntervalBuilder
+from esatui.sampling.recorder import Recorder
 
 NAME = "host"
 TITLE = "Collector CPU per sample: host collector against sadc; host + zcrypt at 64 CPUs, 16 x 16"
@@ -105,6 +108,7 @@ def side_by_side(result: Result, opts: Options) -> None:
     programs = _programs(sadc)
     per_sample: dict[str, list[float]] = {label: [] for label in programs}
     start_cost: dict[str, list[float]] = {label: [] for label in programs}
+    rss: dict[str, list[float]] = {label: [] for label in programs}
     in_process: list[float] = []
     source = HostSource(SourceContext())
     source.sample()
@@ -140,6 +144,7 @@ def side_by_side(result: Result, opts: Options) -> None:
                 per_sample[label].append(one)
                 passes = samples + 1 if label.startswith("esatui") else samples
                 start_cost[label].append(run.cpu_s * 1000 - passes * one)
+                rss[label].append(run.max_rss_kib / 1024)
     host = result.add(
         "esatui host collector, this machine (in-process HostSource.sample)",
         in_process,
@@ -150,6 +155,8 @@ def side_by_side(result: Result, opts: Options) -> None:
         result.add(f"{label}: one more sample", per_sample[label], "ms CPU")
     for label in programs:
         result.add(f"{label}: process start and exit", start_cost[label], "ms CPU")
+    for label in programs:
+        result.add(f"{label}: peak resident size", rss[label], "MiB")
     if sadc is None:
         result.notes.append(f"sadc was not measured: {how}")
         return
@@ -183,8 +190,34 @@ def side_by_side(result: Result, opts: Options) -> None:
     ]
 
 
-def full_sample(result: Result, opts: Options) -> None:
+def recorder_pass(result: Result, opts: Options) -> None:
+    """What one ``esatui collect --source host`` pass costs, in-process, and of what."""
     runs = opts.runs(7, 3)
+    passes = 200
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-pass-") as d:
+        clock = SimClock(time.time_ns() // 1000, lambda _now, _s: None)
+        ctx = SourceContext(clock=clock)
+        with Store.open(Path(d) / "pass.sqlite") as store:
+
+            def batch() -> None:
+                # a recorder runs once (it closes its sources at the end): a new one a batch
+                recorder = Recorder(store, [HostSource(ctx)], interval_s=1, hf_s=None, clock=clock)
+                recorder.run(threading.Event(), count=passes)
+
+            values = [v / passes for v in cpu_ms_per_call(batch, 1, runs)]
+            result.add(
+                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 2 commits)",
+                values,
+                "ms CPU",
+                f"batches of {passes}",
+            )
+            result.notes.append(
+                f"What dominates a recorder pass (host only, in-process): {dominant(batch, 1)}."
+            )
+
+
+def full_sample(result: Result, opts: Options) -> None:
+    runs = opts.runs(11, 3)
     with tempfile.TemporaryDirectory(prefix="esatui-bench-64-") as d:
         root = Path(d)
         host_tree(root, 64, LPAR_64)
@@ -262,5 +295,6 @@ def full_sample(result: Result, opts: Options) -> None:
 def run(opts: Options) -> Result:
     result = Result(NAME, TITLE)
     side_by_side(result, opts)
+    recorder_pass(result, opts)
     full_sample(result, opts)
     return result

@@ -5,8 +5,9 @@ Key to repaint: ``MonitorApp`` in replay mode driven by Textual's Pilot (``run_t
 132 x 50 terminal) on the recordings of :mod:`bench.bench_store`. Every frame the screen
 composes is time-stamped (a wrapper around the screen's compositor refresh); a key's time
 runs from just before the key is sent to the first frame that shows the model the key asked
-for (for keys that load nothing, the first frame after the key). Pilot's headless driver
-composes the frame but writes it nowhere: the terminal's own time to draw is not included.
+for (for keys that load nothing, the first frame after the key), composed when Textual's
+own screen update timer fires, as in use. Pilot's headless driver composes the frame but
+writes it nowhere: the terminal's own time to draw is not included.
 
 Start-up: ``esatui replay --db ...`` on a pseudo-terminal of 132 x 50, from the spawn to the
 first output, and to the first frame that shows the newest interval's row. Also the
@@ -25,12 +26,13 @@ import random
 import re
 import select
 import signal
+import statistics
 import struct
 import sys
 import tempfile
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -63,18 +65,54 @@ _IMPORT = re.compile(r"import time:\s+(\d+) \|\s+(\d+) \| (\s*)(\S+)")
 
 
 class FrameLog:
-    """When each frame was composed, and which model the app held then."""
+    """When each frame was composed and which model the app held then; and when the screen
+    models were built (in the load worker) and rendered into the widgets (on the UI)."""
 
     def __init__(self, app: MonitorApp) -> None:
         self.frames: list[tuple[float, ScreenModel | None]] = []
+        self.builds: list[tuple[float, float]] = []
+        self.renders: list[tuple[float, float]] = []
         screen = app.screen
         compose: Callable[[], None] = screen._compositor_refresh
+        render: Callable[[], None] = app._render
 
         def logged() -> None:
             compose()
             self.frames.append((time.perf_counter(), app.model))
 
-        setattr(screen, "_compositor_refresh", logged)  # noqa: B010 - a method of Textual's
+        def rendered() -> None:
+            t0 = time.perf_counter()
+            render()
+            self.renders.append((t0, time.perf_counter()))
+
+        setattr(screen, "_compositor_refresh", logged)  # noqa: B010 - wrapping Textual's
+        setattr(app, "_render", rendered)  # noqa: B010
+
+    @contextlib.contextmanager
+    def timing_builds(self) -> Iterator[None]:
+        """``catalog.build_model`` timed while the app runs (the app calls it by module)."""
+        build = catalog.build_model
+
+        def timed(store: Store, name: str, query: catalog.Query) -> ScreenModel:
+            t0 = time.perf_counter()
+            try:
+                return build(store, name, query)
+            finally:
+                self.builds.append((t0, time.perf_counter()))
+
+        catalog.build_model = timed
+        try:
+            yield
+        finally:
+            catalog.build_model = build
+
+    def spent(self, after: float, until: float) -> tuple[float, float]:
+        """Milliseconds building models and rendering them between two times."""
+
+        def total(spans: list[tuple[float, float]]) -> float:
+            return sum(e - s for s, e in spans if s >= after and e <= until) * 1000
+
+        return total(self.builds), total(self.renders)
 
     def first(self, after: float, not_model: ScreenModel | None, any_model: bool) -> float | None:
         for t, model in self.frames:
@@ -96,36 +134,38 @@ async def settle(pilot: Pilot[int]) -> None:
 
 async def timed_key(
     pilot: Pilot[int], app: MonitorApp, log: FrameLog, keys: tuple[str, ...], loads: bool
-) -> float:
-    """Milliseconds from sending the last of ``keys`` to its frame."""
+) -> tuple[float, float, float]:
+    """Milliseconds from sending the last of ``keys`` to its frame, and of them the time
+    spent building the screen model and rendering it into the widgets.
+
+    The key goes in as Pilot sends keys, but the frame is left to Textual's own screen
+    update timer, as when a user presses it (Pilot's ``pause`` would force one)."""
     if len(keys) > 1:
         await pilot.press(*keys[:-1])
-        await settle(pilot)
+    await settle(pilot)
     before = app.model
     t0 = time.perf_counter()
-    await pilot.press(keys[-1])
+    await app._press_keys(keys[-1:])
     deadline = t0 + 120
-    while True:
-        await settle(pilot)
-        t = log.first(t0, before, any_model=not loads)
-        if t is not None:
-            return (t - t0) * 1000
+    while (t := log.first(t0, before, any_model=not loads)) is None:
         if time.perf_counter() > deadline:
             raise TimeoutError(f"no frame after {keys}")
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(0.001)
+    await settle(pilot)
+    return ((t - t0) * 1000, *log.spent(t0, t))
 
 
 def local_text(time_us: int) -> str:
     return datetime.fromtimestamp(time_us / 1e6).strftime("%Y-%m-%d %H:%M")
 
 
-async def drive(db: Path, intervals: int, runs: int, ladder_runs: int) -> dict[str, list[float]]:
-    times: dict[str, list[float]] = {}
+Times = dict[str, list[tuple[float, float, float]]]
+
+
+async def drive(db: Path, intervals: int, runs: int, ladder_runs: int) -> Times:
+    """Each key's (total, model build, render) milliseconds, by key."""
+    times: Times = {}
     rng = random.Random(7)
-
-    def add(label: str, ms: float) -> None:
-        times.setdefault(label, []).append(ms)
-
     app = MonitorApp(db, live=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -133,53 +173,53 @@ async def drive(db: Path, intervals: int, runs: int, ladder_runs: int) -> dict[s
             await asyncio.sleep(0.01)
             await settle(pilot)
         log = FrameLog(app)
-        for _ in range(runs):
-            add(
-                "Down (row cursor; nothing to load)",
-                await timed_key(pilot, app, log, ("down",), False),
-            )
-            add(
-                "[ (previous interval)",
-                await timed_key(pilot, app, log, ("left_square_bracket",), True),
-            )
-            add(
-                "] (next interval)",
-                await timed_key(pilot, app, log, ("right_square_bracket",), True),
-            )
-            loads = app.table.at_bottom
-            label = "PgDn (older page)" if loads else "PgDn (cursor to the page's end)"
-            add(label, await timed_key(pilot, app, log, ("pagedown",), loads))
-            add(
-                "Enter (drill: ESASSUM to ESALNXC)",
-                await timed_key(pilot, app, log, ("enter",), True),
-            )
-            add("Esc (back to ESASSUM)", await timed_key(pilot, app, log, ("escape",), True))
-            moment = YEAR_START_US + rng.randrange(1, intervals) * MINUTE_S * 1_000_000
-            typed = ("j", *local_text(moment), "enter")
-            add(
-                "j TIME Enter (jump to a random time)",
-                await timed_key(pilot, app, log, typed, True),
-            )
-        steps = ("1 min", "5 min", "15 min", "1 h", "1 day")
-        for _ in range(ladder_runs):
-            for step in steps:
-                add(f"+ (intervals of {step})", await timed_key(pilot, app, log, ("plus",), True))
-            for step in (*reversed(steps[:-1]), "as recorded"):
-                add(f"- (back to {step})", await timed_key(pilot, app, log, ("minus",), True))
+
+        async def key(label: str, keys: tuple[str, ...], loads: bool = True) -> None:
+            times.setdefault(label, []).append(await timed_key(pilot, app, log, keys, loads))
+
+        with log.timing_builds():
+            for _ in range(runs):
+                await key("Down (row cursor; nothing to load)", ("down",), loads=False)
+                await key("[ (previous interval)", ("left_square_bracket",))
+                await key("] (next interval)", ("right_square_bracket",))
+                loads = app.table.at_bottom
+                label = "PgDn (older page)" if loads else "PgDn (cursor to the page's end)"
+                await key(label, ("pagedown",), loads)
+                await key("Enter (drill: ESASSUM to ESALNXC)", ("enter",))
+                await key("Esc (back to ESASSUM)", ("escape",))
+                moment = YEAR_START_US + rng.randrange(1, intervals) * MINUTE_S * 1_000_000
+                await key(
+                    "j TIME Enter (jump to a random time)", ("j", *local_text(moment), "enter")
+                )
+            steps = ("1 min", "5 min", "15 min", "1 h", "1 day")
+            for _ in range(ladder_runs):
+                for step in steps:
+                    await key(f"+ (intervals of {step})", ("plus",))
+                for step in (*reversed(steps[:-1]), "as recorded"):
+                    await key(f"- (back to {step})", ("minus",))
         await pilot.press("q")
     return times
 
 
-def key_results(result: Result, label: str, times: dict[str, list[float]], db_name: str) -> None:
+def key_results(result: Result, label: str, times: Times, db_name: str) -> None:
     worst_nav, worst_nav_key = 0.0, ""
     worst_len, worst_len_key = 0.0, ""
-    for key, values in times.items():
-        m = result.add(f"{db_name}: {key}", values, "ms")
+    split = []
+    for key, found in times.items():
+        m = result.add(f"{db_name}: {key}", [t for t, _, _ in found], "ms")
+        build = statistics.median(b for _, b, _ in found)
+        render = statistics.median(r for _, _, r in found)
+        split.append(f"{key.split(' (')[0]} {fmt(m.median)} = {fmt(build)} + {fmt(render)}")
         if key.startswith(NAVIGATION):
             if m.median > worst_nav:
                 worst_nav, worst_nav_key = m.median, key
         elif m.median > worst_len:
             worst_len, worst_len_key = m.median, key
+    result.notes.append(
+        f"{db_name}, medians in ms, key = building the screen model (worker thread) + "
+        f"rendering it into the widgets (UI), the rest being Textual's frame and Pilot: "
+        f"{'; '.join(split)}."
+    )
     result.target(
         f"key to repaint, {label}: cursor, [ ], PgDn, Enter, Esc, j",
         f"< {KEY_BAR_MS:g} ms",

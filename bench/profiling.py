@@ -47,6 +47,6 @@ def dominant(fn: Callable[[], object], calls: int, top: int = 6) -> str:
     syscalls = sum(share for _, share, is_sys in rows if is_sys)
     head = ", ".join(f"{label} {share:.0%}" for label, share, _ in rows[:top])
     return (
-        f"under cProfile ({calls} calls), system calls take {syscalls:.0%} of the time and "
-        f"Python the rest; largest own times: {head}"
+        f"under cProfile ({calls} calls), Python's system-call functions (os.pread, open, "
+        f"read ...) take {syscalls:.0%} of the time; largest own times: {head}"
     )
