@@ -14,6 +14,9 @@ Run alone: ``python -m bench host``.
 from __future__ import annotations
 
 import math
+import re
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -26,6 +29,7 @@ from bench.core import (
     Result,
     cpu_ms_per_call,
     fmt,
+    peak_rss_kib,
     ratios,
     reap,
     spawn,
@@ -93,6 +97,15 @@ def process_cpu_ns(pid: int) -> int:
     return total
 
 
+def sadc_activities(data: Path) -> list[str]:
+    """The activities a sadc data file holds (``sadf -H``)."""
+    sadf = shutil.which("sadf")
+    if sadf is None:
+        return []
+    out = subprocess.run([sadf, "-H", str(data)], capture_output=True, text=True, check=False)
+    return re.findall(r"\bA_[A-Z0-9_]+", out.stdout)
+
+
 def _read_points(spawned: float, aligned: bool, extra: int) -> tuple[float, float]:
     """Two wall-clock times ``extra`` samples apart and half a second away from any sample:
     sadc samples at its start and every second after; esatui's passes fall on whole seconds
@@ -136,6 +149,8 @@ def side_by_side(result: Result, opts: Options) -> None:
             for at, label, k in reads:
                 time.sleep(max(0.0, at - time.time()))
                 cpu_at[label][k] = process_cpu_ns(started[label][0])
+                if k == 1:  # still running: its memory's peak so far
+                    rss[label].append((peak_rss_kib(started[label][0]) or 0) / 1024)
             for label, (pid, t0, _) in started.items():
                 run = reap(pid, t0)
                 if run.status != 0:
@@ -144,7 +159,7 @@ def side_by_side(result: Result, opts: Options) -> None:
                 per_sample[label].append(one)
                 passes = samples + 1 if label.startswith("esatui") else samples
                 start_cost[label].append(run.cpu_s * 1000 - passes * one)
-                rss[label].append(run.max_rss_kib / 1024)
+        activities = sadc_activities(tmp / "p1.data") if sadc is not None else []
     host = result.add(
         "esatui host collector, this machine (in-process HostSource.sample)",
         in_process,
@@ -174,12 +189,11 @@ def side_by_side(result: Result, opts: Options) -> None:
     )
     result.notes += [
         f"sadc: {how}; runs as `sadc -S A_NULL,A_CPU 1 N FILE` (only the A_CPU activity: "
-        "/proc/stat, all CPUs and each CPU) and `sadc 1 N FILE` (its default set: CPU, task "
-        "creation and switching, interrupts total, swapping, paging, I/O, memory, huge pages, "
-        "kernel tables, load and run queue, serial lines, network devices and errors, NFS, "
-        "sockets, softnet, PSI); esatui as `esatui collect --source host --interval 1 --count "
-        "N --db FILE`: per pass the host sample, its own ESAOVHD sample, the interval builder "
-        "and two SQLite commits (host and esatui intervals).",
+        "/proc/stat, all CPUs and each CPU) and `sadc 1 N FILE` (its default activities, "
+        f"as `sadf -H` lists them in its file: {', '.join(activities) or 'sadf not found'}); "
+        "esatui as `esatui collect --source host --interval 1 --count N --db FILE`: per pass "
+        "the host sample, its own ESAOVHD sample, the interval builder and two SQLite commits "
+        "(host and esatui intervals).",
         f"Per sample: each program's CPU (the sum of its threads' /proc/PID/task/*/schedstat, "
         f"the scheduler's nanosecond account that rusage is made from) read twice, {extra} "
         "samples apart and half a second away from any sample; the three programs run at the "
@@ -246,26 +260,6 @@ def full_sample(result: Result, opts: Options) -> None:
             host.sample()
             zcrypt.sample()
 
-        full = result.add(
-            "full sample: host + zcrypt, 64 CPUs, 16 cards x 16 domains",
-            cpu_ms_per_call(both, 50, runs),
-            "ms CPU",
-            f"{n_cpus} CPUs + {n_dev} zcrypt readings",
-        )
-        result.add(
-            "  host part (64 CPUs, /proc/stat)", cpu_ms_per_call(host.sample, 200, runs), "ms CPU"
-        )
-        result.add("  zcrypt part (16 x 16)", cpu_ms_per_call(zcrypt.sample, 50, runs), "ms CPU")
-        result.add(
-            "zcrypt gauges only (every --hf, 2 s)",
-            cpu_ms_per_call(zcrypt.sample_gauges, 100, runs),
-            "ms CPU",
-        )
-        result.add(
-            "first sample (new sources: sysinfo, cpuinfo, sysfs CPUs, every device's files)",
-            cold,
-            "ms CPU",
-        )
         host_builder = IntervalBuilder("host", (CPU,))
         zcrypt_builder = IntervalBuilder("zcrypt", (BUS, CARD, QUEUE))
 
@@ -273,8 +267,33 @@ def full_sample(result: Result, opts: Options) -> None:
             host_builder.add(host.sample())
             zcrypt_builder.add(zcrypt.sample())
 
-        with_builder = cpu_ms_per_call(build, 50, runs)
-        result.add("full sample + interval builder (deltas of every row)", with_builder, "ms CPU")
+        # (label, function, calls per batch, note); batches interleaved, so that the
+        # machine's moods fall on every line alike
+        cases: list[tuple[str, Callable[[], object], int, str]] = [
+            (
+                "full sample: host + zcrypt, 64 CPUs, 16 cards x 16 domains",
+                both,
+                50,
+                f"{n_cpus} CPUs + {n_dev} zcrypt readings",
+            ),
+            ("  host part (64 CPUs, /proc/stat)", host.sample, 200, ""),
+            ("  zcrypt part (16 x 16)", zcrypt.sample, 50, ""),
+            ("zcrypt gauges only (every --hf, 2 s)", zcrypt.sample_gauges, 100, ""),
+            ("full sample + interval builder (deltas of every row)", build, 50, ""),
+        ]
+        values: dict[str, list[float]] = {label: [] for label, _, _, _ in cases}
+        build()
+        for _ in range(runs):
+            for label, fn, calls, _ in cases:
+                values[label] += cpu_ms_per_call(fn, calls, 1, warm=0)
+        for label, _, _, note in cases:
+            result.add(label, values[label], "ms CPU", note)
+        full = result.measures[-len(cases)]
+        result.add(
+            "first sample (new sources: sysinfo, cpuinfo, sysfs CPUs, every device's files)",
+            cold,
+            "ms CPU",
+        )
         result.target(
             "host + zcrypt full sample, 64 CPUs, 16 cards x 16 domains (fixture tree)",
             f"< {TARGET_MS:g} ms CPU",

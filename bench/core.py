@@ -16,6 +16,7 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -197,6 +198,18 @@ def wall_ms(fn: Callable[[], object], runs: int, *, warm: int = 1) -> list[float
     return out
 
 
+def peak_rss_kib(pid: int | str = "self") -> int | None:
+    """The peak resident size of a live process's memory (``VmHWM``). Not ``ru_maxrss``:
+    after fork and exec that keeps the parent's peak when it was larger."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 @dataclass(frozen=True)
 class ChildRun:
     """A finished child process: its exit status, wall time and its own CPU (wait4)."""
@@ -204,7 +217,6 @@ class ChildRun:
     status: int
     wall_s: float
     cpu_s: float
-    max_rss_kib: int
 
 
 def spawn(argv: Sequence[str], env: dict[str, str] | None = None) -> int:
@@ -224,7 +236,6 @@ def reap(pid: int, started: float) -> ChildRun:
         os.waitstatus_to_exitcode(status),
         time.perf_counter() - started,
         usage.ru_utime + usage.ru_stime,
-        usage.ru_maxrss,
     )
 
 

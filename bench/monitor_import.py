@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from bench.core import Options, Result
+from bench.core import Options, Result, peak_rss_kib
 from bench.report import text_report
 from esatui.collectors.base import SourceContext
 from esatui.collectors.monitor import encode as E
@@ -75,7 +74,7 @@ def import_file(path: Path) -> dict[str, float]:
     from esatui.collectors.monitor.monwrite import MonwriteSource
 
     src = MonwriteSource(SourceContext(), path)
-    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss0 = peak_rss_kib() or 0
     wall, cpu = time.perf_counter(), time.process_time()
     samples = sum(1 for _ in src.samples())
     wall = time.perf_counter() - wall
@@ -87,7 +86,7 @@ def import_file(path: Path) -> dict[str, float]:
         "wall_s": wall,
         "cpu_s": cpu,
         "rss_before_kib": rss0,
-        "rss_peak_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        "rss_peak_kib": peak_rss_kib() or 0,
     }
 
 
@@ -113,7 +112,9 @@ def run(opts: Options, size_mb: float | None = None) -> Result:
     result.add("import wall time", [f["wall_s"] for f in found], "s")
     result.add("peak resident size", [f["rss_peak_kib"] / 1024 for f in found], "MiB")
     result.add(
-        "resident size before the import", [f["rss_before_kib"] / 1024 for f in found], "MiB"
+        "peak resident size before the import (interpreter and modules)",
+        [f["rss_before_kib"] / 1024 for f in found],
+        "MiB",
     )
     last = found[-1]
     result.notes.append(
