@@ -1,0 +1,137 @@
+"""``python -m bench [NAME ...]`` (``make bench ARGS=...``): run the benchmarks, print a
+compact report, and regenerate the results in ``docs/BENCHMARKS.md``.
+
+Every benchmark repeats its measurements and reports the median with the lowest and highest
+run. The document's generated blocks are rewritten when every benchmark ran (not
+``--quick``), or with ``--write-doc``; results are also kept in ``bench/out/results.json`` so
+a later partial run regenerates the summary with the others' last figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench.core import Options, Result
+from bench.report import (
+    CpuTimes,
+    block,
+    load_results,
+    machine_facts,
+    save_results,
+    section,
+    splice,
+    targets_table,
+    text_report,
+)
+
+# name -> module with NAME, TITLE and run(Options) -> Result, in report order
+BENCHMARKS: dict[str, str] = {
+    "host": "bench.bench_host",
+    "zcrypt": "bench.bench_zcrypt",
+    "store": "bench.bench_store",
+    "export": "bench.bench_export",
+    "tui": "bench.bench_tui",
+    "smapi": "bench.bench_smapi",
+    "monitor": "bench.monitor_import",
+    "sim": "bench.sim_speed",
+}
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "BENCHMARKS.md"
+
+
+def _runner(name: str) -> tuple[str, Callable[[Options], Result]]:
+    module = importlib.import_module(BENCHMARKS[name])
+    title: str = module.TITLE
+    runner: Callable[[Options], Result] = module.run
+    return title, runner
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("names", nargs="*", metavar="NAME", help=f"of {', '.join(BENCHMARKS)}")
+    parser.add_argument("--quick", action="store_true", help="few repeats: a smoke run")
+    parser.add_argument("--write-doc", action="store_true", help="rewrite docs/BENCHMARKS.md")
+    parser.add_argument("--no-doc", action="store_true", help="leave docs/BENCHMARKS.md alone")
+    parser.add_argument("--doc", type=Path, default=DOC, help="the document to regenerate")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out", help="cache dir")
+    parser.add_argument("--list", action="store_true", help="list the benchmarks")
+    args = parser.parse_args(argv)
+    if args.list:
+        for name in BENCHMARKS:
+            print(f"{name:<8} {_runner(name)[0]}")
+        return 0
+    unknown = [n for n in args.names if n not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; known: {', '.join(BENCHMARKS)}")
+    names = args.names or list(BENCHMARKS)
+    opts = Options(quick=args.quick, out_dir=str(args.out))
+    start = CpuTimes.now()
+    when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    results: dict[str, Result] = {}
+    failed: list[str] = []
+    for name in names:
+        title, runner = _runner(name)
+        print(f"== {name}: {title}", flush=True)
+        t0 = time.perf_counter()
+        try:
+            result = runner(opts)
+        except Exception:  # noqa: BLE001 - one broken benchmark must not lose the others
+            traceback.print_exc()
+            failed.append(name)
+            continue
+        result.seconds = time.perf_counter() - t0
+        results[name] = result
+        print("\n".join(text_report(result)), flush=True)
+    end = CpuTimes.now()
+    store = args.out / "results.json"
+    kept = load_results(store)
+    if not args.quick:
+        kept.update({name: (when, r) for name, r in results.items()})
+        save_results(store, kept)
+    write = args.write_doc or (not args.no_doc and not args.quick and names == list(BENCHMARKS))
+    if write and results:
+        facts = machine_facts(start, end, when)
+        update_doc(args.doc, results, kept if not args.quick else {}, facts, when)
+        print(f"wrote {args.doc}")
+    if failed:
+        print(f"failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def update_doc(
+    doc: Path,
+    results: dict[str, Result],
+    kept: dict[str, tuple[str, Result]],
+    facts: list[tuple[str, str]],
+    when: str,
+) -> None:
+    merged = dict(kept)
+    merged.update({name: (when, r) for name, r in results.items()})
+    blocks = {
+        "machine": block(
+            "machine",
+            ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in facts)],
+        )
+    }
+    ordered = [n for n in BENCHMARKS if n in merged]
+    blocks["summary"] = block(
+        "summary",
+        targets_table((n, t) for n in ordered for t in merged[n][1].targets),
+    )
+    for name in ordered:
+        if name in results:
+            blocks[name] = block(name, section(results[name], merged[name][0]))
+    text = doc.read_text() if doc.exists() else ""
+    doc.write_text(splice(text, blocks))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""Collector CPU per sample: esatui's host collector against sysstat's ``sadc``, side by side
+on this machine, and the full sample SPEC section 8 names (host + zcrypt, 64 CPUs and
+16 cards x 16 domains in a fixture tree; bar: under 5 ms CPU).
+
+Against sadc, each repeat runs three programs at the same time, twice: once for one sample
+(``sadc 1 1``, ``esatui collect --count 1``) and once for 1 + K samples. A child's CPU comes
+from its own rusage (``wait4``); the difference between the two runs over K is the CPU of one
+sample with the process start taken out. sadc runs with the CPU activity alone
+(``-S A_NULL,A_CPU``: ``/proc/stat``, what esatui's host collector reads) and with its default
+activities. While the children run, this process times the host collector in-process.
+Run alone: ``python -m bench host``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from bench.core import (
+    Options,
+    Result,
+    cpu_ms_per_call,
+    fmt,
+    peak_rss_kib,
+    ratios,
+    reap,
+    spawn,
+    thread_cpu_s,
+)
+from bench.fixtures import LPAR_64, SimClock, host_tree
+from bench.profiling import dominant
+from bench.sysstat import ensure_sadc
+from esatui.collectors.base import SourceContext
+from esatui.collectors.host import CPU, HostSource
+from esatui.collectors.zcrypt import ZcryptSource
+from esatui.collectors.zcrypt.kinds import BUS, CARD, QUEUE
+from esatui.db.store import Store
+from esatui.fakesys import aptree
+from esatui.sampling.builder import IntervalBuilder
+from esatui.sampling.recorder import Recorder
+
+NAME = "host"
+TITLE = "Collector CPU per sample: host collector against sadc; host + zcrypt at 64 CPUs, 16 x 16"
+TARGET_MS = 5.0
+EXTRA = 12  # samples the long runs take more than the short ones
+
+Argv = Callable[[int, Path], list[str]]
+
+
+def _programs(sadc: str | None) -> dict[str, Argv]:
+    programs: dict[str, Argv] = {}
+    if sadc is not None:
+        programs["sadc -S A_NULL,A_CPU"] = lambda n, out: [
+            sadc,
+            "-S",
+            "A_NULL,A_CPU",
+            "1",
+            str(n),
+            str(out),
+        ]
+        programs["sadc (default activities)"] = lambda n, out: [sadc, "1", str(n), str(out)]
+    # --count n makes n + 1 passes: the long and short runs still differ by the same K
+    programs["esatui collect --source host"] = lambda n, out: [
+        sys.executable,
+        "-m",
+        "esatui",
+        "collect",
+        "--source",
+        "host",
+        "--interval",
+        "1",
+        "--count",
+        str(n),
+        "--db",
+        str(out),
+    ]
+    return programs
+
+
+def process_cpu_ns(pid: int) -> int:
+    """CPU time of a running process, summed over its threads (``/proc/PID/task/*/schedstat``:
+    nanoseconds on a CPU, the same account rusage is made from, without its tick rounding)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a thread that just ended
+    return total
+
+
+def sadc_activities(data: Path) -> list[str]:
+    """The activities a sadc data file holds (``sadf -H``)."""
+    sadf = shutil.which("sadf")
+    if sadf is None:
+        return []
+    out = subprocess.run([sadf, "-H", str(data)], capture_output=True, text=True, check=False)
+    return re.findall(r"\bA_[A-Z0-9_]+", out.stdout)
+
+
+def _read_points(spawned: float, aligned: bool, extra: int) -> tuple[float, float]:
+    """Two wall-clock times ``extra`` samples apart and half a second away from any sample:
+    sadc samples at its start and every second after; esatui's passes fall on whole seconds
+    (its first one as soon as it has started, which takes a few tenths of a second)."""
+    first = math.ceil(spawned + 3.0) + 0.5 if aligned else spawned + 3.5
+    return first, first + extra
+
+
+def side_by_side(result: Result, opts: Options) -> None:
+    sadc, how = ensure_sadc()
+    repeats = opts.runs(5, 2)
+    extra = EXTRA if not opts.quick else 4
+    programs = _programs(sadc)
+    per_sample: dict[str, list[float]] = {label: [] for label in programs}
+    start_cost: dict[str, list[float]] = {label: [] for label in programs}
+    rss: dict[str, list[float]] = {label: [] for label in programs}
+    in_process: list[float] = []
+    source = HostSource(SourceContext())
+    source.sample()
+    samples = extra + 8  # enough to be still sampling at the second read point
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-sadc-") as d:
+        tmp = Path(d)
+        for _ in range(repeats):
+            started: dict[str, tuple[int, float, tuple[float, float]]] = {}
+            for i, (label, argv) in enumerate(programs.items()):
+                out = tmp / f"p{i}.data"
+                for stale in tmp.glob(f"p{i}.data*"):
+                    stale.unlink()
+                spawned = time.time()
+                pid = spawn(argv(samples, out))
+                aligned = label.startswith("esatui")
+                started[label] = (pid, time.perf_counter(), _read_points(spawned, aligned, extra))
+            # the host collector in-process, while the children start
+            in_process += cpu_ms_per_call(source.sample, 1000, 1, warm=0)
+            reads = sorted(
+                (at, label, k)
+                for label, (_, _, points) in started.items()
+                for k, at in enumerate(points)
+            )
+            cpu_at: dict[str, list[int]] = {label: [0, 0] for label in programs}
+            for at, label, k in reads:
+                time.sleep(max(0.0, at - time.time()))
+                cpu_at[label][k] = process_cpu_ns(started[label][0])
+                if k == 1:  # still running: its memory's peak so far
+                    rss[label].append((peak_rss_kib(started[label][0]) or 0) / 1024)
+            for label, (pid, t0, _) in started.items():
+                run = reap(pid, t0)
+                if run.status != 0:
+                    raise RuntimeError(f"{label} exited with status {run.status}")
+                one = (cpu_at[label][1] - cpu_at[label][0]) / extra / 1e6
+                per_sample[label].append(one)
+                passes = samples + 1 if label.startswith("esatui") else samples
+                start_cost[label].append(run.cpu_s * 1000 - passes * one)
+        activities = sadc_activities(tmp / "p1.data") if sadc is not None else []
+    host = result.add(
+        "esatui host collector, this machine (in-process HostSource.sample)",
+        in_process,
+        "ms CPU",
+        f"{len(source.sample().readings)} CPUs, batches of 1000",
+    )
+    for label in programs:
+        result.add(f"{label}: one more sample", per_sample[label], "ms CPU")
+    for label in programs:
+        result.add(f"{label}: process start and exit", start_cost[label], "ms CPU")
+    for label in programs:
+        result.add(f"{label}: peak resident size", rss[label], "MiB")
+    if sadc is None:
+        result.notes.append(f"sadc was not measured: {how}")
+        return
+    esatui = per_sample["esatui collect --source host"]
+    cpu_only = per_sample["sadc -S A_NULL,A_CPU"]
+    default = per_sample["sadc (default activities)"]
+    result.add(
+        "ratio: esatui collect / sadc CPU activity (per sample)", ratios(esatui, cpu_only), "x"
+    )
+    result.add("ratio: esatui collect / sadc default (per sample)", ratios(esatui, default), "x")
+    result.add(
+        "ratio: host collector in-process / sadc CPU activity",
+        ratios(list(host.values), cpu_only),
+        "x",
+    )
+    result.notes += [
+        f"sadc: {how}; runs as `sadc -S A_NULL,A_CPU 1 N FILE` (only the A_CPU activity: "
+        "/proc/stat, all CPUs and each CPU) and `sadc 1 N FILE` (its default activities, "
+        f"as `sadf -H` lists them in its file: {', '.join(activities) or 'sadf not found'}); "
+        "esatui as `esatui collect --source host --interval 1 --count N --db FILE`: per pass "
+        "the host sample, its own ESAOVHD sample, the interval builder and two SQLite commits "
+        "(host and esatui intervals).",
+        f"Per sample: each program's CPU (the sum of its threads' /proc/PID/task/*/schedstat, "
+        f"the scheduler's nanosecond account that rusage is made from) read twice, {extra} "
+        "samples apart and half a second away from any sample; the three programs run at the "
+        "same time, so they see the same machine. Process start and exit: the child's whole "
+        "rusage from wait4 less its samples.",
+        "sysstat's default deployment (sa1 from cron or a systemd timer) starts a new sadc "
+        "for every sample, so its real cost per sample is its process start plus one sample.",
+    ]
+
+
+def recorder_pass(result: Result, opts: Options) -> None:
+    """What one ``esatui collect --source host`` pass costs, in-process, and of what."""
+    runs = opts.runs(7, 3)
+    passes = 200
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-pass-") as d:
+        clock = SimClock(time.time_ns() // 1000, lambda _now, _s: None)
+        ctx = SourceContext(clock=clock)
+        with Store.open(Path(d) / "pass.sqlite") as store:
+
+            def batch() -> None:
+                # a recorder runs once (it closes its sources at the end): a new one a batch
+                recorder = Recorder(store, [HostSource(ctx)], interval_s=1, hf_s=None, clock=clock)
+                recorder.run(threading.Event(), count=passes)
+
+            values = [v / passes for v in cpu_ms_per_call(batch, 1, runs)]
+            result.add(
+                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 2 commits)",
+                values,
+                "ms CPU",
+                f"batches of {passes}",
+            )
+            result.notes.append(
+                f"What dominates a recorder pass (host only, in-process): {dominant(batch, 1)}."
+            )
+
+
+def full_sample(result: Result, opts: Options) -> None:
+    runs = opts.runs(11, 3)
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-64-") as d:
+        root = Path(d)
+        host_tree(root, 64, LPAR_64)
+        tree = aptree.build(root, cards=16, domains=16)
+        for card, domain in tree.apqns:
+            tree.advance(card, domain, 1_382_729)
+            tree.set_depths(card, domain, domain % 3, card % 5)
+        ctx = SourceContext(root=root)
+
+        def first() -> None:
+            host, zcrypt = HostSource(ctx), ZcryptSource(ctx)
+            host.sample()
+            zcrypt.sample()
+            zcrypt.close()
+
+        cold = []
+        for _ in range(runs):
+            t0 = thread_cpu_s()
+            first()
+            cold.append((thread_cpu_s() - t0) * 1000)
+        host, zcrypt = HostSource(ctx), ZcryptSource(ctx)
+        h, z = host.sample(), zcrypt.sample()
+        n_cpus, n_dev = len(h.readings), len(z.readings)
+
+        def both() -> None:
+            host.sample()
+            zcrypt.sample()
+
+        host_builder = IntervalBuilder("host", (CPU,))
+        zcrypt_builder = IntervalBuilder("zcrypt", (BUS, CARD, QUEUE))
+
+        def build() -> None:
+            host_builder.add(host.sample())
+            zcrypt_builder.add(zcrypt.sample())
+
+        # (label, function, calls per batch, note); batches interleaved, so that the
+        # machine's moods fall on every line alike
+        cases: list[tuple[str, Callable[[], object], int, str]] = [
+            (
+                "full sample: host + zcrypt, 64 CPUs, 16 cards x 16 domains",
+                both,
+                50,
+                f"{n_cpus} CPUs + {n_dev} zcrypt readings",
+            ),
+            ("  host part (64 CPUs, /proc/stat)", host.sample, 200, ""),
+            ("  zcrypt part (16 x 16)", zcrypt.sample, 50, ""),
+            ("zcrypt gauges only (every --hf, 2 s)", zcrypt.sample_gauges, 100, ""),
+            ("full sample + interval builder (deltas of every row)", build, 50, ""),
+        ]
+        values: dict[str, list[float]] = {label: [] for label, _, _, _ in cases}
+        build()
+        for _ in range(runs):
+            for label, fn, calls, _ in cases:
+                values[label] += cpu_ms_per_call(fn, calls, 1, warm=0)
+        for label, _, _, note in cases:
+            result.add(label, values[label], "ms CPU", note)
+        full = result.measures[-len(cases)]
+        result.add(
+            "first sample (new sources: sysinfo, cpuinfo, sysfs CPUs, every device's files)",
+            cold,
+            "ms CPU",
+        )
+        result.target(
+            "host + zcrypt full sample, 64 CPUs, 16 cards x 16 domains (fixture tree)",
+            f"< {TARGET_MS:g} ms CPU",
+            f"{fmt(full.median, 'ms')} median, {fmt(full.high, 'ms')} worst of {full.n}",
+            full.median < TARGET_MS,
+        )
+        result.notes.append(f"What dominates the full sample: {dominant(both, 200)}.")
+        result.notes.append(
+            "The fixture tree is regular files: reading the kernel's /proc/stat and sysfs "
+            "attributes costs more in the kernel (the text is generated on each read) and "
+            "sometimes less (no file system); the split between system calls and Python is "
+            "the useful part. Files stay open between samples (pread), so the sample makes "
+            "one system call per value read."
+        )
+        zcrypt.close()
+
+
+def run(opts: Options) -> Result:
+    result = Result(NAME, TITLE)
+    side_by_side(result, opts)
+    recorder_pass(result, opts)
+    full_sample(result, opts)
+    return result
