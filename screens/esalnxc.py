@@ -51,19 +51,22 @@ COLUMNS = (
 )
 
 
-def cpu_percentages(values: Mapping[str, Value]) -> dict[str, float | None]:
+_PART_IDS = tuple(PARTS)
+_PART_FIELDS = tuple(PARTS.values())
+_BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
+_EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
+
+
+def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float | None]:
     """Percent of the CPU's own ticks for every column, ``total`` included."""
-    parts = {cid: values.get(name) for cid, name in PARTS.items()}
-    known = [float(v) for v in parts.values() if isinstance(v, int | float)]
-    whole = sum(known)
-    if not known or whole <= 0:
-        return dict.fromkeys(("total", *PARTS))
-    out: dict[str, float | None] = {
-        cid: None if not isinstance(v, int | float) else v * 100.0 / whole
-        for cid, v in parts.items()
-    }
-    busy = [out[c] for c in BUSY if out[c] is not None]
-    out["total"] = sum(v for v in busy if v is not None)
+    parts = [values.get(name) for name in _PART_FIELDS]
+    whole = sum(filter(None, parts))  # None (not read) and 0 add nothing
+    if whole <= 0:
+        return dict(_EMPTY)
+    scale = 100.0 / whole
+    shares = [None if v is None else v * scale for v in parts]
+    out: dict[str, float | None] = dict(zip(_PART_IDS, shares, strict=True))
+    out["total"] = sum(shares[i] or 0.0 for i in _BUSY_INDEX)
     return out
 
 
@@ -87,6 +90,10 @@ def cpu_type_of(entity: EntityData, proved: Mapping[str, tuple[str, str]]) -> tu
     return entity.attrs.get("type", ""), entity.attrs.get("type_source", "")
 
 
+def _cpu_order(entity: EntityData) -> tuple[object, ...]:
+    return (int(entity.key),) if entity.key.isdigit() else natural_key(entity.key)
+
+
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     rows: list[Row] = []
@@ -96,7 +103,7 @@ def _build(ctx: Context) -> Built:
         if cpus is None:
             continue
         drill = Drill("ESACPUU", slot.start_us, slot.end_us)
-        entities: list[EntityData] = sorted(cpus.rows.values(), key=lambda e: natural_key(e.key))
+        entities: list[EntityData] = sorted(cpus.rows.values(), key=_cpu_order)
         proved = proven_types(slot)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]

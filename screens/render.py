@@ -6,9 +6,10 @@ maps the style names to colours. Both therefore show the same characters.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from esatui import __version__
 from esatui.db.records import Flag
@@ -90,18 +91,45 @@ def round_value(column: Column, value: Value) -> Value:
     return value
 
 
-def format_value(column: Column, value: Value) -> str:
+Formatter = Callable[[Value], str]
+
+
+@functools.lru_cache(maxsize=4096)
+def formatter(column: Column) -> Formatter:
+    """The function that renders this column's values (made once per column: an export
+    formats hundreds of thousands of cells)."""
     width = column.width
-    if value is None:
-        return ".".rjust(width)
-    if isinstance(value, str) or column.decimals is None:
-        text = str(value)[:width]
-        return text.ljust(width) if column.is_text else text.rjust(width)
-    return format_number(float(value), width, column.decimals)
+    dot = ".".rjust(width)
+    decimals = column.decimals
+    if decimals is None:
+        pad = str.ljust if column.is_text else str.rjust
+
+        def text(value: Value) -> str:
+            return dot if value is None else pad(str(value)[:width], width)
+
+        return text
+    spec = f">{width}.{decimals}f"
+
+    def number(value: Value) -> str:
+        if value is None:
+            return dot
+        if isinstance(value, str):
+            return value[:width].rjust(width)
+        text = format(value, spec)
+        # the common case is done; too wide, inf/nan ("inf", "nan") or "-0.0" take the long way
+        if len(text) > width or text[-1] in "fn" or (value < 0 and float(text) == 0):
+            return format_number(float(value), width, decimals)
+        return text
+
+    return number
+
+
+def format_value(column: Column, value: Value) -> str:
+    return formatter(column)(value)
 
 
 def format_cell(column: Column, value: Value, level: Level = Level.NONE) -> str:
-    text = format_value(column, value)
+    text = formatter(column)(value)
     return text + MARKERS[level] if column.threshold else text
 
 
@@ -260,30 +288,56 @@ def _justify(left: str, right: str, width: int) -> str:
     return left + " " * max(gap, 2) + right if right else left
 
 
+CellPlan = tuple[tuple[Column, Formatter, str], ...]
+
+
+def cell_plan(columns: Sequence[Column]) -> CellPlan:
+    """Per column: its formatter and its blank cell (made once for all the rows)."""
+    return tuple((c, formatter(c), " " * c.width) for c in columns)
+
+
 def row_line(
-    columns: Sequence[Column], row: Row, previous: Row | None, flags: bool = False
+    columns: Sequence[Column],
+    row: Row,
+    previous: Row | None,
+    flags: bool = False,
+    plan: CellPlan | None = None,
 ) -> Line:
     """One row; the time shows on an interval's first row, and non-repeating key columns
-    only when they change. With ``flags``, the row's flag letters follow the last column."""
+    only when they change. With ``flags``, the row's flag letters follow the last column.
+    Cells of the row's own style share one segment; a highlighted cell has its own."""
     same_interval = previous is not None and previous.end_us == row.end_us and not row.first
     segments: list[Segment] = []
+    run: list[str] = []
     base = STYLE_SUBTOTAL if row.kind is not RowKind.DATA else STYLE_VALUE
-    for i, column in enumerate(columns):
+    values, levels = row.values, row.levels
+    for i, (column, fmt, blank) in enumerate(plan or cell_plan(columns)):
         if i:
-            segments.append((" ", base))
-        value: Value = row.values.get(column.id)
-        if column.id == "time":
-            value = hms(row.end_us) if row.first else ""
+            run.append(" ")
+        cid = column.id
+        if cid == "time":
+            text = hms(row.end_us).ljust(column.cell_width) if row.first else blank
         elif (
             not column.repeat
             and same_interval
             and previous is not None
-            and previous.values.get(column.id) == value
+            and previous.values.get(cid) == values.get(cid)
         ):
-            value = ""
-        level = row.levels.get(column.id, Level.NONE)
-        text = format_cell(column, value, level) if value != "" else " " * column.cell_width
-        segments.append((text, LEVEL_STYLE[level] if level else base))
+            text = blank
+        else:
+            text = fmt(values.get(cid))
+        level = levels.get(cid, Level.NONE) if levels else Level.NONE
+        if column.threshold:
+            text += MARKERS[level]
+        if level:
+            if run:
+                segments.append(("".join(run), base))
+                run = []
+            segments.append((text, LEVEL_STYLE[level]))
+        else:
+            run.append(text)
+    if run:
+        segments.append(("".join(run), base))
     letters = flag_letters(row.flags) if flags else ""
     if letters:
         segments.append((" " + letters, LEVEL_STYLE[Level.WARN]))
@@ -294,6 +348,7 @@ def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
     """Every row, with a date line wherever the local date changes between rows."""
     lines: list[Line] = []
     previous: Row | None = None
+    plan = cell_plan(columns)
     multi_day = _spans_days(model.rows)
     last_day: tuple[int, int] | None = None
     for row in model.rows:
@@ -303,7 +358,7 @@ def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
             if day != last_day:
                 lines.append(((time.strftime("%m/%d/%Y", t), STYLE_DATE),))
                 last_day = day
-        lines.append(row_line(columns, row, previous, model.flags_legend))
+        lines.append(row_line(columns, row, previous, model.flags_legend, plan))
         previous = row
     return lines
 
