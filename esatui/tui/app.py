@@ -41,7 +41,7 @@ HELP_KEYS = (
     ("Left/Right, F10/F11", "horizontal pages"),
     (": or a screen name", "jump to a screen (ESALNXC, lnxc, ovhd ...)"),
     ("[ or t / ] or T", "previous / next interval"),
-    ("j", "jump to a time (14:30, -2h, 2026-11-21 14:30)"),
+    ("j", "jump to a time (14:30 or -2h: from the day shown; 2026-11-21 14:30)"),
     ("space", "pause / resume the live view"),
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
@@ -107,10 +107,12 @@ def help_text(screen_name: str, columns: tuple[Column, ...]) -> Text:
 class MonitorApp(App[int]):
     TITLE = "esatui"
     CSS = """
-    Screen { layout: vertical; }
+    Screen { layout: vertical; layers: base prompt; }
     #status { height: 1; background: $panel; }
-    #prompt { display: none; height: 3; }
-    #prompt.visible { display: block; }
+    /* over the status line, so showing or hiding it never lays the screen out again */
+    #prompt { dock: bottom; layer: prompt; height: 1; border: none; padding: 0 1;
+              visibility: hidden; }
+    #prompt.visible { visibility: visible; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "drill", "Drill", show=False),
@@ -442,8 +444,11 @@ class MonitorApp(App[int]):
                 return
             self.reload(self.state.go_screen(name))
         else:
+            # "14:30" and "-2h" are read from the day being looked at, not from today
+            newest = self._newest_shown()
+            base = None if (self._live and self.state.following) or newest is None else newest / 1e6
             try:
-                moment = parse_time(text)
+                moment = parse_time(text, now=base)
             except ParseError as exc:
                 self._say(str(exc))
                 return
