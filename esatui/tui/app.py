@@ -446,9 +446,10 @@ class MonitorApp(App[int]):
         else:
             # "14:30" and "-2h" are read from the day being looked at, not from today
             newest = self._newest_shown()
-            base = None if (self._live and self.state.following) or newest is None else newest / 1e6
+            following = self._live and self.state.following
+            seen = None if following or newest is None else newest / 1e6
             try:
-                moment = parse_time(text, now=base)
+                moment = parse_time(text, now=seen)
             except ParseError as exc:
                 self._say(str(exc))
                 return
