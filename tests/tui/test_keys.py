@@ -292,3 +292,16 @@ async def test_live_follows_and_space_pauses(db_path: Path) -> None:
         assert "LIVE" in str(app.query_one("#status").render())
         go.release(1)
         await until(lambda: shows(6))
+
+
+async def test_a_time_of_day_is_read_on_the_day_shown(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=100)  # 2026-11-21, whatever day the test runs
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("j", *"14:30", "enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE
+        await pilot.press("j", *"-10m", "enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 20 * MINUTE
