@@ -1,4 +1,8 @@
-"""Retention (by age and by size), vacuum, and the facts ``esatui db info`` prints."""
+"""Retention (by age and by size), vacuum, and the facts ``esatui db info`` prints.
+
+Retention deletes whole intervals; the hourly rollups of the hours it empties go with them,
+and the hour it cuts into is rolled up again from what is left of it.
+"""
 
 from __future__ import annotations
 
@@ -57,9 +61,17 @@ def _delete_oldest(store: Store, until_us: int | None, count: int) -> int:
         if not ids:
             return 0
         marks = ",".join("?" * len(ids))
+        # oldest first, so each source loses every interval up to its newest one deleted
+        cut = conn.execute(
+            f"SELECT node_id, source, MAX(end_us) FROM interval WHERE id IN ({marks})"
+            " GROUP BY node_id, source",
+            ids,
+        ).fetchall()
         for table in tables:
             conn.execute(f"DELETE FROM {table} WHERE interval_id IN ({marks})", ids)
         conn.execute(f"DELETE FROM interval WHERE id IN ({marks})", ids)
+        for node_id, source, last_us in cut:
+            store.trim_rollups(node_id, source, last_us)
     return len(ids)
 
 
