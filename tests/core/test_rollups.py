@@ -87,7 +87,7 @@ def random_rows(rng: random.Random, kinds: Sequence[str]) -> tuple[EntityRow, ..
             return None
         if pick < 0.3:
             return rng.choice([0.0, 1.0, 2.5, 1 / 3])
-        return rng.uniform(-1e3, 1e9) * 10 ** rng.randint(-8, 0)
+        return rng.uniform(-1e3, 1e9) * 10.0 ** rng.randint(-8, 0)
 
     def counter_value() -> int | None:
         return None if rng.random() < 0.15 else rng.randint(0, 2**40)
