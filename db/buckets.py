@@ -70,7 +70,7 @@ def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
     # the offset at each hour boundary; an end in (H - 1 h, H] takes the offset of a second
     # in [H - 1 h, H], so an hour is whole in one bucket if both ends agree (offsets change
     # at most once an hour) and the offset is whole hours
-    offsets = [utc_offset_us(t) for t in range(first - HOUR_US, last + 1, HOUR_US)]
+    offsets = hourly_offsets(first - HOUR_US, last)
     runs: list[list[int]] = []
     raw: list[tuple[int, int]] = []
     cursor = after_us
@@ -88,6 +88,29 @@ def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
     if cursor < until_us:
         raw.append((cursor, until_us))
     return Plan(tuple((a, b, c) for a, b, c in runs), tuple(raw))
+
+
+def hourly_offsets(first_us: int, last_us: int) -> list[int]:
+    """The local offset at every hour boundary from first to last: looked up a day apart,
+    and hour by hour only in a day whose ends differ (a zone changes its offset at most
+    once a day)."""
+    out: list[int] = []
+    day = 24 * HOUR_US
+    t = first_us
+    before = utc_offset_us(t)
+    while t <= last_us:
+        step_end = min(t + day, last_us)
+        after = utc_offset_us(step_end)
+        hours = (step_end - t) // HOUR_US
+        if after == before:
+            out += [before] * hours
+        else:
+            out += [utc_offset_us(t + i * HOUR_US) for i in range(hours)]
+        if step_end == last_us:
+            out.append(after)
+            break
+        t, before = step_end, after
+    return out
 
 
 class _Acc:

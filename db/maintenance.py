@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from esatui.db import rollup
 from esatui.db.schema import kind_tables
 from esatui.db.store import Store
 
@@ -120,6 +121,11 @@ class SourceInfo:
     intervals: int
     first_us: int
     last_us: int
+
+
+def rollup_rows(store: Store) -> dict[str, int]:
+    """Hourly rollup rows per kind (``meta`` says ``rollups hourly`` once all are there)."""
+    return rollup.rollup_rows(store.connection)
 
 
 def info(store: Store) -> tuple[dict[str, str], list[SourceInfo], dict[str, int]]:

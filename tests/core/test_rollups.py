@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from esatui.collectors.model import Kind, counter, gauge
-from esatui.db.buckets import bucket_end, plan
+from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
 from esatui.db.maintenance import info, prune
 from esatui.db.query import EntityData, KindSlice, Slot, load_slots
 from esatui.db.records import EntityRow, Flag, Interval, max_column
@@ -488,3 +488,15 @@ def test_plan_splits_at_a_daylight_saving_change(monkeypatch: pytest.MonkeyPatch
         (change + HOUR_US, change + 5 * HOUR_US, 2 * HOUR_US),
     )
     assert p.raw == ((change - HOUR_US, change),)
+
+
+@pytest.mark.parametrize("name", ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC"])
+def test_offsets_looked_up_a_day_apart_are_the_hourly_ones(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    set_zone(monkeypatch, name)
+    first = 1_774_000_800_000_000  # 2026-03-20 10:00 UTC, a year of hours
+    last = first + 370 * DAY + 5 * HOUR_US
+    hourly = [utc_offset_us(t) for t in range(first, last + 1, HOUR_US)]
+    assert hourly_offsets(first, last) == hourly
+    assert hourly_offsets(first, first) == hourly[:1]
