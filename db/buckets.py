@@ -419,8 +419,10 @@ def bucketed_slots(
         for src in store.sources_of(kind):
             if layout is None:
                 layout = _Layout.of(store, kind)
-            totals, _ = reader.intervals(src, a, z)
-            accs = reader.entities(kind, src, a, z, frames, layout)
+            # the timeline source's intervals in the frames are those it was read for
+            after, until = (lo, hi) if src == source else (a, z)
+            totals, _ = reader.intervals(src, after, until)
+            accs = reader.entities(kind, src, after, until, frames, layout)
             for b, rows, iflags in _entity_data(store, kind, src, node_id, layout, accs):
                 data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
     return [
