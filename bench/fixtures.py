@@ -47,7 +47,7 @@ HOST_DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "host"
 YEAR_START_US = 1_763_769_600_000_000
 MINUTE_S = 60
 USER_HZ = 100  # the fake /proc/stat's tick rate (this machine's sysconf says the same)
-RECIPE = 1  # bump when what a cached recording holds changes
+RECIPE = 2  # bump when what a cached recording holds changes (2: hourly rollups)
 
 
 # --- the host tree --------------------------------------------------------------------

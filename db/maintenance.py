@@ -1,10 +1,15 @@
-"""Retention (by age and by size), vacuum, and the facts ``esatui db info`` prints."""
+"""Retention (by age and by size), vacuum, and the facts ``esatui db info`` prints.
+
+Retention deletes whole intervals; the hourly rollups of the hours it empties go with them,
+and the hour it cuts into is rolled up again from what is left of it.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
+from esatui.db import rollup
 from esatui.db.schema import kind_tables
 from esatui.db.store import Store
 
@@ -57,9 +62,17 @@ def _delete_oldest(store: Store, until_us: int | None, count: int) -> int:
         if not ids:
             return 0
         marks = ",".join("?" * len(ids))
+        # oldest first, so each source loses every interval up to its newest one deleted
+        cut = conn.execute(
+            f"SELECT node_id, source, MAX(end_us) FROM interval WHERE id IN ({marks})"
+            " GROUP BY node_id, source",
+            ids,
+        ).fetchall()
         for table in tables:
             conn.execute(f"DELETE FROM {table} WHERE interval_id IN ({marks})", ids)
         conn.execute(f"DELETE FROM interval WHERE id IN ({marks})", ids)
+        for node_id, source, last_us in cut:
+            store.trim_rollups(node_id, source, last_us)
     return len(ids)
 
 
@@ -108,6 +121,11 @@ class SourceInfo:
     intervals: int
     first_us: int
     last_us: int
+
+
+def rollup_rows(store: Store) -> dict[str, int]:
+    """Hourly rollup rows per kind (``meta`` says ``rollups hourly`` once all are there)."""
+    return rollup.rollup_rows(store.connection)
 
 
 def info(store: Store) -> tuple[dict[str, str], list[SourceInfo], dict[str, int]]:

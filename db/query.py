@@ -1,72 +1,27 @@
 """Reading a time range as *slots*: the rows a screen shows, one per interval or bucket.
 
 A screen's timeline comes from one kind (the CPUs for ESALNXC, say): its intervals, or, with
-``interval_len_us``, buckets of that length aligned to the local clock. The rows of every
-other kind the screen needs are placed into the slot their interval overlaps most, whatever
-source wrote them, so sources sampled a few microseconds apart or on their own clock (the
-z/VM monitor) line up. Within a slot, counters are summed and gauges are averaged weighted by
-their sample counts, which is what one longer interval would have recorded.
+``interval_len_us``, buckets of that length aligned to the local clock (``db/buckets.py``,
+which reads whole hours from the store's hourly rollups). In a view of recorded intervals
+the rows of every other kind the screen needs are placed into the slot their interval
+overlaps most, whatever source wrote them, so sources sampled a few microseconds apart or on
+their own clock (the z/VM monitor) line up; in a bucketed view every source's intervals go
+to the bucket their end falls in, as the rollups are kept. Within a slot, counters are
+summed and gauges are averaged weighted by their sample counts, which is what one longer
+interval would have recorded.
 """
 
 from __future__ import annotations
 
 import bisect
-import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 
+from esatui.db.buckets import bucket_end, bucketed_slots
 from esatui.db.records import Value, max_column
+from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.db.store import IntervalInfo, KindRow, Store
 
-
-@dataclass(frozen=True, slots=True)
-class EntityData:
-    key: str
-    attrs: Mapping[str, str]
-    values: Mapping[str, Value]
-    flags: int
-    hf_n: int
-
-
-@dataclass(frozen=True, slots=True)
-class KindSlice:
-    """One kind, from one source, within one slot."""
-
-    source: str
-    duration_us: int  # total measured duration of the contributing intervals
-    flags: int
-    rows: Mapping[str, EntityData]  # entity key -> data
-
-
-@dataclass(frozen=True, slots=True)
-class Slot:
-    start_us: int
-    end_us: int  # the time a screen shows (interval end, or the bucket's nominal end)
-    duration_us: int
-    flags: int
-    data: Mapping[str, Mapping[str, KindSlice]] = field(default_factory=dict)
-
-    def get(self, kind: str, prefer: Sequence[str] = ()) -> KindSlice | None:
-        """The kind's slice, from the first preferred source that has it (else any)."""
-        by_source = self.data.get(kind)
-        if not by_source:
-            return None
-        for source in prefer:
-            if source in by_source:
-                return by_source[source]
-        return by_source[min(by_source)]
-
-
-def bucket_end(end_us: int, length_us: int) -> int:
-    """The end of the bucket of ``length_us`` containing ``end_us``, aligned to local time
-    (15-minute buckets end at :00, :15 ...; daily ones at local midnight)."""
-    offset = _utc_offset_us(end_us)
-    local = end_us + offset
-    return -((-local) // length_us) * length_us - offset
-
-
-def _utc_offset_us(time_us: int) -> int:
-    return int(time.localtime(time_us // 1_000_000).tm_gmtoff) * 1_000_000
+__all__ = ["EntityData", "KindSlice", "Slot", "bucket_end", "load_slots", "timeline_source"]
 
 
 def timeline_source(store: Store, node_id: int, kind: str, prefer: Sequence[str]) -> list[str]:
@@ -86,28 +41,41 @@ def load_slots(
     limit: int | None = None,
     prefer: Sequence[str] = (),
     snap: bool = False,
+    use_rollups: bool = True,
 ) -> list[Slot]:
     """Slots, newest first, for the first of ``timeline_kinds`` that has data in the range.
 
     With ``snap``, (after, until] is one interval of another source (a drill-down): the
-    slots are this timeline's intervals that overlap it for at least half their length.
+    slots are this timeline's intervals that overlap it for at least half their length (in
+    a bucketed view, the buckets of the intervals that end in it). ``use_rollups=False``
+    reads a bucketed view from the raw rows only (the same result, slower: for tests).
     """
+    if interval_len_us is not None:
+        return bucketed_slots(
+            store,
+            node_id,
+            [(kind, timeline_source(store, node_id, kind, prefer)) for kind in timeline_kinds],
+            kinds,
+            after_us,
+            until_us,
+            interval_len_us,
+            None if snap else limit,
+            use_rollups=use_rollups,
+        )
     base: list[IntervalInfo] = []
     for kind in timeline_kinds:
         for source in timeline_source(store, node_id, kind, prefer):
             if snap and after_us is not None and until_us is not None:
                 base = _matching_intervals(store, node_id, source, after_us, until_us)
             else:
-                base = _base_intervals(
-                    store, node_id, source, after_us, until_us, interval_len_us, limit
-                )
+                base = store.intervals(node_id, [source], after_us, until_us, limit=limit)
             if base:
                 break
         if base:
             break
     if not base:
         return []
-    frames = _frames(base, interval_len_us)  # (start, end, members) oldest first
+    frames = [(i.start_us, i.end_us, [i]) for i in sorted(base, key=lambda i: i.end_us)]
     lo = min(f[0] for f in frames)
     hi = max(f[1] for f in frames)
     margin = max(f[1] - f[0] for f in frames)
@@ -157,27 +125,6 @@ def load_slots(
     return slots
 
 
-def _base_intervals(
-    store: Store,
-    node_id: int,
-    source: str,
-    after_us: int | None,
-    until_us: int | None,
-    interval_len_us: int | None,
-    limit: int | None,
-) -> list[IntervalInfo]:
-    if interval_len_us is None:
-        return store.intervals(node_id, [source], after_us, until_us, limit=limit)
-    if limit is not None:
-        newest = store.intervals(node_id, [source], after_us, until_us, limit=1)
-        if not newest:
-            return []
-        top = bucket_end(newest[0].end_us, interval_len_us)
-        floor = top - limit * interval_len_us
-        after_us = floor if after_us is None else max(after_us, floor)
-    return store.intervals(node_id, [source], after_us, until_us)
-
-
 def _matching_intervals(
     store: Store, node_id: int, source: str, start_us: int, end_us: int
 ) -> list[IntervalInfo]:
@@ -188,18 +135,6 @@ def _matching_intervals(
         for i in candidates
         if 2 * (min(i.end_us, end_us) - max(i.start_us, start_us)) >= (i.end_us - i.start_us)
     ]
-
-
-def _frames(
-    base: list[IntervalInfo], interval_len_us: int | None
-) -> list[tuple[int, int, list[IntervalInfo]]]:
-    ordered = sorted(base, key=lambda i: i.end_us)
-    if interval_len_us is None:
-        return [(i.start_us, i.end_us, [i]) for i in ordered]
-    frames: dict[int, list[IntervalInfo]] = {}
-    for info in ordered:
-        frames.setdefault(bucket_end(info.end_us, interval_len_us), []).append(info)
-    return [(end - interval_len_us, end, members) for end, members in sorted(frames.items())]
 
 
 def _best_frame(

@@ -6,6 +6,13 @@ own, ``k_<kind>``, generated from the kind's declaration: one INTEGER column per
 the first time its kind is written and gains a column when its kind gains a field (fields are
 only ever added), so new sources need no schema version; the version changes only when
 existing tables change shape.
+
+Each kind table has an hourly rollup, ``h_<kind>``, created and widened with it: one row per
+node, source, UTC hour (by interval end) and entity, with the number of rows, their flags
+OR-ed, the flags of their intervals OR-ed, the summed ``hf_n``, the newest interval end, the
+summed counter deltas and, per gauge, the sum of average x ``hf_n`` (``<gauge>_wsum``), the
+``hf_n`` it weighs (``<gauge>_wn``) and the maximum. ``interval_hour`` is the same for the
+intervals themselves (count, summed duration, OR-ed flags). ``db/rollup.py`` keeps them.
 """
 
 from __future__ import annotations
@@ -19,7 +26,21 @@ from esatui.db.records import max_column
 
 SCHEMA_VERSION = 1
 
-FRAMEWORK = """
+INTERVAL_HOUR = """
+CREATE TABLE IF NOT EXISTS interval_hour (
+    node_id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    hour_end_us INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    duration_us INTEGER NOT NULL,
+    flags INTEGER NOT NULL,
+    last_end_us INTEGER NOT NULL,
+    PRIMARY KEY (node_id, source, hour_end_us)
+) WITHOUT ROWID
+"""
+
+FRAMEWORK = (
+    """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS node (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS interval (
@@ -59,6 +80,8 @@ CREATE TABLE IF NOT EXISTS config (
     PRIMARY KEY (node_id, source, time_us)
 ) WITHOUT ROWID;
 """
+    + INTERVAL_HOUR
+)
 
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 
@@ -67,6 +90,91 @@ def table_name(kind: str) -> str:
     if not _IDENTIFIER.match(kind):
         raise ValueError(f"kind name {kind!r} is not a plain identifier")
     return f"k_{kind}"
+
+
+def rollup_table(kind: str) -> str:
+    if not _IDENTIFIER.match(kind):
+        raise ValueError(f"kind name {kind!r} is not a plain identifier")
+    return f"h_{kind}"
+
+
+# the columns every rollup row has before its values
+ROLLUP_META = (
+    "node_id",
+    "source",
+    "hour_end_us",
+    "entity_id",
+    "rows_n",
+    "flags",
+    "iflags",
+    "hf_n",
+    "last_end_us",
+)
+
+
+def wsum_column(gauge: str) -> str:
+    """The rollup column holding the sum of a gauge's averages weighted by ``hf_n``."""
+    return f"{gauge}_wsum"
+
+
+def wn_column(gauge: str) -> str:
+    """The rollup column holding the ``hf_n`` a gauge's weighted sum weighs."""
+    return f"{gauge}_wn"
+
+
+def rollup_columns(roles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(column, SQL type) of a rollup table's values, from (field, role) in declaration
+    order: a counter's sum; a gauge's weighted sum, weight and maximum."""
+    columns: list[tuple[str, str]] = []
+    for name, role in roles:
+        if not _IDENTIFIER.match(name):
+            raise ValueError(f"field name {name!r} is not an identifier")
+        if role == Role.COUNTER.value:
+            columns.append((name, "INTEGER"))
+        elif role == Role.GAUGE.value:
+            columns += [
+                (wsum_column(name), "REAL"),
+                (wn_column(name), "INTEGER"),
+                (max_column(name), "REAL"),
+            ]
+    names = [c for c, _ in columns]
+    clash = (set(names) & set(ROLLUP_META)) | {c for c in names if names.count(c) > 1}
+    if clash:
+        raise ValueError(f"rollup columns {sorted(clash)} collide")
+    return columns
+
+
+def kind_roles(kind: Kind) -> list[tuple[str, str]]:
+    return [(f.name, f.role.value) for f in kind.fields]
+
+
+def rollup_ddl(kind: str, roles: Iterable[tuple[str, str]]) -> str:
+    cols = "".join(f",\n    {name} {sqltype}" for name, sqltype in rollup_columns(roles))
+    return (
+        f"CREATE TABLE IF NOT EXISTS {rollup_table(kind)} (\n"
+        "    node_id INTEGER NOT NULL,\n"
+        "    source TEXT NOT NULL,\n"
+        "    hour_end_us INTEGER NOT NULL,\n"
+        "    entity_id INTEGER NOT NULL,\n"
+        "    rows_n INTEGER NOT NULL,\n"
+        "    flags INTEGER NOT NULL,\n"
+        "    iflags INTEGER NOT NULL,\n"
+        "    hf_n INTEGER NOT NULL,\n"
+        f"    last_end_us INTEGER NOT NULL{cols},\n"
+        "    PRIMARY KEY (node_id, source, hour_end_us, entity_id)\n"
+        ") WITHOUT ROWID"
+    )
+
+
+def ensure_rollup(conn: sqlite3.Connection, kind: str, roles: Iterable[tuple[str, str]]) -> None:
+    """Create the kind's rollup table, or add the columns of fields it gained."""
+    roles = list(roles)
+    table = rollup_table(kind)
+    conn.execute(rollup_ddl(kind, roles))
+    have = set(existing_columns(conn, table))
+    for name, sqltype in rollup_columns(roles):
+        if name not in have:
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sqltype}")
 
 
 def kind_columns(kind: Kind) -> list[tuple[str, str]]:
@@ -100,18 +208,26 @@ def existing_columns(conn: sqlite3.Connection, table: str) -> list[str]:
 
 
 def ensure_kind(conn: sqlite3.Connection, kind: Kind) -> None:
-    """Create the kind's table, or add the columns of fields it gained."""
+    """Create the kind's table and its rollup, or add the columns of fields it gained."""
     table = table_name(kind.name)
     conn.execute(kind_ddl(kind))
     have = set(existing_columns(conn, table))
     for name, sqltype in kind_columns(kind):
         if name not in have:
             conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sqltype}")
+    ensure_rollup(conn, kind.name, kind_roles(kind))
 
 
 def kind_tables(conn: sqlite3.Connection) -> Iterable[str]:
     rows = conn.execute(
         "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'k\\_%' ESCAPE '\\'"
+    )
+    return [r[0] for r in rows]
+
+
+def rollup_tables(conn: sqlite3.Connection) -> Iterable[str]:
+    rows = conn.execute(
+        "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'h\\_%' ESCAPE '\\'"
     )
     return [r[0] for r in rows]
 

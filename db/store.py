@@ -2,6 +2,7 @@
 
 One recorder writes, any number of viewers read: WAL mode, one transaction per interval, so a
 recorder killed at any instant leaves every committed interval and a database that opens.
+The interval's hourly rollups (``db/rollup.py``) are kept in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from esatui import __version__
 from esatui.collectors.model import Kind
 from esatui.db.records import EntityRow, Interval, Value
+from esatui.db.rollup import READY_KEY, READY_VALUE, Rollups, hour_end, ready
 from esatui.db.schema import (
     FRAMEWORK,
     MIGRATIONS,
@@ -70,6 +73,9 @@ class Store:
         self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
         self._known_kinds: dict[str, tuple[str, ...]] = {}
         self._last_config: dict[tuple[int, str], str] = {}
+        self._rollups = Rollups(conn)
+        self._last_end: dict[tuple[int, str], int] = {}  # newest end written per node, source
+        self._rollups_ready = False
 
     # --- opening ---------------------------------------------------------------------
 
@@ -129,6 +135,15 @@ class Store:
         conn.execute("PRAGMA synchronous = NORMAL")
         if self.readonly:
             conn.execute("PRAGMA query_only = 1")
+        elif not ready(conn):
+            self._backfill()
+
+    def _backfill(self) -> None:
+        """Roll up a database written before rollups existed, a day of a source per
+        transaction; readers use the raw rows until the last step marks it done."""
+        for step in self._rollups.backfill_steps():
+            with self.transaction():
+                step()
 
     def _create_framework(self, version: int) -> None:
         for statement in FRAMEWORK.split(";"):
@@ -136,7 +151,11 @@ class Store:
                 self._conn.execute(statement)
         self._conn.executemany(
             "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
-            [("created_by", f"esatui {__version__}"), ("schema_version", str(version))],
+            [
+                ("created_by", f"esatui {__version__}"),
+                ("schema_version", str(version)),
+                (READY_KEY, READY_VALUE),
+            ],
         )
         self._conn.execute(f"PRAGMA user_version = {int(version)}")
 
@@ -196,11 +215,13 @@ class Store:
                     (kind.name, source),
                 )
                 self._known_kinds[kind.name] = tuple(c for c, _ in kind_columns(kind))
+                self._rollups.forget(kind.name)
 
     def write(self, interval: Interval) -> int | None:
         """Commit one interval with all its rows; ``None`` if it was already recorded."""
         with self._lock, self.transaction():
             node_id = self._node_id(interval.node)
+            late = self._written_later(node_id, interval.source, interval.end_us)
             cur = self._conn.execute(
                 "INSERT OR IGNORE INTO interval (node_id, source, start_us, end_us, duration_us,"
                 " flags) VALUES (?, ?, ?, ?, ?, ?)",
@@ -222,9 +243,45 @@ class Store:
                 by_kind.setdefault(row.kind, []).append(row)
             for kind, rows in by_kind.items():
                 self._insert_rows(node_id, interval_id, kind, rows)
+            if late:
+                # the hour's weighted gauge sums must be added in end order: redo it
+                self._rollups.rebuild(node_id, interval.source, hour_end(interval.end_us))
+            else:
+                self._rollups.add(
+                    node_id,
+                    interval.source,
+                    interval_id,
+                    interval.end_us,
+                    interval.duration_us,
+                    int(interval.flags),
+                    list(by_kind),
+                )
+                self._last_end[(node_id, interval.source)] = interval.end_us
             if interval.config:
                 self._write_config(node_id, interval.source, interval.end_us, interval.config)
             return interval_id
+
+    def _written_later(self, node_id: int, source: str, end_us: int) -> bool:
+        """Whether the hour of ``end_us`` already holds a later interval of the source."""
+        last = self._last_end.get((node_id, source))
+        if last is None:
+            row = self._conn.execute(
+                "SELECT MAX(end_us) FROM interval WHERE node_id = ? AND source = ?",
+                (node_id, source),
+            ).fetchone()
+            last = row[0]
+            if last is None:
+                return False
+            self._last_end[(node_id, source)] = last
+        if last <= end_us:
+            return False
+        return bool(
+            self._conn.execute(
+                "SELECT 1 FROM interval WHERE node_id = ? AND source = ? AND end_us > ?"
+                " AND end_us <= ? LIMIT 1",
+                (node_id, source, end_us, hour_end(end_us)),
+            ).fetchone()
+        )
 
     def _insert_rows(
         self, node_id: int, interval_id: int, kind: str, rows: list[EntityRow]
@@ -387,6 +444,68 @@ class Store:
                     )
                 )
         return out
+
+    def trim_rollups(self, node_id: int, source: str, deleted_until_us: int) -> None:
+        """After retention deleted a source's intervals ending up to ``deleted_until_us``
+        (inside a transaction): drop the rollups of the hours deleted, redo the one cut."""
+        self._rollups.trim(node_id, source, hour_end(deleted_until_us))
+
+    def value_columns(self, kind: str) -> list[str]:
+        """The value columns of ``k_<kind>`` in table order (none if it was never written)."""
+        table = table_name(kind)
+        if not self._has_table(table):
+            return []
+        return [c for c in existing_columns(self._conn, table) if c not in _ROW_META]
+
+    def raw_rows(
+        self, kind: str, interval_ids: Sequence[int], columns: Sequence[str]
+    ) -> list[tuple[Any, ...]]:
+        """(interval_id, entity_id, flags, hf_n, *columns) of every row of ``kind`` in the
+        given intervals, as stored."""
+        table = table_name(kind)
+        if not interval_ids or not self._has_table(table):
+            return []
+        select = ", ".join((*_ROW_META, *columns))
+        out: list[tuple[Any, ...]] = []
+        ids = sorted(interval_ids)
+        for chunk_start in range(0, len(ids), 500):
+            chunk = ids[chunk_start : chunk_start + 500]
+            out += self._conn.execute(
+                f"SELECT {select} FROM {table} WHERE interval_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+        return out
+
+    def raw_row_at(
+        self,
+        kind: str,
+        node_id: int,
+        source: str,
+        end_us: int,
+        entity_id: int,
+        columns: Sequence[str],
+    ) -> tuple[Any, ...] | None:
+        """As :meth:`raw_rows`, the one row of an entity in the source's interval ending at
+        ``end_us``."""
+        select = ", ".join(f"r.{c}" for c in (*_ROW_META, *columns))
+        row: tuple[Any, ...] | None = self._conn.execute(
+            f"SELECT {select} FROM {table_name(kind)} r JOIN interval i ON i.id = r.interval_id"
+            " WHERE i.node_id = ? AND i.source = ? AND i.end_us = ? AND r.entity_id = ?",
+            (node_id, source, end_us, entity_id),
+        ).fetchone()
+        return row
+
+    def entity(self, entity_id: int) -> tuple[str, dict[str, str]]:
+        """An entity's key and attributes."""
+        _, key, attrs = self._entity(entity_id)
+        return key, attrs
+
+    def rollups_ready(self) -> bool:
+        """Whether every interval is rolled up by hour (a database written before rollups
+        is not until it is opened once for writing)."""
+        if not self._rollups_ready:
+            self._rollups_ready = ready(self._conn)
+        return self._rollups_ready
 
     def config_at(self, node_id: int, time_us: int) -> dict[str, str]:
         """The configuration every source last reported at or before ``time_us`` (merged;

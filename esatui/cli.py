@@ -479,8 +479,9 @@ def cmd_db(args: argparse.Namespace) -> int:
                 f"node {s.node}  source {s.source}: {s.intervals} intervals, "
                 f"{iso(s.first_us)} to {iso(s.last_us)}"
             )
+        rolled = maintenance.rollup_rows(store)
         for kind, n in rows.items():
-            print(f"kind {kind}: {n} rows")
+            print(f"kind {kind}: {n} rows, {rolled.get(kind, 0)} hourly rollup rows")
         return EXIT_OK
     store = Store.open(path, create=False)
     if args.db_command == "prune":

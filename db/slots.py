@@ -1,0 +1,46 @@
+"""Slots: the rows a screen shows, one per interval or bucket, with every kind's data in it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from esatui.db.records import Value
+
+
+@dataclass(frozen=True, slots=True)
+class EntityData:
+    key: str
+    attrs: Mapping[str, str]
+    values: Mapping[str, Value]
+    flags: int
+    hf_n: int
+
+
+@dataclass(frozen=True, slots=True)
+class KindSlice:
+    """One kind, from one source, within one slot."""
+
+    source: str
+    duration_us: int  # total measured duration of the contributing intervals
+    flags: int
+    rows: Mapping[str, EntityData]  # entity key -> data
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    start_us: int
+    end_us: int  # the time a screen shows (interval end, or the bucket's nominal end)
+    duration_us: int
+    flags: int
+    data: Mapping[str, Mapping[str, KindSlice]] = field(default_factory=dict)
+
+    def get(self, kind: str, prefer: Sequence[str] = ()) -> KindSlice | None:
+        """The kind's slice, from the first preferred source that has it (else any)."""
+        by_source = self.data.get(kind)
+        if not by_source:
+            return None
+        for source in prefer:
+            if source in by_source:
+                return by_source[source]
+        return by_source[min(by_source)]

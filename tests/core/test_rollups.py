@@ -1,0 +1,502 @@
+"""Hourly rollups: bucketed slots read from them are the slots read from the raw rows, bit for
+bit, and both are what the aggregation rules say (an independent model below); the rollups
+the store keeps through late writes, retention and backfill are what a replay gives."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import random
+import shutil
+import sqlite3
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from esatui.collectors.model import Kind, counter, gauge
+from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
+from esatui.db.maintenance import info, prune
+from esatui.db.query import EntityData, KindSlice, Slot, load_slots
+from esatui.db.records import EntityRow, Flag, Interval, max_column
+from esatui.db.rollup import HOUR_US, READY_KEY, hour_end, rollup_rows
+from esatui.db.schema import existing_columns
+from esatui.db.store import Store
+
+MINUTE = 60_000_000
+DAY = 24 * HOUR_US
+NODE = "n1"
+THING = Kind(
+    "thing",
+    "test",
+    (counter("ops", "count"), gauge("depth", "count"), counter("bytes", "B"), gauge("load", "%")),
+)
+OTHER = Kind("other", "test", (gauge("level", "count"), counter("events", "count")))
+KINDS = {k.name: k for k in (THING, OTHER)}
+# 2026-11-21 14:00 UTC; 2026-03-28 12:00 and 2026-10-24 12:00 UTC, a day before Europe's
+# clocks change
+STARTS = (1_795_269_600_000_000, 1_774_699_200_000_000, 1_792_843_200_000_000)
+ZONES = ("UTC", "Europe/Berlin", "Europe/Berlin", "America/New_York", "Asia/Kolkata")
+
+
+@contextlib.contextmanager
+def local_zone(name: str) -> Iterator[None]:
+    """TZ for the block (hypothesis runs many examples in one test: no monkeypatch)."""
+    saved = os.environ.get("TZ")
+    os.environ["TZ"] = name
+    time.tzset()
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("TZ", None)
+        else:
+            os.environ["TZ"] = saved
+        time.tzset()
+
+
+def set_zone(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    monkeypatch.setenv("TZ", name)
+    time.tzset()
+
+
+# --- recordings ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SourceSpec:
+    name: str
+    period_s: int
+    phase_us: int
+    kinds: tuple[str, ...]
+
+
+def random_rows(rng: random.Random, kinds: Sequence[str]) -> tuple[EntityRow, ...]:
+    """An interval's rows: entities that come and go, attributes that change, values
+    missing, gauges with no samples, resets (drawn from a seed: hypothesis draws are slow)."""
+
+    def gauge_value() -> float | None:
+        pick = rng.random()
+        if pick < 0.2:
+            return None
+        if pick < 0.3:
+            return rng.choice([0.0, 1.0, 2.5, 1 / 3])
+        return rng.uniform(-1e3, 1e9) * 10.0 ** rng.randint(-8, 0)
+
+    def counter_value() -> int | None:
+        return None if rng.random() < 0.15 else rng.randint(0, 2**40)
+
+    entities = [(kind, key) for kind in kinds for key in ("a", "b", "c")]
+    rows = []
+    for kind, key in rng.sample(entities, rng.randint(1, min(4, len(entities)))):
+        values: dict[str, int | float | None] = {}
+        for f in KINDS[kind].fields:
+            if f.role.value == "counter":
+                values[f.name] = counter_value()
+            else:
+                values[f.name] = gauge_value()
+                values[max_column(f.name)] = gauge_value()
+        rows.append(
+            EntityRow(
+                kind,
+                key,
+                rng.choice([{"t": "A"}, {"t": "A"}, {"t": "B"}]),
+                values,
+                rng.choice([0, 0, 0, Flag.RESET, Flag.NEW, Flag.GAP | Flag.RESET]),
+                rng.choice([0, 1, 1, 2, 5]),
+            )
+        )
+    return tuple(rows)
+
+
+@st.composite
+def recordings(draw: st.DrawFn) -> tuple[list[SourceSpec], list[Interval]]:
+    start = draw(st.sampled_from(STARTS)) + draw(st.integers(0, 3)) * 1_234_567
+    n_sources = draw(st.integers(1, 3))
+    specs = [
+        SourceSpec(
+            f"s{i}",
+            draw(st.sampled_from([60, 420, 1800, 3600, 5400])),
+            draw(st.sampled_from([0, 100, 20_000_000, 1_799_999_999])),
+            tuple(draw(st.sampled_from([("thing",), ("other",), ("thing", "other")]))),
+        )
+        for i in range(n_sources)
+    ]
+    intervals: list[Interval] = []
+    rng = random.Random(draw(st.integers(0, 2**32)))
+    for spec in specs:
+        n = draw(st.integers(12, 50))
+        gaps = draw(st.sets(st.integers(1, n - 1), max_size=n // 4))
+        period = spec.period_s * 1_000_000
+        for i in range(n):
+            if i in gaps:
+                continue
+            end = start + spec.phase_us + (i + 1) * period
+            intervals.append(
+                Interval(
+                    spec.name,
+                    NODE,
+                    end - period,
+                    end,
+                    period - rng.randint(0, 999),
+                    random_rows(rng, spec.kinds),
+                    rng.choice([0, 0, Flag.GAP, Flag.RESET]),
+                )
+            )
+    # sources write in turn, mostly in time order; some intervals arrive late
+    order = sorted(range(len(intervals)), key=lambda i: intervals[i].end_us)
+    swaps = draw(st.lists(st.integers(0, max(0, len(order) - 2)), max_size=3))
+    for s in swaps:
+        order[s], order[s + 1] = order[s + 1], order[s]
+    return specs, [intervals[i] for i in order]
+
+
+def record(path: Path, specs: Sequence[SourceSpec], intervals: Sequence[Interval]) -> None:
+    with Store.open(path) as store:
+        for spec in specs:
+            store.register(spec.name, [KINDS[k] for k in spec.kinds])
+        for interval in intervals:
+            store.write(interval)
+
+
+# --- the rules, written out on the intervals themselves --------------------------------
+
+
+def reference(
+    specs: Sequence[SourceSpec],
+    intervals: Sequence[Interval],
+    timeline: str,
+    kinds: Sequence[str],
+    after: int | None,
+    until: int | None,
+    length: int,
+    limit: int | None,
+) -> list[Slot]:
+    def within(i: Interval) -> bool:
+        return (after is None or i.end_us > after) and (until is None or i.end_us <= until)
+
+    sources = sorted(s.name for s in specs if timeline in s.kinds)
+    candidates = [
+        (source, [i for i in intervals if i.source == source and within(i)]) for source in sources
+    ]
+    chosen = next(((s, found) for s, found in candidates if found), None)
+    if chosen is None:
+        return []
+    _, members = chosen
+    if limit is not None:
+        floor = bucket_end(max(i.end_us for i in members), length) - limit * length
+        after = floor if after is None else max(after, floor)
+        members = [i for i in members if within(i)]
+    frames: dict[int, list[Interval]] = {}
+    for i in members:
+        frames.setdefault(bucket_end(i.end_us, length), []).append(i)
+    data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
+    for kind in dict.fromkeys([timeline, *kinds]):
+        for src in sorted(s.name for s in specs if kind in s.kinds):
+            placed: dict[int, list[Interval]] = {}
+            for i in intervals:
+                if i.source == src and within(i) and bucket_end(i.end_us, length) in frames:
+                    placed.setdefault(bucket_end(i.end_us, length), []).append(i)
+            for b, found in placed.items():
+                rows = [
+                    (i, r)
+                    for i in sorted(found, key=lambda i: i.end_us)
+                    for r in i.rows
+                    if r.kind == kind
+                ]
+                if not rows:
+                    continue
+                iflags = 0
+                for i, _ in rows:
+                    iflags |= i.flags
+                by_key: dict[str, list[tuple[Interval, EntityRow]]] = {}
+                for i, r in rows:
+                    by_key.setdefault(r.key, []).append((i, r))
+                entities = {key: entity(KINDS[kind], group) for key, group in by_key.items()}
+                data[b].setdefault(kind, {})[src] = KindSlice(
+                    src, sum(i.duration_us for i in found), iflags, entities
+                )
+    slots = []
+    for b in sorted(frames, reverse=True):
+        flags = 0
+        for i in frames[b]:
+            flags |= i.flags
+        slots.append(Slot(b - length, b, sum(i.duration_us for i in frames[b]), flags, data[b]))
+    return slots
+
+
+def stored(kind: Kind, row: EntityRow) -> dict[str, int | float | None]:
+    """A row's values as the store gives them back: every column, gauges as floats."""
+    out: dict[str, int | float | None] = {}
+    for f in kind.fields:
+        v = row.values.get(f.name)
+        if f.role.value == "counter":
+            out[f.name] = v
+        else:
+            m = row.values.get(max_column(f.name))
+            out[f.name] = None if v is None else float(v)
+            out[max_column(f.name)] = None if m is None else float(m)
+    return out
+
+
+def entity(kind: Kind, group: list[tuple[Interval, EntityRow]]) -> EntityData:
+    if len(group) == 1:
+        _, r = group[0]
+        return EntityData(r.key, dict(r.attrs), stored(kind, r), r.flags, r.hf_n)
+    rows = [stored(kind, r) for _, r in group]
+    values: dict[str, int | float | None] = {}
+    for f in kind.fields:
+        if f.role.value == "counter":
+            present = [v[f.name] for v in rows if v[f.name] is not None]
+            values[f.name] = sum(present) if present else None  # type: ignore[arg-type]
+            continue
+        # products added in end order within each (UTC hour, entity), hours with fsum
+        parts: dict[tuple[int, str], float] = {}
+        weight = 0
+        for (i, r), v in zip(group, rows, strict=True):
+            avg = v[f.name]
+            if avg is not None and r.hf_n > 0:
+                part = (hour_end(i.end_us), json.dumps(dict(r.attrs), sort_keys=True))
+                product = avg * r.hf_n
+                parts[part] = parts[part] + product if part in parts else product
+                weight += r.hf_n
+        values[f.name] = math.fsum(parts.values()) / weight if weight else None
+        maxima = [v[max_column(f.name)] for v in rows if v[max_column(f.name)] is not None]
+        values[max_column(f.name)] = max(maxima) if maxima else None  # type: ignore[type-var]
+    flags = 0
+    for _, r in group:
+        flags |= r.flags
+    newest = group[-1][1]
+    return EntityData(newest.key, dict(newest.attrs), values, flags, sum(r.hf_n for _, r in group))
+
+
+# --- the property --------------------------------------------------------------------
+
+
+@settings(max_examples=30)
+@given(
+    recording=recordings(),
+    zone_name=st.sampled_from(ZONES),
+    length=st.sampled_from([HOUR_US, 2 * HOUR_US, 3 * HOUR_US, DAY, DAY, 15 * MINUTE]),
+    limit=st.one_of(st.none(), st.integers(1, 40)),
+    data=st.data(),
+)
+def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
+    tmp_path_factory: pytest.TempPathFactory,
+    recording: tuple[list[SourceSpec], list[Interval]],
+    zone_name: str,
+    length: int,
+    limit: int | None,
+    data: st.DataObject,
+) -> None:
+    specs, intervals = recording
+    path = tmp_path_factory.mktemp("roll") / "db.sqlite"
+    record(path, specs, intervals)
+    timeline = data.draw(st.sampled_from(sorted({k for s in specs for k in s.kinds})))
+    # the window's ends: none, on an hour, or anywhere in the recording
+    first = min(i.end_us for i in intervals) - MINUTE
+    last = max(i.end_us for i in intervals)
+    point = st.one_of(
+        st.none(),
+        st.integers(first, last).map(lambda t: t // HOUR_US * HOUR_US),
+        st.integers(first, last),
+    )
+    after, until = data.draw(st.tuples(point, point))
+    if after is not None and until is not None and after > until:
+        after, until = until, after
+    with local_zone(zone_name):
+        with Store.open(path, readonly=True) as store:
+            node = store.node_id(NODE)
+            assert node is not None and store.rollups_ready()
+            kinds = ["thing", "other"]
+            args = ([timeline], kinds, after, until)
+            rolled = load_slots(store, node, *args, interval_len_us=length, limit=limit)
+            raw = load_slots(
+                store, node, *args, interval_len_us=length, limit=limit, use_rollups=False
+            )
+        expected = reference(specs, intervals, timeline, kinds, after, until, length, limit)
+    assert raw == expected
+    assert rolled == expected
+    assert replayed(path) == rollup_dump(path)
+
+
+# --- what the store keeps -------------------------------------------------------------
+
+
+def rollup_dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    conn = sqlite3.connect(path)
+    try:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND"
+                " (name = 'interval_hour' OR name LIKE 'h\\_%' ESCAPE '\\') ORDER BY name"
+            )
+        ]
+        return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
+    finally:
+        conn.close()
+
+
+def replayed(path: Path) -> dict[str, list[tuple[object, ...]]]:
+    """The rollups a backfill computes from the raw rows alone, in a copy."""
+    copy = path.with_name(path.name + ".replay")
+    with Store.open(path) as store:
+        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    shutil.copyfile(path, copy)
+    conn = sqlite3.connect(copy)
+    conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
+    for (table,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'h\\_%' ESCAPE '\\'"
+    ).fetchall():
+        conn.execute(f"UPDATE {table} SET rows_n = 999")  # stale rows must not survive
+    conn.commit()
+    conn.close()
+    Store.open(copy).close()
+    return rollup_dump(copy)
+
+
+def thing_interval(end_s: int, ops: int, depth: float, hf_n: int = 2, key: str = "a") -> Interval:
+    row = EntityRow(
+        "thing", key, {"t": "A"}, {"ops": ops, "depth": depth, "depth_max": depth * 2}, 0, hf_n
+    )
+    return Interval("test", NODE, (end_s - 60) * 10**6, end_s * 10**6, 60 * 10**6, (row,))
+
+
+def test_a_write_rolls_its_rows_into_their_hour(db_path: Path) -> None:
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        store.write(thing_interval(base + 60, 5, 0.1, 3))
+        store.write(thing_interval(base + 3600, 7, 0.2, 0))  # ends on the hour: same hour
+        store.write(thing_interval(base + 3660, 11, 0.3))
+        rows = store.connection.execute(
+            "SELECT hour_end_us, rows_n, hf_n, ops, depth_wsum, depth_wn, depth_max, last_end_us"
+            " FROM h_thing ORDER BY hour_end_us"
+        ).fetchall()
+        hours = store.connection.execute(
+            "SELECT hour_end_us, n, duration_us FROM interval_hour ORDER BY hour_end_us"
+        ).fetchall()
+    h = (base + 3600) * 10**6
+    assert rows == [
+        (h, 2, 3, 12, 0.1 * 3, 3, 0.4, h),
+        (h + HOUR_US, 1, 2, 11, 0.3 * 2, 2, 0.6, h + 60 * 10**6),
+    ]
+    assert hours == [(h, 2, 120 * 10**6), (h + HOUR_US, 1, 60 * 10**6)]
+
+
+def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path) -> None:
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 400):
+            if m % 7:
+                store.write(thing_interval(base + 60 * m, m, m / 7, m % 3, key="ab"[m % 2]))
+        for m in range(7, 400, 7):  # the gaps, filled late
+            store.write(thing_interval(base + 60 * m, m, m / 3, 1))
+        assert rollup_dump(db_path) == replayed(db_path)
+        prune(store, keep_s=(400 - 150) * 60, now=base + 400 * 60)  # cuts into an hour
+        node = store.node_id(NODE)
+        assert node is not None
+        oldest = store.intervals(node, ["test"], limit=1, newest_first=False)[0].end_us
+        assert oldest % HOUR_US  # the cut is inside an hour
+        assert rollup_dump(db_path) == replayed(db_path)
+        first_hour = store.connection.execute("SELECT MIN(hour_end_us) FROM h_thing").fetchone()
+        assert first_hour[0] == hour_end(oldest)
+        meta, _, rows = info(store)
+        assert meta[READY_KEY] == "hourly"
+        assert rollup_rows(store.connection)["thing"] > 0 < rows["thing"]
+
+
+def test_a_database_from_before_rollups_reads_raw_until_opened_for_writing(
+    db_path: Path,
+) -> None:
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 200):
+            store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
+        node = store.node_id(NODE)
+        assert node is not None
+        before = load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US)
+        # what a database written before rollups looks like
+        conn = store.connection
+        for table in ("interval_hour", "h_thing"):
+            conn.execute(f"DROP TABLE {table}")
+        conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
+    with Store.open(db_path, readonly=True) as store:
+        assert not store.rollups_ready()
+        assert load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US) == before
+    with Store.open(db_path) as store:  # opening for writing backfills
+        assert store.rollups_ready()
+        assert rollup_rows(store.connection) == {"thing": 4}
+        assert load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US) == before
+
+
+def test_a_kind_that_gains_a_field_gains_rollup_columns(db_path: Path) -> None:
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        store.write(thing_interval(STARTS[0] // 10**6 + 60, 1, 1.0))
+        bigger = Kind("thing", "test", (*THING.fields, gauge("extra", "count")))
+        store.register("test", [bigger])
+        columns = existing_columns(store.connection, "h_thing")
+        assert {"extra_wsum", "extra_wn", "extra_max"} <= set(columns)
+        row = EntityRow("thing", "a", {"t": "A"}, {"extra": 2.0, "extra_max": 3.0}, 0, 4)
+        end = STARTS[0] + 2 * MINUTE
+        store.write(Interval("test", NODE, end - MINUTE, end, MINUTE, (row,)))
+        got = store.connection.execute(
+            "SELECT rows_n, extra_wsum, extra_wn, extra_max FROM h_thing"
+        ).fetchall()
+        assert got == [(2, 8.0, 4, 3.0)]
+
+
+# --- which hours come from the rollups ---------------------------------------------------
+
+
+def test_plan_reads_whole_hours_from_rollups_and_edges_raw(monkeypatch: pytest.MonkeyPatch) -> None:
+    set_zone(monkeypatch, "UTC")
+    h = STARTS[0]
+    p = plan(h - 10 * MINUTE, h + 3 * HOUR_US + 5, DAY, rolled=True)
+    assert p.runs == ((h + HOUR_US, h + 3 * HOUR_US, 0),)
+    assert p.raw == ((h - 10 * MINUTE, h), (h + 3 * HOUR_US, h + 3 * HOUR_US + 5))
+    assert plan(h, h + 2 * HOUR_US, 15 * MINUTE, rolled=True).runs == ()
+    assert plan(h, h + 2 * HOUR_US, HOUR_US, rolled=False).runs == ()
+
+
+def test_plan_reads_raw_where_the_offset_is_not_whole_hours(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    set_zone(monkeypatch, "Asia/Kolkata")  # +5:30
+    h = STARTS[0]
+    p = plan(h, h + 48 * HOUR_US, DAY, rolled=True)
+    assert p.runs == () and p.raw == ((h, h + 48 * HOUR_US),)
+
+
+def test_plan_splits_at_a_daylight_saving_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    set_zone(monkeypatch, "Europe/Berlin")
+    change = 1_774_746_000_000_000  # 2026-03-29 01:00 UTC: CET +1 becomes CEST +2
+    p = plan(change - 5 * HOUR_US, change + 5 * HOUR_US, DAY, rolled=True)
+    # the hour ending at the change has ends on both offsets: it is read raw
+    assert p.runs == (
+        (change - 4 * HOUR_US, change - HOUR_US, HOUR_US),
+        (change + HOUR_US, change + 5 * HOUR_US, 2 * HOUR_US),
+    )
+    assert p.raw == ((change - HOUR_US, change),)
+
+
+@pytest.mark.parametrize("name", ["Europe/Berlin", "America/New_York", "Asia/Kolkata", "UTC"])
+def test_offsets_looked_up_a_day_apart_are_the_hourly_ones(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    set_zone(monkeypatch, name)
+    first = 1_774_000_800_000_000  # 2026-03-20 10:00 UTC, a year of hours
+    last = first + 370 * DAY + 5 * HOUR_US
+    hourly = [utc_offset_us(t) for t in range(first, last + 1, HOUR_US)]
+    assert hourly_offsets(first, last) == hourly
+    assert hourly_offsets(first, first) == hourly[:1]
