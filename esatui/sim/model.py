@@ -3,9 +3,10 @@
 Time advances in steps aligned to a fixed grid (``step_s``, 10 s by default). For each step
 the day profile, with its seeded drift, gives the load level; the event-level windows of
 the two quantised levels around it, each simulated once and memoised, are interpolated to
-give the mean per-second rate of every crypto-path counter, and the windows' own
-batch-to-batch spread gives the step's variation around that mean (``variation``). The
-step adds rate x duration to the running totals. Background CPU load is added as a fluid
+give the mean per-second rate of every crypto-path counter, and the windows' own variation
+gives the step's (an actual stretch of a window as long as the step, or for steps longer
+than that the batch-means deviation; ``variation``). The step adds rate x duration to the
+running totals. Background CPU load is added as a fluid
 with a little noise, then all CPU time is placed onto the logical processors. See
 docs/MODEL.md ("Speed", "Variation") for why.
 
@@ -40,7 +41,7 @@ from esatui.sim.snapshot import (
     SystemSnapshot,
     VcpuTicks,
 )
-from esatui.sim.variation import VARIABILITY, Variability, draw, drift, white
+from esatui.sim.variation import GOLDEN, VARIABILITY, Variability, draw, drift, white
 from esatui.sim.window import WindowResult, steady_window
 from esatui.sim.world import Load
 
@@ -125,6 +126,7 @@ class SimulatedSystem:
         ]
         self._guests += [_GuestAcc(f"VSE{i + 1:02d}", "vse", 1) for i in range(params.vse_guests)]
         self._last: _Step | None = None
+        self._phase = random.Random(f"esatui-sim/{seed}/stretch").random()
 
     # --- the clock ---------------------------------------------------------------------
     @property
@@ -239,7 +241,8 @@ class SimulatedSystem:
         rng = random.Random((self.seed * 7_919 + cell * 104_729) & 0x7FFFFFFF)
         # The crypto path: interpolated means plus this step's sampling deviation.
         around = self._windows_around(lv.interactive)
-        path = draw([(a, w.vector, w.spread) for a, w in around], rng, self.step_s)
+        position = (self._phase + cell * GOLDEN) % 1.0
+        path = draw([(a, w.vector, w.spread) for a, w in around], rng, self.step_s, position)
         # Guests' demand for processors (µs per second of time on their processors)
         level = lv.interactive if p.profile == "day" else 1.0
         linux = self._guests[: p.guests]

@@ -3,14 +3,14 @@
 Two kinds of variation, both functions of the seed and the moment only (so however the clock
 is advanced, a step's values are the same):
 
-* **Sampling** (:func:`deviation`): an interval's averages vary around the window's mean
-  rates as much as averages over that many seconds of the window itself do. The window's
-  batches give the covariance of every counter's rate over a batch; a step draws a
-  Gaussian-weighted combination of a few batches' deviations, scaled by
-  ``sqrt(batch length / step length)`` (averaging over independent stretches). Being a
-  linear combination of what the mechanisms produced together, it keeps their
-  relations: more operations bring their service times and CPU costs along, and an
-  identity that holds in every batch (VSERV = HSERV + DSERV) holds in the step.
+* **Sampling** (:func:`draw`): an interval varies around the windows' mean rates as much
+  as that many seconds of the window itself do. A step short against its window is an
+  actual stretch of it (:func:`stretch`), so every value is a sum over simulated
+  operations, physically possible however few there are; a longer one, which averages
+  more operations than a window holds, is the mean plus a Gaussian deviation with the
+  window's batch covariance scaled by ``batch length / step length`` (:func:`gaussian`).
+  Either way the counters move together as the mechanisms moved them: more operations
+  bring their service times and CPU costs along.
 * **Workload** (:func:`drift`, :class:`Variability`): people and batch jobs are not a
   profile curve. The day profile's levels wander smoothly around it, each Linux guest's
   background load wanders on its own, and per step the background, PR/SM steal and the
@@ -30,7 +30,12 @@ from esatui.sim.batches import Spread
 Z_LIMIT = 3.5
 """Standard normal draws are clamped to this (no absurd interval from a freak draw)."""
 PICKS = 3
-"""Batches of a window each step's sampling deviation combines."""
+"""Batches of a window each step's Gaussian deviation combines."""
+STRETCH_SHARE = 0.25
+"""A step at most this share of its window long is an actual stretch of the window."""
+GOLDEN = 0.6180339887498949
+"""Where consecutive steps' stretches start: ``position`` moves on by this (mod 1), so
+consecutive steps never take the same or overlapping stretches, and all are used evenly."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,21 +93,62 @@ def drift(seed: int, stream: int, time_s: float, knot_s: float) -> float:
 
 
 def draw(
-    parts: Sequence[tuple[float, Sequence[float], Spread]], rng: random.Random, step_s: float
+    parts: Sequence[tuple[float, Sequence[float], Spread]],
+    rng: random.Random,
+    step_s: float,
+    position: float,
 ) -> list[float]:
-    """One step's rates: the windows' mean rates interpolated, plus a sampling deviation.
+    """One step's rates around the windows' interpolated mean rates; never negative.
 
     ``parts`` are windows (weight, mean rates, spread) with weights summing to 1: a level
-    between two windows takes ``1 - a`` of one and ``a`` of the other, for the means and
-    for the variances. From each window :data:`PICKS` distinct batches are combined with
-    independent normal weights, so the deviation has the covariance of the windows' batch
-    rates times ``batch_s / step_s``. A rate is never negative (a counter never goes
-    backwards)."""
-    vectors: list[Sequence[float]] = []
-    coefs: list[float] = []
-    for weight, mean, spread in parts[:2]:
-        vectors.append(mean)
-        coefs.append(weight)
+    between two windows takes ``1 - a`` of one and ``a`` of the other. A step short
+    against its windows is an actual stretch of one of them (:func:`stretch`; which one:
+    at random by weight; where: ``position``, 0 to 1); a longer one, which averages more
+    operations than a window holds, is the mean plus a Gaussian deviation with the
+    windows' batch covariance (:func:`gaussian`)."""
+    chosen = parts[1] if len(parts) > 1 and rng.random() < parts[1][0] else parts[0]
+    mean = _interpolated(parts)
+    rates = stretch(chosen[2], step_s, position)
+    if rates is None:
+        return gaussian(parts, mean, rng, step_s)
+    # scaled, counter by counter, from the chosen window's level to the step's
+    return [r * m / w if w > 0.0 else 0.0 for r, m, w in zip(rates, mean, chosen[1], strict=True)]
+
+
+def _interpolated(parts: Sequence[tuple[float, Sequence[float], Spread]]) -> list[float]:
+    if len(parts) == 1:
+        return list(parts[0][1])
+    (a, x), (b, y) = parts[0][:2], parts[1][:2]
+    return [a * u + b * v for u, v in zip(x, y, strict=True)]
+
+
+def stretch(spread: Spread, step_s: float, position: float) -> list[float] | None:
+    """The rates of an actual stretch of the window as long as the step (to the nearest
+    mark), starting at ``position`` (0 to 1) of the possible starts; None when the step
+    is longer than :data:`STRETCH_SHARE` of the window."""
+    marks = spread.mark_count
+    if marks < 2 or spread.mark_s <= 0.0:
+        return None
+    k = max(1, round(step_s / spread.mark_s))
+    if k > STRETCH_SHARE * (marks - 1):
+        return None
+    starts = marks - k
+    return spread.stretch(min(int(position * starts), starts - 1), k)
+
+
+def gaussian(
+    parts: Sequence[tuple[float, Sequence[float], Spread]],
+    mean: Sequence[float],
+    rng: random.Random,
+    step_s: float,
+) -> list[float]:
+    """``mean`` plus a deviation: from each window :data:`PICKS` distinct batches combined
+    with independent normal weights, ``sqrt(weight)`` each, so the deviation has the
+    covariance of the windows' batch rates times ``batch_s / step_s`` (interpolated like
+    the means). It keeps what holds in every batch; negative rates are clipped to 0."""
+    vectors: list[Sequence[float]] = [mean]
+    coefs: list[float] = [1.0]
+    for weight, _, spread in parts[:2]:
         n = len(spread.rows)
         if weight <= 0.0 or n < 2:
             continue
@@ -113,7 +159,7 @@ def draw(
             coefs.append(gauss(rng) * scale)
     # One pass over the vector with a fixed number of terms (this runs every step).
     width = 4 if len(vectors) <= 4 else 8
-    zero = (0.0,) * len(vectors[0])
+    zero = (0.0,) * len(mean)
     vectors += [zero] * (width - len(vectors))
     coefs += [0.0] * (width - len(coefs))
     if width == 4:

@@ -15,7 +15,14 @@ from dataclasses import dataclass
 
 from esatui.sim import adapter_table as table
 from esatui.sim.adapter import Card
-from esatui.sim.batches import MAX_BATCHES, NO_SPREAD, BatchRecorder, Spread, totals
+from esatui.sim.batches import (
+    MAX_BATCHES,
+    NO_SPREAD,
+    BatchRecorder,
+    Spread,
+    max_marks,
+    totals,
+)
 from esatui.sim.linux import LinuxGuest
 from esatui.sim.lpar import guest_cpu_type, logical_processors
 from esatui.sim.mechanism import Mechanism
@@ -239,7 +246,9 @@ def simulate(
     world.sched.run(warm)
     _reset(world, warm)
     warm_events = world.sched.handled
-    batches = BatchRecorder(warm, batch_us(params), lambda: totals(world.tally))
+    batches = BatchRecorder(
+        warm, batch_us(params), lambda: totals(world.tally), max_marks(len(totals(world.tally)))
+    )
     end = warm
     # Grow the window in steps sized from the rate seen so far.
     step = MIN_WINDOW_US
