@@ -63,7 +63,12 @@ def place(
     idle_system_fraction: float,
     steal_shared: float,
     dedicated: bool,
+    jitter: Sequence[float] = (),
+    steal_jitter: Sequence[float] = (),
 ) -> Placement:
+    """Place the guests' ``demand`` and CP's own work onto ``lps``. ``jitter`` (per
+    processor, around 1) varies each processor's share of its type's work, ``steal_jitter``
+    its steal, for one interval; empty: none."""
     n = len(lps)
     emul = [0.0] * n
     user = [0.0] * n
@@ -74,6 +79,8 @@ def place(
         if not idx:
             continue
         w = _weights(len(idx))
+        if jitter:
+            w = [x * jitter[i] for x, i in zip(w, idx, strict=True)]
         total_w = sum(w)
         want = d.emul_us + d.user_us + d.syst_us
         cap = CAPACITY_US * len(idx) * (1.0 - idle_system_fraction)
@@ -84,7 +91,11 @@ def place(
             emul[i] = min(d.emul_us * scale * share, CAPACITY_US)
             user[i] = min(d.user_us * scale * share, CAPACITY_US - emul[i])
             own[i] = min(d.syst_us * scale * share, CAPACITY_US - emul[i] - user[i])
-    idle_sys = [idle_system_fraction * CAPACITY_US + own[i] for i in range(n)]
+    # an imbalanced share can fill a processor: its idle-time CP work then has no room
+    idle_sys = [
+        min(idle_system_fraction * CAPACITY_US + own[i], CAPACITY_US - emul[i] - user[i])
+        for i in range(n)
+    ]
     room = [max(CAPACITY_US - emul[i] - user[i] - idle_sys[i], 0.0) for i in range(n)]
     # CP's own work (in IFL-speed µs) goes where there is idle capacity, weighted by speed.
     pull = [room[i] * lps[i].speed for i in range(n)]
@@ -97,7 +108,8 @@ def place(
     out: list[ProcessorRates] = []
     for i in range(n):
         busy = emul[i] + user[i] + syst[i]
-        steal = 0.0 if dedicated else min(steal_shared * busy, CAPACITY_US - busy)
+        ratio = steal_shared * (steal_jitter[i] if steal_jitter else 1.0)
+        steal = 0.0 if dedicated else max(min(ratio * busy, CAPACITY_US - busy), 0.0)
         out.append(ProcessorRates(emul[i], user[i], syst[i], CAPACITY_US - busy - steal, steal))
     util: dict[str, float] = {}
     for ptype in {lp.ptype for lp in lps}:

@@ -1,14 +1,18 @@
 """The simulated z/VM system on a simulated clock: cumulative counters at any moment.
 
-Time advances in steps aligned to a fixed grid (``STEP_S``). For each step the day profile
-gives the load level; the event-level window for that (quantised) level, simulated once and
-memoised, gives the per-second rates of every crypto-path counter; the step adds rate x
-duration to the running totals, with the Poisson noise of the step's operation count.
-Background CPU load is added as a fluid, then all CPU time is placed onto the logical
-processors. See docs/MODEL.md ("Speed") for why.
+Time advances in steps aligned to a fixed grid (``step_s``, 10 s by default). For each step
+the day profile, with its seeded drift, gives the load level; the event-level windows of
+the two quantised levels around it, each simulated once and memoised, are interpolated to
+give the mean per-second rate of every crypto-path counter, and the windows' own variation
+gives the step's (an actual stretch of a window as long as the step, or for steps longer
+than that the batch-means deviation; ``variation``). The step adds rate x duration to the
+running totals. Background CPU load is added as a fluid
+with a little noise, then all CPU time is placed onto the logical processors. See
+docs/MODEL.md ("Speed", "Variation") for why.
 
-Everything is deterministic for a given seed: the windows' seeds and each step's noise
-derive from it, and splitting ``advance`` calls differently does not change the totals.
+Everything is deterministic for a given seed: the windows' seeds and each step's draws
+derive from it and from the step's place on the grid, so splitting ``advance`` calls
+differently does not change the totals.
 """
 
 from __future__ import annotations
@@ -19,11 +23,12 @@ import random
 from dataclasses import dataclass, field
 
 from esatui.sim import adapter_table as table
+from esatui.sim.batches import CRYPTO, GUEST, Layout
 from esatui.sim.cpu import CAPACITY_US, TypeDemand, place
 from esatui.sim.lpar import guest_cpu_type, logical_processors
 from esatui.sim.mechanism import DEFAULT, Mechanism
 from esatui.sim.params import SimParams
-from esatui.sim.profile import Levels, levels, quantise
+from esatui.sim.profile import LEVEL_STEP, Levels, levels
 from esatui.sim.snapshot import (
     AdapterCounters,
     ApBusState,
@@ -36,32 +41,26 @@ from esatui.sim.snapshot import (
     SystemSnapshot,
     VcpuTicks,
 )
+from esatui.sim.variation import GOLDEN, VARIABILITY, Variability, draw, drift, white
 from esatui.sim.window import WindowResult, steady_window
 from esatui.sim.world import Load
 
-STEP_S = 60.0
-"""Grid of the steps the clock advances in (one load level and one noise draw each)."""
+STEP_S = 10.0
+"""Default grid of the steps the clock advances in (one level and one set of draws each):
+the shortest interval esatui's own demo records, so no two of its intervals are alike."""
 DEFAULT_START_US = calendar.timegm((2026, 1, 5, 0, 0, 0)) * 1_000_000
 USER_HZ = 100
 LINUX_MEM_KIB = 4 * 1024 * 1024
 VSE_MEM_KIB = 512 * 1024
 # How a Linux guest's background load shows in /proc/stat (user, system, irq, softirq).
 _BG_SPLIT = (0.80, 0.14, 0.02, 0.04)
-_CRYPTO_KEYS = (
-    "vserv",
-    "rserv",
-    "hserv",
-    "nserv",
-    "dserv",
-    "rnq",
-    "rdq",
-    "rdone",
-    "rnq_rejected",
-    "vnq_rejected",
-    "nq_waits",
-)
+_C = {name: i for i, name in enumerate(CRYPTO)}
 # /proc/stat columns
 _U, _N, _S, _I, _W, _IRQ, _SIRQ, _ST = range(8)
+# _GuestAcc.values: emulation, CP, DIAGNOSE X'2FC' samples (total, running, delay, idle)
+_EMUL, _CP, _SAMP, _SCPU, _SDELAY, _SIDLE = range(6)
+# drift streams
+_INTERACTIVE, _BATCH, _BACKGROUND = 0, 1, 10
 
 
 @dataclass
@@ -69,20 +68,27 @@ class _GuestAcc:
     userid: str
     os: str
     vcpus: int
-    emul: float = 0.0
-    cp: float = 0.0
-    samp_total: float = 0.0
-    samp_cpu: float = 0.0
-    samp_delay: float = 0.0
-    samp_idle: float = 0.0
-    request_count: float = 0.0
-    vnq: float = 0.0
-    vdq: float = 0.0
-    vdone: float = 0.0
+    values: list[float] = field(default_factory=lambda: [0.0] * 6)
     stat: list[list[float]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.stat = [[0.0] * 8 for _ in range(self.vcpus)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """Every per-second rate of one step of the grid (what its draws made of the model)."""
+
+    index: int
+    path: list[float]
+    """Crypto-path rates in :class:`~esatui.sim.batches.Layout` order (never negative)."""
+    processors: list[list[float]]
+    """Per logical processor: online, emulation, user, system, wait, steal."""
+    guests: list[tuple[list[float], list[list[float]]]]
+    """Per guest: :class:`_GuestAcc` values and ``/proc/stat`` rows."""
+    waiting_avg: float
+    requestq_avg: list[float]
+    pendingq_avg: list[float]
 
 
 class SimulatedSystem:
@@ -96,54 +102,75 @@ class SimulatedSystem:
         start_us: int = DEFAULT_START_US,
         mechanism: Mechanism = DEFAULT,
         identity: Identity | None = None,
+        step_s: float = STEP_S,
+        variability: Variability = VARIABILITY,
     ) -> None:
         self.params = params
         self.seed = seed
         self.mech = mechanism
+        self.var = variability
         self.identity = identity or Identity()
         self.start_us = start_us
-        self._elapsed = 0.0  # seconds
+        self.step_s = step_s
+        self._step_us = max(1, round(step_s * 1e6))
+        self._elapsed_us = 0
         self._lps = logical_processors(params)
         self._gtype = guest_cpu_type(params)
         self._gspeed = params.cp_speed if self._gtype == "CP" else 1.0
-        self._windows: dict[float, WindowResult] = {}
-        self._crypto = dict.fromkeys(_CRYPTO_KEYS, 0.0)
-        self._cards = [
-            ([0.0] * len(table.FUNCTIONS), [0.0] * len(table.FUNCTIONS), [0.0])
-            for _ in range(params.cards)
-        ]
+        self._layout = Layout(params.guests, params.vcpus, params.cards, len(table.FUNCTIONS))
+        self._windows: dict[int, WindowResult] = {}
+        self._path = [0.0] * self._layout.size
         self._procs = [[0.0] * 6 for _ in self._lps]  # online emul user syst wait steal
         self._guests = [
             _GuestAcc(f"LINUX{i + 1:02d}", "linux", params.vcpus) for i in range(params.guests)
         ]
         self._guests += [_GuestAcc(f"VSE{i + 1:02d}", "vse", 1) for i in range(params.vse_guests)]
-        self._last: WindowResult | None = None
+        self._last: _Step | None = None
+        self._phase = random.Random(f"esatui-sim/{seed}/stretch").random()
 
     # --- the clock ---------------------------------------------------------------------
     @property
     def time_us(self) -> int:
-        return self.start_us + round(self._elapsed * 1e6)
+        return self.start_us + self._elapsed_us
 
     @property
     def elapsed_s(self) -> float:
-        return self._elapsed
-
-    def advance_to(self, time_us: int) -> None:
-        self.advance((time_us - self.time_us) / 1e6)
+        return self._elapsed_us / 1e6
 
     def advance(self, seconds: float) -> None:
         """Move the clock forward, accumulating every counter (negative: ignored)."""
-        end = self._elapsed + max(seconds, 0.0)
-        while self._elapsed < end - 1e-9:
-            cell = math.floor(self._elapsed / STEP_S + 1e-9)
-            stop = min(end, (cell + 1) * STEP_S)
-            self._step(cell, self._elapsed, stop - self._elapsed)
-            self._elapsed = stop
+        self.advance_to(self.time_us + round(max(seconds, 0.0) * 1e6))
+
+    def advance_to(self, time_us: int) -> None:
+        """Move the clock to ``time_us`` (earlier: ignored). Steps are cells of a grid of
+        absolute time, so where the clock stops on the way changes nothing."""
+        now = self.time_us
+        while now < time_us:
+            cell = now // self._step_us
+            stop = min(time_us, (cell + 1) * self._step_us)
+            self._accumulate(self._step(cell), (stop - now) / 1e6)
+            now = stop
+            self._elapsed_us = now - self.start_us
 
     # --- the load ----------------------------------------------------------------------
     def levels_at(self, elapsed_s: float) -> Levels:
-        seconds_of_day = (self.start_us / 1e6 + elapsed_s) % 86400.0
-        return levels(self.params.profile, seconds_of_day)
+        """The profile's levels ``elapsed_s`` after the start, wandering around the profile
+        (``day``)."""
+        return self._levels(self.start_us / 1e6 + elapsed_s)
+
+    def _levels(self, now_s: float) -> Levels:
+        base = levels(self.params.profile, now_s % 86400.0)
+        if self.params.profile != "day":
+            return base
+        v = self.var
+        return Levels(
+            base.interactive
+            * (1.0 + v.interactive_drift * self._drift(_INTERACTIVE, now_s, v.interactive_knot_s)),
+            base.batch * (1.0 + v.batch_drift * self._drift(_BATCH, now_s, v.batch_knot_s)),
+        )
+
+    def _drift(self, stream: int, now_s: float, knot_s: float) -> float:
+        return drift(self.seed, stream, now_s, knot_s)
 
     def load_for(self, interactive: float) -> Load:
         p = self.params
@@ -156,14 +183,31 @@ class SimulatedSystem:
         return Load(rate=p.rate * level, cpu_load=cpu_load, dispatch_stretch=stretch)
 
     def window(self, interactive: float) -> WindowResult:
-        """The memoised event-level window at a (quantised) interactive level."""
-        key = quantise(interactive) if self.params.profile == "day" else 1.0
-        cached = self._windows.get(key)
+        """The memoised event-level window at the nearest quantised interactive level."""
+        if self.params.profile != "day":
+            return self._window(round(1.0 / LEVEL_STEP))
+        return self._window(max(1, round(interactive / LEVEL_STEP)))
+
+    def _window(self, index: int) -> WindowResult:
+        cached = self._windows.get(index)
         if cached is None:
+            key = index * LEVEL_STEP
             wseed = (self.seed * 1_000_003 + round(key * 1000)) & 0x7FFFFFFF
             cached = steady_window(self.params, self.mech, self.load_for(key), wseed)
-            self._windows[key] = cached
+            self._windows[index] = cached
         return cached
+
+    def _windows_around(self, interactive: float) -> list[tuple[float, WindowResult]]:
+        """The windows of the quantised levels on either side of ``interactive``, with the
+        weight of each in a linear interpolation (flat profile: the one window)."""
+        if self.params.profile != "day":
+            return [(1.0, self.window(1.0))]
+        x = interactive / LEVEL_STEP
+        low = max(1, math.floor(x + 1e-9))
+        a = min(max(x - low, 0.0), 1.0)
+        if a < 1e-6:
+            return [(1.0, self._window(low))]
+        return [(1.0 - a, self._window(low)), (a, self._window(low + 1))]
 
     @property
     def windows_simulated(self) -> int:
@@ -174,24 +218,31 @@ class SimulatedSystem:
         return sum(1 for lp in self._lps if lp.ptype == ptype)
 
     # --- one step ------------------------------------------------------------------------
-    def _step(self, cell: int, t0: float, dt: float) -> None:
+    def _accumulate(self, st: _Step, dt: float) -> None:
+        self._last = st
+        self._path = _added(self._path, st.path, dt)
+        self._procs = [_added(a, r, dt) for a, r in zip(self._procs, st.processors, strict=True)]
+        for g, (values, stat) in zip(self._guests, st.guests, strict=True):
+            g.values = _added(g.values, values, dt)
+            g.stat = [_added(a, r, dt) for a, r in zip(g.stat, stat, strict=True)]
+
+    def _step(self, cell: int) -> _Step:
+        """The rates of step ``cell`` of the grid: a function of the seed and ``cell`` only
+        (the last one is kept: the clock often stops inside a step)."""
+        last = self._last
+        if last is not None and last.index == cell:
+            return last
         p = self.params
         m = self.mech
-        lv = self.levels_at(t0 + dt / 2)
-        w = self.window(lv.interactive)
-        self._last = w
+        v = self.var
+        lay = self._layout
+        now_s = (cell + 0.5) * self._step_us / 1e6
+        lv = self._levels(now_s)
         rng = random.Random((self.seed * 7_919 + cell * 104_729) & 0x7FFFFFFF)
-        ops = w.vnq * STEP_S
-        eps = max(-0.3, min(0.3, rng.gauss(0.0, 1.0 / math.sqrt(ops)))) if ops > 0 else 0.0
-        f = dt * (1.0 + eps)
-        c = self._crypto
-        for key in _CRYPTO_KEYS:
-            c[key] += getattr(w, key) * f
-        for (count, time_us, busy), cr in zip(self._cards, w.cards, strict=True):
-            for i in range(len(count)):
-                count[i] += cr.count[i] * f
-                time_us[i] += cr.time_us[i] * f
-            busy[0] += cr.busy_us * f
+        # The crypto path: interpolated means plus this step's sampling deviation.
+        around = self._windows_around(lv.interactive)
+        position = (self._phase + cell * GOLDEN) % 1.0
+        path = draw([(a, w.vector, w.spread) for a, w in around], rng, self.step_s, position)
         # Guests' demand for processors (µs per second of time on their processors)
         level = lv.interactive if p.profile == "day" else 1.0
         linux = self._guests[: p.guests]
@@ -199,28 +250,24 @@ class SimulatedSystem:
         emul_rate: list[list[float]] = []  # per guest: per vCPU user, system, irq, softirq
         cp_rate: list[list[float]] = []
         bg_emul_total = 0.0
-        for g, gr in zip(linux, w.guests, strict=True):
-            bg = min(p.cpu_load * level * (1.0 + rng.gauss(0.0, 0.03)), 0.95) * CAPACITY_US
-            bg = max(bg, 0.0)
+        for gi, g in enumerate(linux):
+            wander = 1.0
+            if p.profile == "day":
+                own = self._drift(_BACKGROUND + gi, now_s, v.background_knot_s)
+                wander = max(1.0 + v.background_drift * own, 0.0)
+            load = p.cpu_load * level * wander * white(rng, v.background_white, self.step_s)
+            bg = min(load, 0.95) * CAPACITY_US
             bg_emul_total += bg * g.vcpus
             # per vCPU: the crypto path's time by category, plus the background load
+            base = [lay.vcpu(gi, j) for j in range(g.vcpus)]
             emul_rate.append(
-                [
-                    gr.vcpu_emul[j][k] * (1.0 + eps) / self._gspeed + bg * _BG_SPLIT[k]
-                    for j in range(g.vcpus)
-                    for k in range(4)
-                ]
+                [path[b + k] / self._gspeed + bg * _BG_SPLIT[k] for b in base for k in range(4)]
             )
-            cp_rate.append(
-                [
-                    gr.vcpu_cp[j] * (1.0 + eps) / self._gspeed + bg * m.bg_cp_user_ratio
-                    for j in range(g.vcpus)
-                ]
-            )
+            cp_rate.append([path[b + 4] / self._gspeed + bg * m.bg_cp_user_ratio for b in base])
         vse_emul = []
         for _ in vse:
-            load = p.vse_load * lv.batch * (1.0 + rng.gauss(0.0, 0.03))
-            vse_emul.append(min(max(load, 0.0), 0.98) * CAPACITY_US)
+            load = p.vse_load * lv.batch * white(rng, v.background_white, self.step_s)
+            vse_emul.append(min(load, 0.98) * CAPACITY_US)
         demand: dict[str, TypeDemand] = {}
 
         def add(ptype: str, emul: float, user: float, syst: float) -> None:
@@ -236,22 +283,20 @@ class SimulatedSystem:
         if vse:
             total = sum(vse_emul)
             add("CP", total, total * m.bg_cp_user_ratio, total * m.bg_cp_system_ratio)
-        sys_work = w.cp_system_us * (1.0 + eps)
         pl = place(
             self._lps,
             demand=demand,
-            cp_system_work_us=sys_work,
+            cp_system_work_us=path[_C["cp_system_us"]],
             idle_system_fraction=m.idle_system_fraction,
             steal_shared=m.steal_shared,
             dedicated=p.dedicated,
+            jitter=[white(rng, v.placement_white, self.step_s) for _ in self._lps],
+            steal_jitter=[white(rng, v.steal_white, self.step_s) for _ in self._lps],
         )
-        for acc, pr in zip(self._procs, pl.processors, strict=True):
-            acc[0] += CAPACITY_US * dt
-            acc[1] += pr.emul_us * dt
-            acc[2] += pr.user_us * dt
-            acc[3] += pr.syst_us * dt
-            acc[4] += pr.wait_us * dt
-            acc[5] += pr.steal_us * dt
+        processors = [
+            [CAPACITY_US, pr.emul_us, pr.user_us, pr.syst_us, pr.wait_us, pr.steal_us]
+            for pr in pl.processors
+        ]
         steal_frac = {
             t: sum(
                 pr.steal_us
@@ -262,9 +307,12 @@ class SimulatedSystem:
             for t in pl.utilisation
         }
         # Linux guests: /proc/stat per virtual CPU, DIAGNOSE X'2FC' samples
+        guests: list[tuple[list[float], list[list[float]]]] = []
         served = pl.served.get(self._gtype, 1.0)
         util = pl.utilisation.get(self._gtype, 0.0)
-        for g, gr, rows, cps in zip(linux, w.guests, emul_rate, cp_rate, strict=True):
+        for g, rows, cps in zip(linux, emul_rate, cp_rate, strict=True):
+            values = [0.0] * 6
+            stat: list[list[float]] = []
             running_sum = 0.0
             delay_sum = 0.0
             for j in range(g.vcpus):
@@ -277,69 +325,88 @@ class SimulatedSystem:
                     cp_j + delay + running * steal_frac.get(self._gtype, 0.0), CAPACITY_US - emul_j
                 )
                 idle = max(CAPACITY_US - emul_j - steal, 0.0)
-                st = g.stat[j]
-                st[_U] += cats[0] * dt
-                st[_S] += cats[1] * dt
-                st[_IRQ] += cats[2] * dt
-                st[_SIRQ] += cats[3] * dt
-                st[_ST] += steal * dt
-                st[_I] += idle * dt
-                g.emul += emul_j * dt
-                g.cp += cp_j * dt
+                row = [0.0] * 8
+                row[_U], row[_S], row[_IRQ], row[_SIRQ] = cats
+                row[_ST] = steal
+                row[_I] = idle
+                stat.append(row)
+                values[_EMUL] += emul_j
+                values[_CP] += cp_j
                 running_sum += running
                 delay_sum += delay
-            self._samples(g, running_sum, delay_sum, dt)
-            g.request_count += gr.request_count * f
-            g.vnq += gr.vnq * f
-            g.vdq += gr.vdq * f
-            g.vdone += gr.vdone * f
+            self._samples(values, g.vcpus, running_sum, delay_sum)
+            guests.append((values, stat))
         vse_served = pl.served.get("CP", 1.0)
         cp_util = pl.utilisation.get("CP", 0.0)
         for g, wanted in zip(vse, vse_emul, strict=True):
             e = wanted * vse_served
-            g.emul += e * dt
-            g.cp += e * m.bg_cp_user_ratio * dt
+            values = [0.0] * 6
+            values[_EMUL] = e
+            values[_CP] = e * m.bg_cp_user_ratio
             running = min(e * (1.0 + m.bg_cp_user_ratio), CAPACITY_US)
-            self._samples(g, running, min(running * cp_util * cp_util, CAPACITY_US - running), dt)
+            delay = min(running * cp_util * cp_util, CAPACITY_US - running)
+            self._samples(values, g.vcpus, running, delay)
+            guests.append((values, [[0.0] * 8 for _ in range(g.vcpus)]))
+        return _Step(
+            index=cell,
+            path=path,
+            processors=processors,
+            guests=guests,
+            waiting_avg=sum(a * w.waiting_avg for a, w in around),
+            requestq_avg=[
+                sum(a * w.guests[i].requestq_avg for a, w in around) for i in range(p.guests)
+            ],
+            pendingq_avg=[
+                sum(a * w.guests[i].pendingq_avg for a, w in around) for i in range(p.guests)
+            ],
+        )
 
-    def _samples(self, g: _GuestAcc, running: float, delay: float, dt: float) -> None:
-        n = dt * g.vcpus / self.mech.hf_sample_s
-        cap = CAPACITY_US * g.vcpus
-        g.samp_total += n
-        g.samp_cpu += n * running / cap
-        g.samp_delay += n * delay / cap
-        g.samp_idle += n * max(cap - running - delay, 0.0) / cap
+    def _samples(self, values: list[float], vcpus: int, running: float, delay: float) -> None:
+        """DIAGNOSE X'2FC' state samples per second of a guest running and delayed that much."""
+        n = vcpus / self.mech.hf_sample_s
+        cap = CAPACITY_US * vcpus
+        values[_SAMP] = n
+        values[_SCPU] = n * running / cap
+        values[_SDELAY] = n * delay / cap
+        values[_SIDLE] = n * max(cap - running - delay, 0.0) / cap
 
     # --- what the interfaces show -------------------------------------------------------
     def snapshot(self) -> SystemSnapshot:
         p = self.params
-        c = self._crypto
-        vnq = sum(g.vnq for g in self._guests)
-        vdq = sum(g.vdq for g in self._guests)
-        vdone = sum(g.vdone for g in self._guests)
+        lay = self._layout
+        c = self._path
+        g0 = [lay.guest(i) for i in range(p.guests)]
+        vnq = sum(c[b + GUEST.index("vnq")] for b in g0)
+        vdq = sum(c[b + GUEST.index("vdq")] for b in g0)
+        vdone = sum(c[b + GUEST.index("vdone")] for b in g0)
         # VSERV and DSERV accrue at completion in the window; all five accumulators are
-        # kept per VNQ so that ΔX/ΔVNQ over any interval is the window's mean.
-        w = self._last
+        # kept per VNQ so that ΔX/ΔVNQ over any interval is that interval's mean.
+        last = self._last
         rng = random.Random((self.seed * 31 + self.time_us) & 0x7FFFFFFF)
-        waiting = _poisson(rng, w.waiting_avg) if w else 0
+        waiting = _poisson(rng, last.waiting_avg) if last else 0
+
+        def count(name: str) -> int:
+            return int(c[_C[name]])
+
         crypto = CryptoCounters(
-            vserv_us=int(c["vserv"]),
-            rserv_us=int(c["rserv"]),
-            hserv_us=int(c["hserv"]),
-            nserv_us=int(c["nserv"]),
-            dserv_us=int(c["dserv"]),
+            vserv_us=count("vserv"),
+            rserv_us=count("rserv"),
+            hserv_us=count("hserv"),
+            nserv_us=count("nserv"),
+            dserv_us=count("dserv"),
             vnq=int(vnq),
-            rnq=int(c["rnq"]),
+            rnq=count("rnq"),
             vdq=int(vdq),
-            rdq=int(c["rdq"]),
+            rdq=count("rdq"),
             vdone=int(vdone),
-            rdone=int(c["rdone"]),
-            vnq_rejected=int(c["vnq_rejected"]),
-            rnq_rejected=int(c["rnq_rejected"]),
-            nq_waits=int(c["nq_waits"]),
+            rdone=count("rdone"),
+            vnq_rejected=count("vnq_rejected"),
+            rnq_rejected=count("rnq_rejected"),
+            nq_waits=count("nq_waits"),
             waiting_nq=waiting,
         )
         hwtype = table.CARD_HWTYPE[p.card_type]
+        nf = lay.functions
         adapters = tuple(
             AdapterCounters(
                 ap=i,
@@ -347,12 +414,12 @@ class SimulatedSystem:
                 hwtype=hwtype,
                 mode="accelerator",
                 functions=tuple(
-                    CmbFunction(name, int(count[k]), int(time_us[k]))
+                    CmbFunction(name, int(c[lay.card(i) + k]), int(c[lay.card(i) + nf + k]))
                     for k, name in enumerate(table.FUNCTION_NAMES)
                 ),
-                busy_us=int(busy[0]),
+                busy_us=int(c[lay.card(i) + 2 * nf]),
             )
-            for i, (count, time_us, busy) in enumerate(self._cards)
+            for i in range(p.cards)
         )
         processors = tuple(
             ProcessorCounters(
@@ -372,7 +439,7 @@ class SimulatedSystem:
         guests = tuple(self._guest_view(i, g, rng) for i, g in enumerate(self._guests))
         return SystemSnapshot(
             time_us=self.time_us,
-            elapsed_us=round(self._elapsed * 1e6),
+            elapsed_us=self._elapsed_us,
             identity=self.identity,
             crypto=crypto,
             adapters=adapters,
@@ -383,10 +450,10 @@ class SimulatedSystem:
     def _guest_view(self, index: int, g: _GuestAcc, rng: random.Random) -> GuestCounters:
         p = self.params
         linux = g.os == "linux"
-        elapsed = self._elapsed * 1e6
+        elapsed = self._elapsed_us
         mem_max = LINUX_MEM_KIB if linux else VSE_MEM_KIB
-        drift = 0.06 * math.sin(self._elapsed / 3600.0 + index)
-        mem_used = int(mem_max * (0.68 + drift))
+        wave = 0.06 * math.sin(self._elapsed_us / 3.6e9 + index)
+        mem_used = int(mem_max * (0.68 + wave))
         ticks: tuple[VcpuTicks, ...] = ()
         apq = None
         bus = None
@@ -394,17 +461,17 @@ class SimulatedSystem:
             ticks = tuple(
                 VcpuTicks(j, *(int(x * USER_HZ / 1e6) for x in st)) for j, st in enumerate(g.stat)
             )
-            w = self._last
-            gr = w.guests[index] if w else None
+            last = self._last
+            requestq = _poisson(rng, last.requestq_avg[index]) if last else 0
+            pendingq = _poisson(rng, last.pendingq_avg[index]) if last else 0
+            requests = self._path[self._layout.guest(index) + GUEST.index("request_count")]
             apq = ApQueueState(
                 card=0,
                 domain=0,
                 card_type=p.card_type,
-                request_count=int(g.request_count),
-                requestq_count=_poisson(rng, gr.requestq_avg) if gr else 0,
-                pendingq_count=min(_poisson(rng, gr.pendingq_avg), self.mech.linux_queue_limit)
-                if gr
-                else 0,
+                request_count=int(requests),
+                requestq_count=requestq,
+                pendingq_count=min(pendingq, self.mech.linux_queue_limit),
             )
             timeout = 0 if p.poll_timeout_us == "irq" else round(float(p.poll_timeout_us) * 1000)
             bus = ApBusState(
@@ -418,22 +485,26 @@ class SimulatedSystem:
             os=g.os,
             vcpu_type=self._gtype if linux else "CP",
             vcpus=g.vcpus,
-            cpu_us=int(g.emul + g.cp),
-            emul_us=int(g.emul),
-            cp_us=int(g.cp),
+            cpu_us=int(g.values[_EMUL] + g.values[_CP]),
+            emul_us=int(g.values[_EMUL]),
+            cp_us=int(g.values[_CP]),
             elapsed_us=int(elapsed),
             mem_max_kib=mem_max,
             mem_used_kib=mem_used,
-            samp_total=int(g.samp_total),
-            samp_cpu=int(g.samp_cpu),
-            samp_delay=int(g.samp_delay),
+            samp_total=int(g.values[_SAMP]),
+            samp_cpu=int(g.values[_SCPU]),
+            samp_delay=int(g.values[_SDELAY]),
             samp_page=0,
-            samp_idle=int(g.samp_idle),
+            samp_idle=int(g.values[_SIDLE]),
             samp_other=0,
             ticks=ticks,
             ap_queue=apq,
             ap_bus=bus,
         )
+
+
+def _added(totals: list[float], rates: list[float], dt: float) -> list[float]:
+    return [t + r * dt for t, r in zip(totals, rates, strict=True)]
 
 
 def _poisson(rng: random.Random, mean: float) -> int:

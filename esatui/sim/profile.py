@@ -27,7 +27,8 @@ _INTERACTIVE = (
 _BATCH = ((0, 0.12), (0.9, 0.12), (1.0, 1.0), (5.0, 1.0), (5.5, 0.12), (24, 0.12))
 
 LEVEL_STEP = 0.05
-"""Interactive levels are quantised to this step: one event-level window per level."""
+"""Event-level windows are simulated at multiples of this interactive level; a level in
+between is a linear interpolation of the two windows around it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +50,3 @@ def levels(profile: Profile, seconds_of_day: float) -> Levels:
         return Levels()
     hour = (seconds_of_day % 86400.0) / 3600.0
     return Levels(_interpolate(_INTERACTIVE, hour), _interpolate(_BATCH, hour))
-
-
-def quantise(level: float) -> float:
-    return max(LEVEL_STEP, round(level / LEVEL_STEP) * LEVEL_STEP)

@@ -54,6 +54,8 @@ from esatui.sim.vmcp_feed import guest_vmcp
 
 SIMULATED_KEY = "simulated"
 """The configuration key every simulated source adds (screens/catalog shows a line)."""
+MAX_STEP_S = 60.0
+"""The longest step of the model's grid a site uses (a step is one draw of every rate)."""
 MONITOR_WAIT_S = 30.0
 """How long the site waits for the monitor source to record a set before it gives up."""
 
@@ -85,6 +87,7 @@ class SimulatedSite:
         seed: int = 0,
         identity: Identity | None = None,
         monitor_interval_s: float = 60.0,
+        step_s: float | None = None,
         root: Path | None = None,
         monwrite: Path | None = None,
         observed: str | None = None,
@@ -96,7 +99,12 @@ class SimulatedSite:
             None if root is not None else tempfile.mkdtemp(prefix="esatui-sim-", dir=_fast_dir())
         )
         self.root = Path(root) if root is not None else Path(self._tmp or "")
-        self.system = SimulatedSystem(params, seed=seed, start_us=start_us, identity=identity)
+        # Each step of the model has its own draw of every rate: one per monitor interval
+        # (at most MAX_STEP_S) unless the caller knows the recorder's intervals are shorter.
+        step = step_s if step_s is not None else min(monitor_interval_s, MAX_STEP_S)
+        self.system = SimulatedSystem(
+            params, seed=seed, start_us=start_us, identity=identity, step_s=step
+        )
         first = self.system.snapshot()
         linux = [g.userid for g in first.guests if g.os == "linux"]
         self.observed = observed or linux[0]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from esatui.collectors.base import PolledSource, StreamSource
+from esatui.sim.model import STEP_S
 from esatui.sim.scenarios import identity, scenario
 from esatui.sim.site import SimulatedSite
 
@@ -39,6 +40,7 @@ def sim_sources(
         start_us=opts.clock.time_us(),
         identity=identity(name),
         monitor_interval_s=monitor_interval_s,
+        step_s=STEP_S,  # the recorder's interval is not known here: vary every 10 s
         warn=opts.warn,
     )
     try:

@@ -15,6 +15,14 @@ from dataclasses import dataclass
 
 from esatui.sim import adapter_table as table
 from esatui.sim.adapter import Card
+from esatui.sim.batches import (
+    MAX_BATCHES,
+    NO_SPREAD,
+    BatchRecorder,
+    Spread,
+    max_marks,
+    totals,
+)
 from esatui.sim.linux import LinuxGuest
 from esatui.sim.lpar import guest_cpu_type, logical_processors
 from esatui.sim.mechanism import Mechanism
@@ -33,6 +41,8 @@ MIN_OPS = 4_000
 EVENT_BUDGET = 300_000
 """A window with at least ``MIN_OPS`` operations also ends after this many events (slow
 operations polled often, e.g. RSA-4096 on a CEX4A, cost many events each)."""
+BATCH_TICKS = 10
+"""Poll timer periods a batch of the window lasts at least (see :func:`batch_us`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +101,10 @@ class WindowResult:
     dq_passes: float
     guests: tuple[GuestRates, ...]
     cards: tuple[CardRates, ...]
+    vector: tuple[float, ...] = ()
+    """Every scaled counter's rate in :class:`~esatui.sim.batches.Layout` order."""
+    spread: Spread = NO_SPREAD
+    """How the rates varied between the window's batches (the interval variation)."""
 
     @property
     def vnq(self) -> float:
@@ -202,6 +216,13 @@ def _reset(world: World, now: float) -> None:
         g.bind()
 
 
+def batch_us(params: SimParams) -> float:
+    """The first batch length: at least ``BATCH_TICKS`` poll timer periods, so that where
+    a batch cuts the timer grid matters little (batches double as the window grows)."""
+    tick = 0.0 if params.poll_timeout_us == "irq" else float(params.poll_timeout_us)
+    return max(MIN_WINDOW_US / MAX_BATCHES, BATCH_TICKS * tick)
+
+
 def warmup_us(params: SimParams, load: Load, mech: Mechanism) -> float:
     tick = 0.0 if params.poll_timeout_us == "irq" else float(params.poll_timeout_us)
     warm = max(20 * tick, 30_000.0, 10 * mech.cp_dq_poll_min_us)
@@ -225,12 +246,15 @@ def simulate(
     world.sched.run(warm)
     _reset(world, warm)
     warm_events = world.sched.handled
+    batches = BatchRecorder(
+        warm, batch_us(params), lambda: totals(world.tally), max_marks(len(totals(world.tally)))
+    )
     end = warm
     # Grow the window in steps sized from the rate seen so far.
     step = MIN_WINDOW_US
     while True:
         end += step
-        world.sched.run(end)
+        batches.run(world.sched, end)
         ops = world.tally.vnq
         elapsed = end - warm
         if (ops >= target_ops and elapsed >= MIN_WINDOW_US) or elapsed >= max_us:
@@ -249,10 +273,10 @@ def simulate(
     for g in world.guests:
         g.flush(end)
     world.cp.flush(end)
-    return _rates(world.tally, end - warm)
+    return _rates(world.tally, end - warm, batches.spread())
 
 
-def _rates(t: Tally, elapsed_us: float) -> WindowResult:
+def _rates(t: Tally, elapsed_us: float, spread: Spread) -> WindowResult:
     s = elapsed_us / 1e6
     guests = tuple(
         GuestRates(
@@ -305,6 +329,8 @@ def _rates(t: Tally, elapsed_us: float) -> WindowResult:
         dq_passes=t.dq_passes / s,
         guests=guests,
         cards=cards,
+        vector=tuple(x / s for x in totals(t)),
+        spread=spread,
     )
 
 
