@@ -75,8 +75,9 @@ def run(opts: Options) -> Result:
             )
             result.add(f"{label}: client CPU", [c * 1000 for c in cpus], "ms CPU")
     result.notes.append(
-        f"{GUESTS} guests and 18 logical CPUs in 2 LPARs; the server (tests/smapi/server.py) "
-        "runs in threads of this process on loopback, so the wall time includes its work "
+        f"{GUESTS} guests and 18 logical CPUs in 2 LPARs; the server "
+        "(esatui/fakesys/smapi_server.py) runs in threads of this process on loopback, so the "
+        "wall time includes its work "
         "and the machine's scheduling; the client CPU is the calling thread's alone."
     )
     return result

@@ -121,7 +121,12 @@ class FrameLog:
         and compositing the screen, between two times."""
 
         def total(spans: list[tuple[float, float]]) -> float:
-            return sum(e - s for s, e in spans if s >= after and e <= until) * 1000
+            # a layout composes the screen within itself: count nested spans once
+            covered, reach = 0.0, after
+            for s, e in sorted(x for x in spans if x[0] >= after and x[1] <= until):
+                covered += max(0.0, e - max(s, reach))
+                reach = max(reach, e)
+            return covered * 1000
 
         return total(self.builds), total(self.renders), total(self.paints)
 

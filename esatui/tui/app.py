@@ -109,7 +109,8 @@ class MonitorApp(App[int]):
     CSS = """
     Screen { layout: vertical; layers: base prompt; }
     #status { height: 1; background: $panel; }
-    /* over the status line, so showing or hiding it never lays the screen out again */
+    /* on a layer over the status line: showing it never resizes the table (Textual still
+       lays out again: visibility is a layout property) */
     #prompt { dock: bottom; layer: prompt; height: 1; border: none; padding: 0 1;
               visibility: hidden; }
     #prompt.visible { visibility: visible; }
