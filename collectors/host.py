@@ -20,10 +20,15 @@ from esatui.collectors.procstat import CPU_FIELDS, parse_proc_stat
 from esatui.collectors.sysfs_cpu import CpuFacts, read_cpu_facts
 from esatui.collectors.sysinfo import SysInfo, parse_sysinfo
 
+_US_FIELDS = tuple(f"{name}_us" for name in CPU_FIELDS)
+
 CPU = Kind(
     name="cpu",
     doc="virtual CPU of this Linux, guest view (/proc/stat)",
-    fields=tuple(counter(f"{name}_us", "us", f"/proc/stat {name} time") for name in CPU_FIELDS),
+    fields=tuple(
+        counter(us, "us", f"/proc/stat {name} time")
+        for us, name in zip(_US_FIELDS, CPU_FIELDS, strict=True)
+    ),
     attrs=("type", "type_source", "address", "polarization"),
 )
 
@@ -96,14 +101,10 @@ class HostSource:
         scale = self._us_per_tick
         if self._exact_ticks:
             step = int(scale)
-            return {
-                f"{name}_us": None if t is None else t * step
-                for name, t in zip(CPU_FIELDS, ticks, strict=True)
-            }
-        return {
-            f"{name}_us": None if t is None else round(t * scale)
-            for name, t in zip(CPU_FIELDS, ticks, strict=True)
-        }
+            values = [None if t is None else t * step for t in ticks]
+        else:
+            values = [None if t is None else round(t * scale) for t in ticks]
+        return dict(zip(_US_FIELDS, values, strict=True))
 
     def _refresh(self, cpus: frozenset[int]) -> int:
         reads = 0

@@ -39,13 +39,13 @@ def parse_proc_stat(text: str) -> ProcStat:
         if line.startswith("cpu"):
             name, _, rest = line.partition(" ")
             number = name[3:]
-            if not number.isdigit():
+            if not number.isdecimal():  # what int() accepts
                 continue  # the aggregate "cpu" line
             try:
-                ticks = [int(v) for v in rest.split()]
+                ticks = list(map(int, rest.split()))
             except ValueError:
                 continue
-            if len(ticks) < 4 or any(t < 0 for t in ticks):
+            if len(ticks) < 4 or min(ticks) < 0:
                 continue
             ticks = ticks[: len(CPU_FIELDS)]
             cpus[int(number)] = tuple(ticks) + (None,) * (len(CPU_FIELDS) - len(ticks))
