@@ -43,6 +43,10 @@ def at_bottom(app: MonitorApp) -> bool:
     return app.table.at_bottom
 
 
+def prompt_shown(app: MonitorApp) -> bool:
+    return app.query_one("#prompt").has_class("visible")
+
+
 def app_for(path: Path, **kwargs: object) -> MonitorApp:
     return MonitorApp(path, live=False, **kwargs)  # type: ignore[arg-type]
 
@@ -194,10 +198,19 @@ async def test_jump_to_a_time(db_path: Path) -> None:
         await pilot.press("j", *"2026-11-21 14:30", "enter")
         await settle(pilot)
         assert newest(app) == START_US + 30 * MINUTE
+        # the prompt gives the status line back
+        assert not prompt_shown(app) and app.table.has_focus
         await pilot.press("j", *"garbage", "enter")
         await settle(pilot)
         assert newest(app) == START_US + 30 * MINUTE
+        assert not prompt_shown(app)  # at once: the message is on the line it covered
         assert "is not a time" in str(app.query_one("#status").render())
+        await pilot.press("j", *"14:35", "enter", "j")  # a new prompt before the load ends
+        await settle(pilot)
+        assert prompt_shown(app) and app.query_one("#prompt").has_focus
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not prompt_shown(app) and app.table.has_focus
 
 
 async def test_interval_length_keys(db_path: Path) -> None:
