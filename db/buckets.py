@@ -383,9 +383,9 @@ def bucketed_slots(
     ``timelines`` is (kind, its sources in order of preference)."""
     source = None
     newest: list[IntervalInfo] = []
-    timeline_kinds: list[str] = []
-    for kind, sources in timelines:
-        timeline_kinds.append(kind)
+    timelines = list(timelines)
+    timeline_kinds = [kind for kind, _ in timelines]  # all of them are read, not only the one
+    for _, sources in timelines:
         for candidate in sources:
             newest = store.intervals(node_id, [candidate], after_us, until_us, limit=1)
             if newest:

@@ -12,7 +12,7 @@ from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.sim.params import PARAM_NAMES, SimParams
 from esatui.sim.run import resolve
-from tests.sim.recorded import export, sim
+from tests.sim.recorded import export, export_json, sim
 
 FORMATS = ("text", "csv", "json", "jsonl")
 # esatui's measurements of itself are real, not simulated: they differ from run to run.
@@ -167,3 +167,22 @@ def test_sub_second_intervals_for_tests(capsys: pytest.CaptureFixture[str], tmp_
         assert node is not None
         assert len(store.intervals(node, ["monitor"])) == 6
         assert len(store.intervals(node, ["host"])) == 6
+
+
+def test_longer_intervals_keep_every_column_a_recording_fills(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """A column with values as recorded has values in 5-minute buckets too: every kind a
+    screen reads, from whichever source, reaches its buckets (host CPUs and monitor crypto
+    in ESASSUM)."""
+    db = tmp_path / "mixed.sqlite"
+    sim(capsys, db, "--scenario", "mode-vm-day", "--start", "2026-01-05T09:00Z", duration="20m")
+    for screen in catalog.screens():
+        recorded = export_json(capsys, db, screen)["rows"]
+        code = main(["export", screen, "--db", str(db), "--format", "json", "--interval-len", "5m"])
+        out, err = capsys.readouterr()
+        assert code == 0, err
+        bucketed = json.loads(out)["rows"]
+        filled = {k for row in recorded for k, v in row.items() if v is not None}
+        kept = {k for row in bucketed for k, v in row.items() if v is not None}
+        assert filled <= kept, f"{screen}: {sorted(filled - kept)} empty in 5-minute buckets"
