@@ -37,7 +37,6 @@ from datetime import datetime
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
 
 from bench.bench_export import esatui_command
 from bench.bench_store import MONTH, YEAR
@@ -48,6 +47,7 @@ from esatui.export import render
 from esatui.screens import catalog
 from esatui.screens.model import ScreenModel
 from esatui.tui.app import MonitorApp
+from esatui.tui.pilot import settle
 
 NAME = "tui"
 TITLE = "TUI: key to repaint (month, year of 1-minute intervals); start-up to first frame"
@@ -135,17 +135,6 @@ class FrameLog:
             if t >= after and (any_model or model is not not_model):
                 return t
         return None
-
-
-async def settle(pilot: Pilot[int]) -> None:
-    """Let pending loads finish (as the TUI's own Pilot tests do)."""
-    for _ in range(3):
-        await pilot.pause()
-        loads = [w for w in pilot.app.workers if w.group == "load"]
-        if loads:
-            with contextlib.suppress(WorkerCancelled):
-                await pilot.app.workers.wait_for_complete(loads)
-    await pilot.pause()
 
 
 async def timed_key(

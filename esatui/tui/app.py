@@ -104,6 +104,9 @@ def help_text(screen_name: str, columns: tuple[Column, ...]) -> Text:
     return text
 
 
+LOAD_GROUP = "load"  # the workers that build screen models
+
+
 class MonitorApp(App[int]):
     TITLE = "esatui"
     CSS = """
@@ -211,7 +214,7 @@ class MonitorApp(App[int]):
         """How many intervals a load fetches: as many as the table has lines."""
         return max(8, self.table.size.height or self.size.height - 8)
 
-    @work(thread=True, exclusive=True, group="load")
+    @work(thread=True, exclusive=True, group=LOAD_GROUP)
     def _load(self, state: ViewState, limit: int) -> None:
         after, until, n = state.query_window(limit)
         query = catalog.Query(

@@ -283,7 +283,8 @@ def test_collect_on_a_fake_tree_through_the_cli(
 
 
 async def test_enter_on_a_card_row_drills_in_the_monitor(recorded: Recorded) -> None:
-    from tests.tui.test_keys import SIZE, app_for, settle
+    from esatui.tui.pilot import settle
+    from tests.tui.test_keys import SIZE, app_for
 
     db_path, _ = recorded
     app = app_for(db_path, screen="ESACRYQ")

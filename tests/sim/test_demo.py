@@ -14,7 +14,7 @@ from esatui.cli import main
 from esatui.sim.demo import Demo
 from esatui.sim.run import resolve
 from esatui.tui.app import MonitorApp
-from tests.tui.test_keys import settle
+from esatui.tui.pilot import settle
 
 SIZE = (140, 40)
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 from esatui.cli import main
 from esatui.tui.app import MonitorApp
+from esatui.tui.pilot import settle
 from tests.monitor import fixtures as F
 from tests.screens import crypto_data as D
-from tests.tui.test_keys import settle
 
 
 def _db(tmp_path: Path) -> Path:

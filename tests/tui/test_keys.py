@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-
-from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
 
 from esatui.collectors.host import CPU
 from esatui.db.records import Interval
@@ -17,21 +13,11 @@ from esatui.db.store import Store
 from esatui.sampling.builder import IntervalBuilder
 from esatui.screens.model import RowKind
 from esatui.tui.app import HelpScreen, MonitorApp
+from esatui.tui.pilot import settle
 from tests.fixtures.recording import START_US, host_recording, host_samples
 
 MINUTE = 60_000_000
 SIZE = (140, 40)
-
-
-async def settle(pilot: Pilot[int]) -> None:
-    """Let pending loads finish (not the recorder, which runs until the app ends)."""
-    for _ in range(3):
-        await pilot.pause()
-        loads = [w for w in pilot.app.workers if w.group == "load"]
-        if loads:  # (an empty list would mean every worker, the recorder included)
-            with contextlib.suppress(WorkerCancelled):
-                await pilot.app.workers.wait_for_complete(loads)
-    await pilot.pause()
 
 
 def newest(app: MonitorApp) -> int:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
 
 from esatui.collectors.kinds import GUEST, LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.db.store import Store
 from esatui.tui.app import MonitorApp
+from esatui.tui.pilot import settle
 from tests.fixtures.recording import START_US, host_recording, write
 
 SnapCompare = Callable[..., bool]
@@ -83,16 +81,6 @@ def recording(db_path: Path) -> Path:
         write(store, "monitor", (LCPU,), cpus)
         write(store, "hypfs", (GUEST,), guests)
     return db_path
-
-
-async def settle(pilot: Pilot[int]) -> None:
-    for _ in range(3):
-        await pilot.pause()
-        loads = [w for w in pilot.app.workers if w.group == "load"]
-        if loads:
-            with contextlib.suppress(WorkerCancelled):
-                await pilot.app.workers.wait_for_complete(loads)
-    await pilot.pause()
 
 
 @pytest.mark.parametrize("screen", ["ESASSUM", "ESALNXC", "ESACPUU", "ESAUSR2", "ESAOVHD"])
