@@ -54,7 +54,21 @@ def lpar(name: str, number: int, types: str, *, threads: int = 1) -> FakeLpar:
     return FakeLpar(name, number, cpus, threads)
 
 
-class HypfsLpar:
+class _HypfsRoot:
+    """Where the mounted hypfs tree and the debugfs files are below a fake root."""
+
+    root: Path
+
+    @property
+    def tree(self) -> Path:
+        return self.root / "sys/hypervisor/s390"
+
+    @property
+    def debugfs(self) -> Path:
+        return self.root / "sys/kernel/debug/s390_hypfs"
+
+
+class HypfsLpar(_HypfsRoot):
     """An LPAR hypervisor as one LPAR's Linux sees it through hypfs."""
 
     def __init__(
@@ -74,14 +88,6 @@ class HypfsLpar:
         self.phys_mgmt_us = dict.fromkeys(self.physical, 0)
         self.now_us = now_us
         self.sysinfo = sysinfo
-
-    @property
-    def tree(self) -> Path:
-        return self.root / "sys/hypervisor/s390"
-
-    @property
-    def debugfs(self) -> Path:
-        return self.root / "sys/kernel/debug/s390_hypfs"
 
     def cpu(self, lpar_name: str, address: int) -> FakeLparCpu:
         part = next(p for p in self.lpars if p.name == lpar_name)
@@ -207,7 +213,7 @@ def guest(
     )
 
 
-class HypfsVm:
+class HypfsVm(_HypfsRoot):
     """z/VM as one guest's Linux sees it through hypfs (DIAGNOSE X'2FC')."""
 
     def __init__(
@@ -217,14 +223,6 @@ class HypfsVm:
         self.guests = {g.guest: g for g in guests}
         self.lcpus = lcpus
         self.now_us = now_us
-
-    @property
-    def tree(self) -> Path:
-        return self.root / "sys/hypervisor/s390"
-
-    @property
-    def debugfs(self) -> Path:
-        return self.root / "sys/kernel/debug/s390_hypfs"
 
     def advance(
         self,
