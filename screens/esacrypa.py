@@ -1,9 +1,11 @@
 """ESACRYPA, Crypto AP Analysis: each adapter's own measurement blocks (D5R10), per interval.
 
-A row per AP per interval: its utilization, then per function (RSA 2048 CRT, CCA all
-operations, ...) the operations in the interval, their adapter time in seconds, operations
-per second and milliseconds per operation. The hardware counts for every partition sharing
-the card, so these figures are the card's whole load, not this z/VM's alone (seed 000).
+A row per card per interval and, below it, a row per APQN (card.domain) whose own block the
+hardware gave, named as ESACRYQ names them (``0a``, ``0a.0011``): utilization, then per
+function (RSA 2048 CRT, CCA all operations, ...) the operations in the interval, their adapter
+time in seconds, operations per second and milliseconds per operation. The hardware counts for
+every partition sharing the card, so a card's figures are its whole load, not this z/VM's
+alone (seed 000); an APQN's are that domain's part of it.
 
 Which functions get columns: every function that some AP in the range *reports* (its
 validity bit on), zeros included: "RSA 2048 ME did nothing" is a fact an analyst wants next
@@ -21,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from esatui.db.query import EntityData, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, per_second, ratio
+from esatui.screens.common import TIME, per_second, ratio
 from esatui.screens.model import Column, Drill, Row, Value
 
 CRYPTO_AP = "crypto_ap"
@@ -54,15 +56,22 @@ FUNCTIONS = (
 
 KEYS = (
     TIME,
-    Column("ap", ("", "AP#"), 3, 0, key=True, provisional=True, doc="AP (adapter) index"),
+    Column(
+        "ap",
+        ("", "AP#"),
+        7,
+        key=True,
+        doc="the card (0a) or, below it, one of its APQNs (card.domain: 0a.0011), in hex as "
+        "zcrypt and ESACRYQ name them",
+    ),
     Column(
         "type",
         ("", "Type"),
         4,
         0,
         key=True,
-        provisional=True,
-        doc="crypto type number of the measurement block (10 = CEX4 ...)",
+        doc="crypto type of the measurement block: 3 PCICC, 4 PCICA, 5 PCIXCC, 6 CEX2A, "
+        "7 CEX2C, 8 CEX3A, 9 CEX3C, 10 CEX4, 11 CEX5, 12 CEX6, 13 CEX7, 14 CEX8",
     ),
     Column(
         "util_pct",
@@ -71,8 +80,8 @@ KEYS = (
         2,
         "%",
         key=True,
-        provisional=True,
-        doc="adapter busy: Σ over functions of Δtime × scale / interval, %",
+        doc="busy: Σ over functions of Δtime × scale / interval, % (an APQN: its domain's "
+        "part of the card)",
     ),
 )
 
@@ -88,7 +97,6 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             0,
             "count",
             groups,
-            provisional=True,
             doc=f"{what}: operations in the interval",
         ),
         Column(
@@ -98,7 +106,6 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             3,
             "s",
             groups,
-            provisional=True,
             doc=f"{what}: adapter time, Δtime × scale",
         ),
         Column(
@@ -108,7 +115,6 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             1,
             "/s",
             groups,
-            provisional=True,
             doc=f"{what}: operations per second",
         ),
         Column(
@@ -118,7 +124,6 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             2,
             "ms",
             groups,
-            provisional=True,
             doc=f"{what}: adapter milliseconds per operation",
         ),
     )
@@ -180,22 +185,37 @@ def ap_values(entity: EntityData, duration_us: int) -> dict[str, Value]:
     return values
 
 
-def _ap_number(key: str) -> Value:
-    return int(key) if key.isdigit() else key
+def parse_key(key: str) -> tuple[int, int | None] | None:
+    """(card, domain or None) of a ``crypto_ap`` key (``0a``, ``0a.0011``: hex, as zcrypt)."""
+    card, _, domain = key.partition(".")
+    try:
+        return int(card, 16), (int(domain, 16) if domain else None)
+    except ValueError:
+        return None
+
+
+def _order(key: str) -> tuple[int, int, str]:
+    """Cards in order, each followed by its APQNs in domain order."""
+    parsed = parse_key(key)
+    if parsed is None:
+        return (1 << 16, 0, key)
+    card, domain = parsed
+    return (card, -1 if domain is None else domain, key)
 
 
 def card_id(key: str) -> str | None:
-    """The zcrypt card name of an AP index (``10`` -> ``0a``), for drilling to ESACRYQ."""
-    return f"{int(key):02x}" if key.isdigit() else None
+    """The zcrypt card name (``0a``) of a card or APQN row, for drilling to ESACRYQ."""
+    parsed = parse_key(key)
+    return None if parsed is None else f"{parsed[0]:02x}"
 
 
 def _aps(slot: Slot, entity: str | None) -> tuple[list[EntityData], int]:
     found = slot.get(CRYPTO_AP, PREFER)
     if found is None:
         return [], 0
-    aps = sorted(found.rows.values(), key=lambda e: natural_key(e.key))
+    aps = sorted(found.rows.values(), key=lambda e: _order(e.key))
     if entity is not None:
-        aps = [e for e in aps if e.key == entity]
+        aps = [e for e in aps if e.key == entity or card_id(e.key) == entity]
     return aps, found.duration_us
 
 
@@ -203,12 +223,15 @@ def _build(ctx: Context) -> Built:
     per_slot = [_aps(slot, ctx.entity) for slot in ctx.slots]
     present = {fn.name for aps, _ in per_slot for e in aps for fn in reported(e)}
     shown = [fn for fn in FUNCTIONS if fn.name in present]
-    columns = (*KEYS, *(c for fn in shown for c in function_columns(fn)))
+    # as wide as the longest name shown: cards alone keep seed 000's 80-column pages
+    width = max((len(e.key) for aps, _ in per_slot for e in aps), default=3)
+    keys = tuple(replace(c, width=max(3, width)) if c.id == "ap" else c for c in KEYS)
+    columns = (*keys, *(c for fn in shown for c in function_columns(fn)))
     rows: list[Row] = []
     for slot, (aps, duration_us) in zip(ctx.slots, per_slot, strict=True):
         for n, entity in enumerate(aps):
             values = ap_values(entity, duration_us)
-            values["ap"] = _ap_number(entity.key)
+            values["ap"] = entity.key
             raw_type = entity.attrs.get("type", "")
             values["type"] = int(raw_type) if raw_type.isdigit() else raw_type or None
             card = card_id(entity.key)

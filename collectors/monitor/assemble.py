@@ -57,7 +57,7 @@ class _Interval:
     last_us: int | None = None
     reads: int = 0
     crypto: Reading | None = None
-    aps: dict[int, Reading] = field(default_factory=dict)
+    aps: dict[str, Reading] = field(default_factory=dict)
     ap_open: bool = False  # interim (P bit 1) records seen, final one not yet
     ap_closed: bool = False  # the final D5R10 record seen
     cpus: dict[int, D.ProcessorTimes] = field(default_factory=dict)
@@ -201,14 +201,17 @@ class IntervalAssembler:
     def _add_cmbs(self, dec: Decoded) -> None:
         cur = self._cur
         label = D.layout_label(dec)
-        for cmb in D.cmbs(dec):
-            if cmb.ap in cur.aps:
-                self._warn_once(f"dup-ap:{cmb.ap}", f"AP {cmb.ap} given twice in one interval")
+        problem = D.response_problem(dec)
+        if problem is not None:
+            self._warn_once(f"d5r10-rc:{problem}", problem)
+        for cmb in D.cmbs(dec) if problem is None else ():
+            if cmb.key in cur.aps:
+                self._warn_once(f"dup-ap:{cmb.key}", f"AP {cmb.key} given twice in one interval")
                 continue
             reading, warning = D.ap_reading(cmb, label)
             if warning:
-                self._warn_once(f"ap:{cmb.ap}:{warning}", warning)
-            cur.aps[cmb.ap] = reading
+                self._warn_once(f"ap:{cmb.key}:{warning}", warning)
+            cur.aps[cmb.key] = reading
         more = dec.values.get("more")
         cur.ap_open = more == 1
         cur.ap_closed = more != 1
@@ -222,7 +225,7 @@ class IntervalAssembler:
         readings: list[Reading] = []
         if cur.crypto is not None:
             readings.append(cur.crypto)
-        readings.extend(cur.aps[ap] for ap in sorted(cur.aps))
+        readings.extend(cur.aps[key] for key in sorted(cur.aps))
         readings.extend(self._lcpu_readings(cur))
         if not readings:
             return None

@@ -42,19 +42,39 @@ def crypto_reading(d: Decoded) -> Reading:
     values: dict[str, Number | None] = {
         kf: _int(d.values.get(lf)) for kf, lf in CRYPTO_FIELDS.items()
     }
-    return Reading(K.CRYPTO.name, K.CRYPTO_KEY, values, {"layout": layout_label(d)})
+    attrs = {"layout": layout_label(d), "record_length": str(d.length)}
+    return Reading(K.CRYPTO.name, K.CRYPTO_KEY, values, attrs)
+
+
+RC_SUCCESS = 0x0001  # a CHSC command's "successful completion" (zcryptstats)
+FORMAT_CARD = 0
+FORMAT_APQN = 1
+
+
+def response_problem(d: Decoded) -> str | None:
+    """Why a D5R10 record's blocks cannot be used (a response code other than success)."""
+    rc = _int(d.values.get("rc"))
+    if rc is None or rc == RC_SUCCESS:
+        return None
+    return f"D5R10: crypto measurement response code X'{rc:04X}': its blocks are not used"
 
 
 @dataclass(frozen=True, slots=True)
 class Cmb:
-    """One crypto measurement block of D5R10."""
+    """One crypto measurement block of D5R10: a card's, or one APQN's (``domain`` set)."""
 
     ap: int
+    domain: int | None
     ap_type: int | None
     mode: int | None
     scale: float | None
     valid: int | None
     pairs: tuple[tuple[int, int], ...]
+    format: int | None = FORMAT_CARD
+
+    @property
+    def key(self) -> str:
+        return K.ap_key(self.ap, self.domain)
 
 
 def cmbs(d: Decoded) -> list[Cmb]:
@@ -63,16 +83,20 @@ def cmbs(d: Decoded) -> list[Cmb]:
         ap = _int(e.get("ap"))
         if ap is None:
             continue
+        fmt = _int(e.get("format"))
+        domain = _int(e.get("domain")) if fmt == FORMAT_APQN else None
         scale = e.get("scale")
         pairs = e.get("pairs")
         out.append(
             Cmb(
                 ap,
+                domain,
                 _int(e.get("ap_type")),
                 _int(e.get("mode")),
                 float(scale) if isinstance(scale, float) else None,
                 _int(e.get("valid")),
                 pairs if isinstance(pairs, tuple) else (),
+                fmt,
             )
         )
     return out
@@ -81,29 +105,37 @@ def cmbs(d: Decoded) -> list[Cmb]:
 def ap_reading(cmb: Cmb, layout: str) -> tuple[Reading, str | None]:
     """A ``crypto_ap`` reading for one CMB, and a warning if something was unusable."""
     warning = None
-    fns = K.FUNCTIONS.get(cmb.mode) if cmb.mode is not None else None
+    name = f"AP {cmb.key}"
+    if cmb.format not in (None, FORMAT_CARD, FORMAT_APQN):
+        warning = f"{name}: unknown block format {cmb.format}; taken as the card's"
+    funcs = K.function_pairs(cmb.ap_type, cmb.mode)
     values: dict[str, Number | None] = {}
-    if fns is None:
-        warning = f"AP {cmb.ap}: unknown measurement mode {cmb.mode}; its counters are not used"
-        fns = ()
+    if funcs is None:
+        warning = (
+            f"{name}: unknown crypto type {cmb.ap_type} / mode {cmb.mode}; "
+            "its counters are not used"
+        )
+        funcs = {}
     valid = cmb.valid if cmb.valid is not None else 0
-    for i, fn in enumerate(fns):
-        ok = i < len(cmb.pairs) and bool(valid & (0x80000000 >> i))
-        values[f"{fn}_time"] = cmb.pairs[i][0] if ok else None
-        values[f"{fn}_count"] = cmb.pairs[i][1] if ok else None
+    for fn, idxs in funcs.items():
+        ok = all(i < len(cmb.pairs) and valid & (0x80000000 >> i) for i in idxs)
+        # a sum over some engines only would be a partial figure shown as whole
+        values[f"{fn}_time"] = sum(cmb.pairs[i][0] for i in idxs) if ok else None
+        values[f"{fn}_count"] = sum(cmb.pairs[i][1] for i in idxs) if ok else None
     scale = ""
     if cmb.scale is not None and math.isfinite(cmb.scale) and cmb.scale > 0:
         scale = repr(cmb.scale)  # exact: the float32 widened to a double
-    elif fns:
-        warning = f"AP {cmb.ap}: scale factor {cmb.scale!r} unusable; its times cannot be converted"
+    elif funcs:
+        warning = f"{name}: scale factor {cmb.scale!r} unusable; its times cannot be converted"
+    mode = K.effective_mode(cmb.ap_type, cmb.mode)
     attrs = {
         "type": "" if cmb.ap_type is None else str(cmb.ap_type),
-        "mode": K.MODE_NAMES.get(cmb.mode, str(cmb.mode)) if cmb.mode is not None else "",
+        "mode": K.MODE_NAMES.get(mode, str(mode)) if mode is not None else "",
         "scale": scale,
         "valid": f"{valid:08x}",
         "layout": layout,
     }
-    return Reading(K.CRYPTO_AP.name, str(cmb.ap), values, attrs), warning
+    return Reading(K.CRYPTO_AP.name, cmb.key, values, attrs), warning
 
 
 @dataclass(frozen=True, slots=True)

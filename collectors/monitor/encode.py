@@ -140,6 +140,9 @@ def encode_record(
             vals.setdefault(spec.start, layout.length)
         if spec.count is not None:
             vals.setdefault(spec.count, len(entries))
+        if spec.end is not None:
+            first = spec.start if isinstance(spec.start, int) else layout.length
+            vals.setdefault(spec.end[0], first + sum(map(len, blobs)) - spec.end[1])
     body = bytearray(layout.length)
     for f in layout.fields:
         if f.mask:
@@ -192,7 +195,8 @@ def crypto_record(
 
 @dataclass(frozen=True)
 class CmbSpec:
-    """One crypto measurement block for :func:`cmb_records`."""
+    """One crypto measurement block for :func:`cmb_records`: a card's, or an APQN's when
+    ``domain`` is given (docs/MONITOR.md, D5R10)."""
 
     ap: int
     pairs: tuple[tuple[int, int], ...]
@@ -200,7 +204,8 @@ class CmbSpec:
     ap_type: int = 10
     scale: float = 1e-6
     valid: int | None = None  # default: every given pair valid
-    zero_length: bool = False  # write a CMB length of 0 (fixed length by mode)
+    zero_length: bool = False  # write a CMB length of 0 (the fixed length of its crypto type)
+    domain: int | None = None
 
     def values(self) -> dict[str, Value | None]:
         valid = self.valid
@@ -208,9 +213,12 @@ class CmbSpec:
             valid = 0
             for i in range(min(len(self.pairs), 32)):
                 valid |= 0x80000000 >> i
+        apqn = self.domain is not None
         v: dict[str, Value | None] = {
             "ap": self.ap,
             "ap_type": self.ap_type,
+            "format": 1 if apqn else 0,
+            "domain": self.domain if apqn else 0,
             "mode": self.mode,
             "scale": self.scale,
             "valid": valid,
@@ -221,21 +229,26 @@ class CmbSpec:
         return v
 
 
+RESPONSE_OK = 0x0001  # the store-crypto-measurement-data command's success code
+
+
 def cmb_records(
     unix_us: int,
     cmbs: Sequence[CmbSpec],
     per_record: int | None = None,
     layouts: LayoutTable | None = None,
+    rc: int = RESPONSE_OK,
 ) -> list[bytes]:
     """D5R10 records carrying ``cmbs``, ``per_record`` CMBs each: interim records with the
-    P bit on, the last with it off."""
+    P bit on, the last with it off; each with its response block length and code."""
     lay = _layout(layouts, 5, 10)
     n = per_record or max(1, len(cmbs))
     groups = [cmbs[i : i + n] for i in range(0, len(cmbs), n)] or [[]]
     out = []
     for i, g in enumerate(groups):
         more = 1 if i < len(groups) - 1 else 0
-        out.append(encode_record(lay, unix_us, {"more": more}, [c.values() for c in g]))
+        values: dict[str, Value | None] = {"more": more, "rc": rc}
+        out.append(encode_record(lay, unix_us, values, [c.values() for c in g]))
     return out
 
 

@@ -1,8 +1,9 @@
 """The kinds the monitor sources fill (besides the shared ``lcpu``), and the config keys.
 
 ``crypto`` (one entity, key ``system``): the z/VM-wide crypto counters of D5R9 MRPRCAPC, as
-the records carry them (cumulative). ``crypto_ap`` (one entity per AP, key = AP index in
-decimal): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
+the records carry them (cumulative). ``crypto_ap`` (one entity per card and one per APQN whose
+block the hardware gave, keyed as zcrypt names them: ``0a`` for card 10, ``0a.0011`` for its
+domain 17): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
 units; seconds = time × the ``scale`` attribute) and a count per function.
 """
 
@@ -36,7 +37,7 @@ CRYPTO = Kind(
             provisional=True,
         ),
     ),
-    attrs=("layout",),
+    attrs=("layout", "record_length"),
 )
 
 # (time, count) pair order of the hardware's measurement blocks, by mode
@@ -62,6 +63,67 @@ FUNCTIONS: dict[int, tuple[str, ...]] = {
     ),
 }
 MODE_NAMES = {MODE_ACCEL: "accel", MODE_CCA: "cca", MODE_EP11: "ep11"}
+
+# Crypto types of the measurement blocks (zcryptstats' CRYPTO_TYPE_*, the kernel's
+# AP_DEVICE_TYPE_CEX4..CEX8). From CEX4 on the mode byte says what the card is configured as;
+# before, the type does (coprocessors count "all operations" and "RSA key generation";
+# CEX2A/CEX3A the four RSA pairs of an accelerator; PCICA the same four for each of its five
+# engines).
+TYPE_NAMES = {
+    3: "PCICC",
+    4: "PCICA",
+    5: "PCIXCC",
+    6: "CEX2A",
+    7: "CEX2C",
+    8: "CEX3A",
+    9: "CEX3C",
+    10: "CEX4",
+    11: "CEX5",
+    12: "CEX6",
+    13: "CEX7",
+    14: "CEX8",
+}
+FIRST_MODED_TYPE = 10  # CEX4: from here on, and for any later type, the mode byte counts
+_MODE_OF_TYPE = {
+    3: MODE_CCA,
+    5: MODE_CCA,
+    7: MODE_CCA,
+    9: MODE_CCA,
+    4: MODE_ACCEL,
+    6: MODE_ACCEL,
+    8: MODE_ACCEL,
+}
+PCICA = 4
+PCICA_ENGINES = 5
+
+
+def effective_mode(ap_type: int | None, mode: int | None) -> int | None:
+    """What the block measures: the mode byte from CEX4 on, else the crypto type's mode."""
+    if ap_type is not None and ap_type < FIRST_MODED_TYPE:
+        return _MODE_OF_TYPE.get(ap_type)
+    return mode
+
+
+def function_pairs(ap_type: int | None, mode: int | None) -> dict[str, tuple[int, ...]] | None:
+    """Each function of a block and the (time, count) pairs that add up to it, or None when
+    the type and mode are unknown. One pair per function, except PCICA's five engines."""
+    eff = effective_mode(ap_type, mode)
+    fns = FUNCTIONS.get(eff) if eff is not None else None
+    if fns is None:
+        return None
+    if ap_type == PCICA:
+        return {
+            fn: tuple(engine * 4 + i for engine in range(PCICA_ENGINES))
+            for i, fn in enumerate(fns[:4])
+        }
+    return {fn: (i,) for i, fn in enumerate(fns)}
+
+
+def ap_key(ap: int, domain: int | None = None) -> str:
+    """A ``crypto_ap`` entity key, as zcrypt names the device: ``0a`` or ``0a.0011``."""
+    return f"{ap:02x}" if domain is None else f"{ap:02x}.{domain:04x}"
+
+
 FUNCTION_TITLES: dict[str, str] = {
     "rsa1024_me": "RSA 1024 ME",
     "rsa2048_me": "RSA 2048 ME",
@@ -86,12 +148,11 @@ CRYPTO_AP = Kind(
         f
         for fn in ALL_FUNCTIONS
         for f in (
-            counter(f"{fn}_count", "count", f"{FUNCTION_TITLES[fn]} operations", provisional=True),
+            counter(f"{fn}_count", "count", f"{FUNCTION_TITLES[fn]} operations"),
             counter(
                 f"{fn}_time",
                 "cmb",
                 f"{FUNCTION_TITLES[fn]} time in raw units (seconds = time × scale)",
-                provisional=True,
             ),
         )
     ),

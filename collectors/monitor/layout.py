@@ -107,7 +107,9 @@ class EntrySpec:
     up to the end of the record). ``length``: each entry's length, or the name of a record
     field holding it, or ``entry.NAME`` for a field of each entry holding its own length; then
     ``length_if_zero`` (``(by, {value: length})``) gives the length when that field is 0,
-    chosen by the value of the entry field ``by``.
+    chosen by the value of the entry field ``by``. ``end``: ``(field, plus)`` when a record
+    field tells where the entries end (``value + plus`` bytes from the record start, e.g. a
+    response block's own length); entries never go beyond the record either way.
     """
 
     start: int | str
@@ -115,6 +117,7 @@ class EntrySpec:
     length: int | str
     fields: tuple[FieldSpec, ...]
     length_if_zero: tuple[str, Mapping[int, int]] | None = None
+    end: tuple[str, int] | None = None
 
 
 @dataclass(slots=True)
@@ -123,6 +126,7 @@ class Decoded:
     values: dict[str, Value | None]
     entries: list[dict[str, Value | None]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    length: int = 0  # the record's own length (its layout may be shorter or longer)
 
 
 class _Plan:
@@ -265,7 +269,7 @@ class RecordLayout:
         part when ``entries`` is false: see :meth:`decode_entries`)."""
         limit = offset + length
         plan: _Plan = self._plan  # type: ignore[attr-defined]
-        out = Decoded(self, _read_all(plan, buf, offset, limit))
+        out = Decoded(self, _read_all(plan, buf, offset, limit), length=length)
         if entries and self.entries is not None:
             self._decode_entries(buf, offset, limit, out)
         return out
@@ -287,6 +291,17 @@ class RecordLayout:
         if pos < offset + 20:
             out.problems.append(f"{self.id}: entries would start inside the header ({start})")
             return
+        if spec.end is not None:
+            told = _number(spec.end[0], out.values)
+            if told is not None:
+                end = offset + told + spec.end[1]
+                if end > limit:
+                    out.problems.append(
+                        f"{self.id}: {spec.end[0]} says the entries end at {end - offset}, "
+                        f"beyond the record's {limit - offset} bytes"
+                    )
+                else:
+                    limit = end
         own_len: Reader | None = self._elen  # type: ignore[attr-defined]
         by: Reader | None = self._eby  # type: ignore[attr-defined]
         table = spec.length_if_zero[1] if spec.length_if_zero is not None else {}

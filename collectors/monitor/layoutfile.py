@@ -39,7 +39,7 @@ VERSION = 1
 
 _RECORD_KEYS = {"domain", "record", "name", "level", "length", "fields", "entries", "source", "doc"}
 _FIELD_KEYS = {"name", "offset", "type", "unit", "status", "size", "mask", "source", "doc"}
-_ENTRY_KEYS = {"start", "count", "length", "length_if_zero", "fields"}
+_ENTRY_KEYS = {"start", "count", "length", "length_if_zero", "end", "fields"}
 
 
 class LayoutError(ValueError):
@@ -223,7 +223,14 @@ def _entries(raw: object, at: str, record_fields: tuple[FieldSpec, ...], length:
                 raise LayoutError(f"{at}.length_if_zero: length for {k} must be a positive number")
             table[int(k)] = v
         if_zero = (by, table)
-    return EntrySpec(start, count, elen, fields, if_zero)
+    end = None
+    if "end" in obj:
+        e = _object(obj["end"], f"{at}.end", {"field", "plus"})
+        name = e.get("field")
+        if not isinstance(name, str) or name not in rec_ints:
+            raise LayoutError(f"{at}.end: 'field' must name an integer record field")
+        end = (name, _int(e, "plus", f"{at}.end", 0, 0xFFFF) if "plus" in e else 0)
+    return EntrySpec(start, count, elen, fields, if_zero, end)
 
 
 def _object(raw: object, at: str, allowed: set[str]) -> Mapping[str, Any]:

@@ -22,6 +22,7 @@ from pathlib import Path
 from esatui.collectors.model import Number, Reading, Sample
 from esatui.collectors.monitor import encode as E
 from esatui.collectors.monitor import kinds as K
+from tests.monitor import published as P
 
 MINUTE_US = 60_000_000
 
@@ -175,30 +176,35 @@ def _scale() -> float:
     return float(struct.unpack(">f", struct.pack(">f", 1e-6))[0])
 
 
-def esacrypa_cmbs(rows: Sequence[CrypaRow], intervals: int) -> list[list[E.CmbSpec]]:
-    """CMBs per AP at ``intervals + 1`` sample times, each interval adding the row's figures."""
+# zcryptstats counter_accel order: RSA 1024 ME, 2048 ME, 1024 CRT, 2048 CRT, 4096 ME, 4096 CRT
+SEED000_PAIR = 3  # RSA 2048 CRT
+SEED000_MODE = 8  # accelerator (mode_cex4567[8])
+
+
+def esacrypa_cmbs(rows: Sequence[CrypaRow], intervals: int) -> list[list[P.Cmb]]:
+    """Card blocks per AP at ``intervals + 1`` sample times, each interval adding the row's
+    figures, as the hardware stores them (``published``: not esatui's encoder)."""
     scale = _scale()
-    out: list[list[E.CmbSpec]] = []
-    fns = K.FUNCTIONS[K.MODE_ACCEL]
-    idx = fns.index(SEED000_FUNCTION)
+    out: list[list[P.Cmb]] = []
     for i in range(intervals + 1):
         cmbs = []
         for r in rows:
-            pairs = [(1_000_000 + 17 * j, 5000 + j) for j in range(len(fns))]
-            t0, c0 = pairs[idx]
-            pairs[idx] = (t0 + i * round(r.exact_time_s / scale), c0 + i * r.count)
-            cmbs.append(E.CmbSpec(r.ap, tuple(pairs), K.MODE_ACCEL, r.ap_type, 1e-6))
+            pairs = [(1_000_000 + 17 * j, 5000 + j) for j in range(6)]
+            t0, c0 = pairs[SEED000_PAIR]
+            pairs[SEED000_PAIR] = (t0 + i * round(r.exact_time_s / scale), c0 + i * r.count)
+            cmbs.append(P.Cmb(ct=r.ap_type, ax=r.ap, s=1e-6, pairs=tuple(pairs), mt=SEED000_MODE))
         out.append(cmbs)
     return out
 
 
 def seed000_intervals(per_record: int = 3) -> list[E.IntervalRecords]:
     """Seed 000: D5R9 for ESACRYPT 18:48-18:53 and D5R10 (P-bit records of ``per_record``
-    CMBs) for ESACRYPA, every interval with the 18:53 AP figures."""
+    blocks, packed from the published structs) for ESACRYPA, every interval with the 18:53
+    AP figures."""
     ivs = esacrypt_intervals(SEED000_ESACRYPT, SEED000_DATE)
     cmbs = esacrypa_cmbs(SEED000_ESACRYPA, len(ivs) - 1)
     for iv, cm in zip(ivs, cmbs, strict=True):
-        iv.records += E.cmb_records(iv.end_us, cm, per_record=per_record)
+        iv.records += P.d5r10_set(iv.end_us, cm, per_record)
     return ivs
 
 

@@ -73,7 +73,7 @@ def test_p_bit_records_are_joined(warnings: Warnings) -> None:
     assert len(recs) == 4
     samples, _ = _feed([*recs, E.end_of_interval(T)], warnings)
     assert len(samples) == 1
-    assert [r.key for r in samples[0].readings] == [str(i) for i in range(7)]
+    assert [r.key for r in samples[0].readings] == [f"{i:02x}" for i in range(7)]
     assert not samples[0].flags and not warnings
 
 
@@ -103,19 +103,34 @@ def test_interim_records_without_a_final_one_are_dropped_and_flagged(warnings: W
     assert any("interim" in w for w in warnings)
 
 
-def test_zero_cmb_length_means_fixed_length_by_mode(warnings: Warnings) -> None:
+def test_zero_cmb_length_means_the_fixed_length_of_the_crypto_type(warnings: Warnings) -> None:
+    # zcryptstats get_cmb_length: 80 bytes CEX2A/CEX3A, 64 the coprocessors, 336 PCICA
     cmbs = [
-        E.CmbSpec(0, ((5, 6),) * 6, zero_length=True),
-        E.CmbSpec(1, ((7, 8),) * 2, mode=9, ap_type=11, zero_length=True),
-        E.CmbSpec(2, ((9, 10),) * 5, mode=10, ap_type=12, zero_length=True),
+        E.CmbSpec(0, ((5, 6),) * 4, mode=0, ap_type=6, zero_length=True),
+        E.CmbSpec(1, ((7, 8),) * 2, mode=0, ap_type=9, zero_length=True),
+        E.CmbSpec(2, tuple((e, 1) for e in range(20)), mode=0, ap_type=4, zero_length=True),
+        E.CmbSpec(3, ((9, 10),) * 5, mode=10, ap_type=12),
     ]
-    samples, _ = _feed(E.cmb_records(T, cmbs), warnings)
+    recs = E.cmb_records(T, cmbs)
+    assert len(recs[0]) == 40 + 80 + 64 + 336 + (16 + 5 * 16)
+    samples, _ = _feed(recs, warnings)
     aps = {r.key: r for r in samples[0].readings}
-    assert aps["0"].values["rsa4096_crt_count"] == 6
-    assert aps["1"].attrs["mode"] == "cca" and aps["1"].values["cca_rsa_keygen_time"] == 7
-    assert aps["1"].values.get("rsa1024_me_count") is None
-    assert aps["2"].attrs["mode"] == "ep11" and aps["2"].values["ep11_asym_keygen_count"] == 10
+    assert aps["00"].attrs["mode"] == "accel" and aps["00"].values["rsa2048_crt_count"] == 6
+    assert aps["00"].values["rsa4096_crt_count"] is None  # beyond an 80-byte block
+    assert aps["01"].attrs["mode"] == "cca" and aps["01"].values["cca_rsa_keygen_time"] == 7
+    assert aps["01"].values.get("rsa1024_me_count") is None
+    # PCICA: five engines of four pairs each, summed per function
+    assert aps["02"].values["rsa1024_me_time"] == 0 + 4 + 8 + 12 + 16
+    assert aps["02"].values["rsa2048_crt_count"] == 5
+    assert aps["03"].attrs["mode"] == "ep11" and aps["03"].values["ep11_asym_keygen_count"] == 10
     assert not warnings
+
+
+def test_a_cex4_block_must_carry_its_length(warnings: Warnings) -> None:
+    cmbs = [E.CmbSpec(0, ((5, 6),) * 6), E.CmbSpec(1, ((5, 6),) * 6, zero_length=True)]
+    samples, _ = _feed(E.cmb_records(T, cmbs), warnings)
+    assert [r.key for r in samples[0].readings] == ["00"]
+    assert any("no usable length" in w for w in warnings)
 
 
 def test_validity_mask_and_unknown_mode(warnings: Warnings) -> None:
@@ -126,11 +141,11 @@ def test_validity_mask_and_unknown_mode(warnings: Warnings) -> None:
     ]
     samples, _ = _feed(E.cmb_records(T, cmbs), warnings)
     aps = {r.key: r for r in samples[0].readings}
-    v0 = aps["0"].values
+    v0 = aps["00"].values
     assert v0["rsa1024_me_count"] == 6 and v0["rsa2048_crt_count"] == 6
     assert v0["rsa2048_me_count"] is None and v0["rsa4096_crt_time"] is None
-    assert aps["1"].values == {} and aps["1"].attrs["mode"] == "77"
-    assert aps["2"].attrs["scale"] == ""
+    assert aps["01"].values == {} and aps["01"].attrs["mode"] == "77"
+    assert aps["02"].attrs["scale"] == ""
     assert len(warnings) == 2
 
 

@@ -162,7 +162,7 @@ def test_seed_data_through_monreader(ctx: SourceContext) -> None:
     ivs = F.seed000_intervals()
     got = read_script(ctx, E.monreader_intervals(ivs), max_read=999)
     rows = F.esacrypa_rows(got[-2], got[-1])
-    assert f"{rows['0']['rsa2048_crt_ms_op']:.2f}" == "2.16"
+    assert f"{rows['00']['rsa2048_crt_ms_op']:.2f}" == "2.16"
 
 
 def test_regular_file_is_refused(tmp_path: Path, ctx: SourceContext) -> None:

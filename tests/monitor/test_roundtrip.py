@@ -78,25 +78,30 @@ def test_fixed_layouts_roundtrip(lv: tuple[RecordLayout, dict[str, Value]], us: 
 
 
 cmb = st.builds(
-    lambda ap, mode, pairs, scale, valid: E.CmbSpec(
-        ap, tuple(pairs[: len(K.FUNCTIONS[mode])]), mode, 10 + mode, scale, valid
+    lambda ap, mode, pairs, scale, valid, domain: E.CmbSpec(
+        ap, tuple(pairs[: len(K.FUNCTIONS[mode])]), mode, 10 + mode, scale, valid, domain=domain
     ),
     st.integers(0, 255),
     st.sampled_from([8, 9, 10]),
     st.lists(st.tuples(u64, u64), min_size=6, max_size=6),
     st.floats(2**-30, 1.0, width=32),
     st.integers(0, 2**32 - 1),
+    st.one_of(st.none(), st.integers(0, 255)),
 )
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(cmb, min_size=1, max_size=20, unique_by=lambda c: c.ap), st.integers(1, 20), times)
+@given(
+    st.lists(cmb, min_size=1, max_size=20, unique_by=lambda c: (c.ap, c.domain)),
+    st.integers(1, 20),
+    times,
+)
 def test_cmbs_roundtrip_through_p_bit_records(cmbs: list[E.CmbSpec], per: int, us: int) -> None:
     recs = E.cmb_records(us, cmbs, per_record=per)
     data = E.frame_records(recs, 0)
     sample = _one_interval(data)
     for c in cmbs:
-        r = reading(sample, "crypto_ap", str(c.ap))
+        r = reading(sample, "crypto_ap", K.ap_key(c.ap, c.domain))
         assert r is not None
         assert r.attrs["mode"] == K.MODE_NAMES[c.mode] and r.attrs["type"] == str(c.ap_type)
         assert float(r.attrs["scale"]) == _f32(c.scale)

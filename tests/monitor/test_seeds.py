@@ -63,11 +63,11 @@ def test_seed000_esacrypa(tmp_path: Path, ctx: SourceContext, warnings: Warnings
     assert warnings == []
     a, b = samples[-2], samples[-1]
     rows = F.esacrypa_rows(a, b)
-    assert sorted(rows) == ["0", "1", "2", "3"]
+    assert sorted(rows) == ["00", "01", "02", "03"]
     fn = F.SEED000_FUNCTION
     for exp in F.SEED000_ESACRYPA:
-        got = rows[str(exp.ap)]
-        r = F.reading(b, "crypto_ap", str(exp.ap))
+        got = rows[f"{exp.ap:02x}"]
+        r = F.reading(b, "crypto_ap", f"{exp.ap:02x}")
         assert r is not None and r.attrs["type"] == str(exp.ap_type) and r.attrs["mode"] == "accel"
         assert _f(got["util_pct"], 2) == f"{exp.util_pct:.2f}"
         assert _f(got[f"{fn}_count"], 0) == str(exp.count)

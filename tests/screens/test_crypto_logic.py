@@ -92,7 +92,7 @@ def test_combine_drops_a_counter_missing_anywhere() -> None:
 
 
 def _ap(values: dict[str, int | float | None], scale: str = "1e-06") -> EntityData:
-    return EntityData("10", {"type": "11", "mode": "accel", "scale": scale}, values, 0, 0)
+    return EntityData("0a", {"type": "11", "mode": "accel", "scale": scale}, values, 0, 0)
 
 
 def test_ap_values() -> None:
@@ -110,7 +110,7 @@ def test_ap_values() -> None:
     assert v["rsa2048_crt_ms_op"] == 2.0 and v["rsa1024_me_ms_op"] is None
     assert v["util_pct"] == 0.4
     assert "rsa4096_me_count" not in v  # not reported: no value, not 0
-    assert card_id("10") == "0a" and card_id("x") is None
+    assert card_id("0a") == "0a" and card_id("0a.0011") == "0a" and card_id("x") is None
 
 
 def test_ap_without_a_usable_scale() -> None:

@@ -154,7 +154,7 @@ def test_monitor_records_carry_the_snapshot_counters(tmp_path: Path) -> None:
         assert lcpu.values["emul_us"] == p.emul_us
         assert lcpu.values["steal_us"] == START_US + 60_000_000 - (p.online_us - p.steal_us)
     for a in snap.adapters:
-        ap = readings[("crypto_ap", str(a.ap))]
+        ap = readings[("crypto_ap", f"{a.ap:02x}")]
         by_name = {f.name: f for f in a.functions}
         assert ap.values["rsa1024_crt_count"] == by_name["rsa1024_crt"].count
         seconds = ap.values["rsa1024_crt_time"] * float(ap.attrs["scale"])  # type: ignore[operator]

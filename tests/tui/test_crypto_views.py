@@ -27,7 +27,7 @@ async def test_esacrypt_drills_to_esacrypa_and_esapoll_back(tmp_path: Path) -> N
         await pilot.press("down", "enter")
         await settle(pilot)
         assert app.model.name == "ESACRYPA"
-        assert {r.values["ap"] for r in app.model.rows} == {0, 1, 2, 3}
+        assert {r.values["ap"] for r in app.model.rows} == {"00", "01", "02", "03"}
         assert {r.end_us for r in app.model.rows} == {F.end_us(F.SEED000_DATE, "18:52")}
         await pilot.press("escape")
         await settle(pilot)

@@ -1,0 +1,115 @@
+"""Monitor records packed byte by byte from the published structures, never with esatui's
+encoder or layout table: the independent witness the decoder is checked against.
+
+Sources, field by field (also in docs/MONITOR.md):
+
+- Record header (20 bytes): IBM *z/VM Monitor Records*, MRRECHDR as every record page lists
+  it (e.g. www.vm.ibm.com/pubs/mon520/MRPRCAPM.HTML): MRHDRLEN u16, MRHDRZER u16, MRHDRDM u8,
+  a reserved byte, MRHDRRC u16, MRHDRTOD (8 bytes, TOD clock), 4 reserved bytes.
+- D5R10 MRPRCAPM fixed part (same IBM page, and pak-center/zpmd src/v53_records.h
+  ``struct d5r10``): 4 reserved bytes at +20, PRCAPM_L2 u16 at +24, PRCAPM_RC u16 at +26,
+  4 reserved at +28, the P bit X'80' of the byte at +32, reserved to +40. That is the
+  store-crypto-measurement-data response header as s390-tools zconf/zcrypt/zcryptstats.c maps
+  a CHSC response (``struct chsc_header`` length and code, ``reserved1``, ``p:1``,
+  ``reserved3``: 16 bytes), so the blocks start at +40.
+- Crypto measurement block: zcryptstats.c ``struct chsc_cmb_header`` (``reserved1``, ``ct``,
+  ``format``, ``ax``, ``float s``, ``uint32_t v``, ``dx``, ``mt``, ``l4``: 16 bytes, packed,
+  big-endian on s390) then ``struct chsc_cmb_entry`` pairs (``u64 t``, ``u64 c``);
+  ``get_cmb_length``: ``l4``, or when it is 0 the fixed length of the crypto type (64, 336,
+  80 bytes); zpmd's ``d5r10ext_hdr`` and ``d5r10ext1/2/3`` agree (16-byte header; 64, 336,
+  80-byte blocks).
+- D5R9 MRPRCAPC: IBM's MRPRCAPC page (mon520: 112 bytes; mon710: 128; mon720: 360) and zpmd
+  ``struct d5r9``: 4 reserved bytes at +20, then eleven 8-byte counters from +24 in the order
+  CRYVSERV, CRYRSERV, CRYNOWNQ, CRYNOVNQ, CRYNOXVN, CRYNOXRN, CRYNOFNQ, CRYNOFDQ, CRYNOVPR,
+  CRYNOVPC, CRYNORPR.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+# MRRECHDR: length, zeros, domain, reserved, record, TOD, 4 reserved
+RECORD_HEADER = struct.Struct(">HHBxHQ4x")
+# PRCAPM after the header: reserved 4, L2, RC, reserved 4, P-bit byte, reserved 3, reserved 4
+PRCAPM_FIXED = struct.Struct(">4xHH4xB3x4x")
+# zcryptstats struct chsc_cmb_header (packed): reserved1, ct, format, ax, s, v, dx, mt, l4
+CHSC_CMB_HEADER = struct.Struct(">BBBBfIBBH")
+CHSC_CMB_ENTRY = struct.Struct(">QQ")  # u64 t, u64 c
+P_BIT = 0x80
+TOD_UNIX_EPOCH = 0x7D91048BCA000000  # TOD clock value at 1970-01-01 00:00 UTC
+CMB_FIXED_LENGTH = {3: 64, 5: 64, 7: 64, 9: 64, 4: 336, 6: 80, 8: 80}  # get_cmb_length
+
+# zpmd struct d5r9 (the 112-byte record), in record order from +24
+D5R9_COUNTERS = (
+    "cryvserv",
+    "cryrserv",
+    "crynownq",
+    "crynovnq",
+    "crynoxvn",
+    "crynoxrn",
+    "crynofnq",
+    "crynofdq",
+    "crynovpr",
+    "crynovpc",
+    "crynorpr",
+)
+
+
+def tod(unix_us: int) -> int:
+    return (unix_us << 12) + TOD_UNIX_EPOCH
+
+
+def record(domain: int, number: int, unix_us: int, body: bytes) -> bytes:
+    """A monitor record: the MRRECHDR header, then ``body`` (bytes 20 onwards)."""
+    return RECORD_HEADER.pack(20 + len(body), 0, domain, number, tod(unix_us)) + body
+
+
+@dataclass(frozen=True)
+class Cmb:
+    """The fields of one ``chsc_cmb_header`` and its pairs, as the hardware stores them."""
+
+    ct: int  # crypto type
+    ax: int  # AP index
+    s: float  # scaling factor
+    pairs: tuple[tuple[int, int], ...]
+    v: int | None = None  # validity mask; default: every given pair valid
+    fmt: int = 0  # 0 card, 1 APQN
+    dx: int = 0  # domain index (APQN blocks)
+    mt: int = 0  # mode (CEX4 on)
+    l4: int | None = None  # None: the block's true length; 0: "fixed length by type"
+
+    def pack(self) -> bytes:
+        v = self.v
+        if v is None:
+            v = sum(0x80000000 >> i for i in range(len(self.pairs)))
+        body = b"".join(CHSC_CMB_ENTRY.pack(t, c) for t, c in self.pairs)
+        length = CHSC_CMB_HEADER.size + len(body)
+        if self.l4 == 0:
+            fixed = CMB_FIXED_LENGTH[self.ct]
+            body = body.ljust(fixed - CHSC_CMB_HEADER.size, b"\x00")
+            length = fixed
+        l4 = length if self.l4 is None else self.l4
+        head = CHSC_CMB_HEADER.pack(0, self.ct, self.fmt, self.ax, self.s, v, self.dx, self.mt, l4)
+        return head + body
+
+
+def d5r10(unix_us: int, cmbs: Sequence[Cmb], *, p: bool = False, rc: int = 0x0001) -> bytes:
+    """One MRPRCAPM record: the response header (L2 counts its own 16 bytes and the blocks)."""
+    blocks = b"".join(c.pack() for c in cmbs)
+    fixed = PRCAPM_FIXED.pack(16 + len(blocks), rc, P_BIT if p else 0)
+    return record(5, 10, unix_us, fixed + blocks)
+
+
+def d5r10_set(unix_us: int, cmbs: Sequence[Cmb], per_record: int) -> list[bytes]:
+    """An interval's MRPRCAPM records: the P bit on in all but the last."""
+    groups = [cmbs[i : i + per_record] for i in range(0, len(cmbs), per_record)] or [[]]
+    return [d5r10(unix_us, g, p=i < len(groups) - 1) for i, g in enumerate(groups)]
+
+
+def d5r9(unix_us: int, counters: Mapping[str, int], length: int = 112) -> bytes:
+    """MRPRCAPC of ``length`` bytes: the eleven counters of the 112-byte record (zeros for
+    the rest; fields of longer records are not packed here)."""
+    body = struct.pack(">4x11Q", *(counters.get(name, 0) for name in D5R9_COUNTERS))
+    return record(5, 9, unix_us, body.ljust(length - 20, b"\x00"))
