@@ -38,14 +38,23 @@ COUNTERS = (
 
 @dataclass(frozen=True)
 class CryptoDeltas:
-    """One interval (or bucket, or range) of D5R9: counter deltas and the measured duration."""
+    """One interval (or bucket, or range) of D5R9: counter deltas and the measured duration,
+    and the lengths of the records they came from."""
 
     values: Mapping[str, Value]
     duration_us: int
     flags: int = 0
+    lengths: frozenset[int] = frozenset()
 
     def get(self, name: str) -> Value:
         return self.values.get(name)
+
+
+def record_length(attrs: Mapping[str, str]) -> int | None:
+    """The D5R9 record's length: as recorded, else the length of the layout used
+    (``D5R9/360``, recordings made before the length was kept)."""
+    raw = attrs.get("record_length") or attrs.get("layout", "").rpartition("/")[2]
+    return int(raw) if raw.isdigit() else None
 
 
 def crypto_deltas(slot: Slot) -> CryptoDeltas | None:
@@ -54,7 +63,9 @@ def crypto_deltas(slot: Slot) -> CryptoDeltas | None:
     entity = found.rows.get(CRYPTO_KEY) if found else None
     if found is None or entity is None:
         return None
-    return CryptoDeltas(entity.values, found.duration_us, entity.flags | found.flags)
+    length = record_length(entity.attrs)
+    lengths = frozenset() if length is None else frozenset((length,))
+    return CryptoDeltas(entity.values, found.duration_us, entity.flags | found.flags, lengths)
 
 
 NO_RECORDS = "No crypto counter records (D5R9) in this range."
@@ -75,7 +86,8 @@ def combine(parts: Iterable[CryptoDeltas]) -> CryptoDeltas | None:
     flags = 0
     for p in items:
         flags |= p.flags
-    return CryptoDeltas(values, sum(p.duration_us for p in items), flags)
+    lengths = frozenset(n for p in items for n in p.lengths)
+    return CryptoDeltas(values, sum(p.duration_us for p in items), flags, lengths)
 
 
 def ms_op_virt(d: CryptoDeltas) -> float | None:
@@ -174,3 +186,80 @@ def service_times(d: CryptoDeltas) -> ServiceTimes:
         rserv=per_vnq("rserv_us"),
         dserv=per_vnq("dserv_us"),
     )
+
+
+# --- which z/VM the records came from ------------------------------------------------------
+
+# CRYDSERV, the last of the accumulators APAR VM66534 added, ends at +152 of MRPRCAPC: a
+# record at least this long carries NSERV, HSERV and DSERV (IBM's 7.2 page: 360 bytes; 5.x:
+# 112; 7.1: 128; docs/MONITOR.md).
+SPLIT_MIN_LENGTH = 152
+POLLING_KEY = "cp_crypto_polling"  # config: "on" or "off", from a source that says so
+POLLING_SOURCE_KEY = "cp_crypto_polling_source"
+LEVEL_KEY = "zvm_level"
+
+
+@dataclass(frozen=True)
+class RecordFacts:
+    """What the recording says about the z/VM it came from: its level (D1R4), the D5R9
+    lengths, and CP's crypto polling mode where a source told it."""
+
+    level: str
+    lengths: frozenset[int]
+    polling: str | None = None  # "on" / "off": SET CRYPTO POLLING, as a source told
+    polling_source: str = ""
+    kept: bool = True  # NSERV, HSERV, DSERV moved where the record has them
+
+    @classmethod
+    def of(cls, config: Mapping[str, str], d: CryptoDeltas | None) -> RecordFacts:
+        polling = config.get(POLLING_KEY, "").lower()
+        return cls(
+            config.get(LEVEL_KEY, ""),
+            d.lengths if d is not None else frozenset(),
+            polling if polling in ("on", "off") else None,
+            config.get(POLLING_SOURCE_KEY, ""),
+            d is None or split_recorded(d),
+        )
+
+    @property
+    def ptf(self) -> bool | None:
+        """Whether CP has PTF UM35974 (APAR VM66534): the records carry and keep its D5R9
+        fields, or a source told the polling mode, which only the PTF has. None when the
+        records are mixed, do not keep the fields, or are unknown."""
+        if self.polling is not None:
+            return True
+        if not self.lengths:
+            return None
+        with_split = {n >= SPLIT_MIN_LENGTH for n in self.lengths}
+        if len(with_split) != 1:
+            return None
+        ptf = with_split.pop()
+        return None if ptf and not self.kept else ptf
+
+    def cp_mode(self) -> str:
+        """CP's crypto polling mode, and how esatui knows it."""
+        if self.polling is not None:
+            source = f" ({self.polling_source})" if self.polling_source else ""
+            return f"SET CRYPTO POLLING {self.polling.upper()}{source}"
+        if self.ptf is False:
+            return "NQ and DQ polling (pre-PTF, inferred)"
+        if self.ptf:
+            return "SET CRYPTO POLLING ON or OFF, not known"
+        return "mode unknown"
+
+    def note(self) -> str:
+        """One line: the level and record length the intervals came from, what they lack,
+        and CP's crypto polling mode."""
+        level = f"z/VM {self.level}, " if self.level else ""
+        sizes = " and ".join(str(n) for n in sorted(self.lengths)) or "?"
+        if not self.lengths:
+            fields = "length not recorded"
+        elif max(self.lengths) < SPLIT_MIN_LENGTH:
+            fields = "no NSERV/HSERV/DSERV (before APAR VM66534)"
+        elif min(self.lengths) < SPLIT_MIN_LENGTH:
+            fields = "NSERV/HSERV/DSERV only in the longer ones"
+        elif not self.kept:
+            fields = "NSERV/HSERV/DSERV fields, not kept"
+        else:
+            fields = "NSERV/HSERV/DSERV (APAR VM66534)"
+        return f"Records: {level}D5R9 {sizes} bytes: {fields}. CP crypto: {self.cp_mode()}."

@@ -153,10 +153,12 @@ def polls_per_op(slot: Slot) -> float | None:
 def _build(ctx: Context) -> Built:
     dq = ctx.thresholds["dq_per_op"]
     rows: list[Row] = []
+    parts: list[C.CryptoDeltas] = []
     for slot in ctx.slots:
         d = C.crypto_deltas(slot)
         if d is None:
             continue
+        parts.append(d)
         found = slot.get(C.CRYPTO, C.PREFER)
         entity = found.rows.get(C.CRYPTO_KEY) if found else None
         values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
@@ -171,7 +173,9 @@ def _build(ctx: Context) -> Built:
                 flags=d.flags,
             )
         )
-    return Built(COLUMNS, rows, () if rows or not ctx.slots else (C.NO_RECORDS,))
+    if not rows:
+        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
+    return Built(COLUMNS, rows, (C.RecordFacts.of(ctx.config, C.combine(parts)).note(),))
 
 
 SCREEN = ScreenDef(

@@ -154,15 +154,19 @@ def _fit(*variants: str) -> str:
     return variants[-1][:NOTE_WIDTH]
 
 
-def explain(d: C.CryptoDeltas | None, poll: GuestPoll = None) -> str:
-    """One line: which part of the latency dominates and what changing it would cost."""
+def explain(
+    d: C.CryptoDeltas | None, poll: GuestPoll = None, facts: C.RecordFacts | None = None
+) -> str:
+    """One line: which part of the latency dominates and what changing it would cost, with
+    only what the recording's z/VM level has (``facts``: its records and CP's polling mode)."""
     if d is None or not isinstance(d.get("virt_nq"), int) or not d.get("virt_nq"):
         return "No guest crypto operations in this range: nothing to explain."
+    facts = facts or C.RecordFacts.of({}, d)
     st = C.service_times(d)
     vserv = st.vserv
     parts = {"NSERV": st.nserv, "RSERV": st.rserv, "DSERV": st.dserv}
     if not vserv or any(v is None for v in parts.values()):
-        return _explain_without_split(d, poll)
+        return _explain_without_split(d, poll, facts)
     name = max(parts, key=lambda k: parts[k] or 0.0)
     head = f"{name} {100.0 * (parts[name] or 0.0) / vserv:.0f}% of {vserv:.0f} µs/op"
     if name == "DSERV":
@@ -177,28 +181,51 @@ def explain(d: C.CryptoDeltas | None, poll: GuestPoll = None) -> str:
             f"{timer}{cost} and CPU",
         )
     if name == "NSERV":
+        if facts.ptf:
+            return _fit(
+                f"{head}: CP is slow to hand requests to the adapter even with the PTF's "
+                "on-demand NQ: look at CP's own load (ESACPUU)"
+            )
         return _fit(
             f"{head}: CP's NQ polling (pre-PTF UM35974); the PTF's on-demand NQ cuts NSERV "
             "80-95% for a little CP CPU"
         )
     dq_real = C.dq_per_op_real(d)
-    if dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ:
+    if facts.polling == "off" or (dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ):
+        why = "CP's DQ by interrupts" if facts.polling == "off" else "no CP polling left"
+        shown = f"{dq_real:.2f} CP DQ/op: {why}" if dq_real is not None else why
         return _fit(
-            f"{head}: the adapter itself ({dq_real:.2f} CP DQ/op: no CP polling left); "
-            "only more or faster adapters cut it"
+            f"{head}: the adapter itself ({shown}); only more or faster adapters cut it",
+            f"{head}: the adapter itself; only more or faster adapters cut it",
         )
-    cost = "; SET CRYPTO POLLING OFF cuts it 40-60% for ~50% more CP CPU/op"
+    cost = _interrupts_advice(facts)
     detailed = [f"{head}: adapter + CP's DQ polling ({dq_real:.2f} DQ/op){cost}"] if dq_real else []
     return _fit(*detailed, f"{head}: adapter + CP's DQ polling{cost}")
 
 
-def _explain_without_split(d: C.CryptoDeltas, poll: GuestPoll) -> str:
+def _interrupts_advice(facts: C.RecordFacts) -> str:
+    """What CP's interrupt-driven DQ would do here, as far as the level has it."""
+    if facts.ptf:
+        return "; SET CRYPTO POLLING OFF cuts it 40-60% for ~50% more CP CPU/op"
+    if facts.ptf is False:
+        return "; PTF UM35974 brings SET CRYPTO POLLING OFF: 40-60% less for ~50% more CP CPU"
+    return "; with PTF UM35974, SET CRYPTO POLLING OFF cuts it 40-60% for more CP CPU"
+
+
+def _explain_without_split(d: C.CryptoDeltas, poll: GuestPoll, facts: C.RecordFacts) -> str:
     virt, real = C.ms_op_virt(d), C.ms_op_real(d)
     if virt is None or real is None or virt <= 0:
         return "NQ to DQ times not recorded: no latency split (needs CRYVSERV and CRYRSERV)."
     waited = virt - real
     share = 100.0 * waited / virt
     if share < _POLLING_MATTERS_PCT:
+        if facts.ptf is False:
+            return _fit(
+                f"CP's NQ to DQ is {real:.2f} of {virt:.2f} ms/op: adapter and CP's polling "
+                "(pre-PTF), not guest polling; PTF UM35974 or more adapters would cut it",
+                f"CP's NQ to DQ is {100 - share:.0f}% of the guests' ms/op: adapter and CP's "
+                "polling, not guest polling; PTF UM35974 or more adapters would cut it",
+            )
         return _fit(
             f"CP's NQ to DQ is {real:.2f} of {virt:.2f} ms/op: adapter and CP time, not guest "
             "polling; more or faster adapters would cut it",
@@ -251,7 +278,9 @@ def _build(ctx: Context) -> Built:
         )
     if not rows:
         return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
-    notes = (explain(C.combine(parts), _common_poll(polls)),)
+    whole = C.combine(parts)
+    facts = C.RecordFacts.of(ctx.config, whole)
+    notes = (facts.note(), explain(whole, _common_poll(polls), facts))
     return Built(COLUMNS, rows, notes)
 
 

@@ -18,12 +18,17 @@ from esatui.collectors.model import Availability, Kind, Reading, Sample
 from esatui.collectors.vmcp.client import CpResponse, Opener, VmcpClient, VmcpError
 from esatui.collectors.vmcp.device import LinuxVmcpSession
 from esatui.collectors.vmcp.parsers import (
-    CryptoReport,
+    Leftover,
     parse_crypto,
     parse_indicate_load,
     parse_indicate_user,
     parse_query_virtual_cpus,
 )
+
+# Sample.config keys: CP's crypto polling mode (SET CRYPTO POLLING ON|OFF) where a CP
+# response says it, and which command did
+CFG_CRYPTO_POLLING = "cp_crypto_polling"
+CFG_CRYPTO_POLLING_SOURCE = "cp_crypto_polling_source"
 
 VCPU = Kind(
     name="vcpu",
@@ -63,6 +68,7 @@ class VmcpSource:
         self._crypto_refresh_ns = int(crypto_refresh_s * 1e9)
         self._crypto_at: int | None = None
         self._crypto: list[Reading] = []
+        self._config: dict[str, str] = {}
         self._clock = clock or ctx.clock.mono_ns
         self._warnings: list[str] = []
         self._reported: set[str] = set()
@@ -102,7 +108,13 @@ class VmcpSource:
         readings.extend(self._crypto)
         warnings, self._warnings = tuple(self._warnings), []
         return Sample(
-            self.name, time_us, tuple(readings), mono_ns=mono_ns, warnings=warnings, reads=reads
+            self.name,
+            time_us,
+            tuple(readings),
+            mono_ns=mono_ns,
+            config=dict(self._config) if self._config else None,
+            warnings=warnings,
+            reads=reads,
         )
 
     def sample_gauges(self) -> Sample | None:
@@ -137,10 +149,18 @@ class VmcpSource:
 
     # -- readings -------------------------------------------------------------------------
 
+    def _not_understood(self, command: str, other: list[str], leftovers: list[Leftover]) -> None:
+        """One warning per distinct line: kept whole, or the part of it not understood."""
+        for line in other:
+            self._warn(f"vmcp: {command}: kept line not understood: {line.strip()[:80]}")
+        for line, rest in leftovers:
+            self._warn(
+                f"vmcp: {command}: kept text not understood: {rest[:60]!r} in {line.strip()[:80]}"
+            )
+
     def _virtual_cpus(self, response: CpResponse) -> list[Reading]:
         parsed = parse_query_virtual_cpus(response.text)
-        for line in parsed.other:
-            self._warn(f"vmcp: QUERY VIRTUAL CPUS: line not understood: {line.strip()[:80]}")
+        self._not_understood("QUERY VIRTUAL CPUS", parsed.other, parsed.leftovers)
         out = []
         for cpu in parsed.cpus:
             attrs = {
@@ -158,7 +178,9 @@ class VmcpSource:
 
     def _user_cpus(self, response: CpResponse) -> list[Reading]:
         out = []
-        for cpu in parse_indicate_user(response.text).cpus:
+        parsed = parse_indicate_user(response.text)
+        self._not_understood("INDICATE USER", parsed.other, parsed.leftovers)
+        for cpu in parsed.cpus:
             attrs = {"address_hex": f"{cpu.address:02X}", "type_source": "vmcp:INDICATE USER"}
             if cpu.type:
                 attrs["type"] = cpu.type
@@ -169,6 +191,7 @@ class VmcpSource:
 
     def _real_processors(self, response: CpResponse) -> list[Reading]:
         parsed = parse_indicate_load(response.text)
+        self._not_understood("INDICATE LOAD", parsed.other, parsed.leftovers)
         out = []
         for proc in parsed.processors:
             attrs = {"type_source": "vmcp:INDICATE LOAD"}
@@ -186,7 +209,10 @@ class VmcpSource:
             if response is None:
                 continue
             report = parse_crypto(response.text)
-            self._note_unparsed(command, report)
+            self._not_understood(command, report.other, report.leftovers)
+            if report.polling is not None:
+                self._config[CFG_CRYPTO_POLLING] = report.polling
+                self._config[CFG_CRYPTO_POLLING_SOURCE] = f"CP {command}"
             for entry in report.entries:
                 if entry.ap is None or entry.domain is None:
                     continue
@@ -203,7 +229,3 @@ class VmcpSource:
                     attrs["use"] = use.lower()
                 out[key] = Reading(ZVM_CRYPTO.name, key, {}, attrs)
         return list(out.values())
-
-    def _note_unparsed(self, command: str, report: CryptoReport) -> None:
-        for line in report.other:
-            self._warn(f"vmcp: {command}: kept line not understood: {line.strip()[:80]}")

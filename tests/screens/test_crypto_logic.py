@@ -30,18 +30,33 @@ def split(nserv: int, rserv: int, dserv: int, vnq: int = 1000, **more: int) -> C
     )
 
 
+PTF = C.RecordFacts("7.2.0", frozenset({360}))  # the records of a CP with PTF UM35974
+PRE_PTF = C.RecordFacts("7.1.0", frozenset({128}))
+
+
 def test_nserv_dominates_before_the_ptf() -> None:
     note = explain(split(900, 100, 100, real_dq=1000))
     assert note.startswith("NSERV 82% of 1100 µs/op: CP's NQ polling (pre-PTF UM35974)")
+    with_ptf = explain(split(900, 100, 100, real_dq=1000), facts=PTF)
+    assert "pre-PTF" not in with_ptf and "on-demand NQ" in with_ptf
 
 
 def test_rserv_with_cp_polling_and_with_interrupts() -> None:
-    polling = explain(split(5, 900, 100, real_dq=3000))
+    polling = explain(split(5, 900, 100, real_dq=3000), facts=PTF)
     assert polling.startswith("RSERV 90% of 1005 µs/op: adapter + CP's DQ polling (3.00 DQ/op)")
-    assert "SET CRYPTO POLLING OFF" in polling
-    adapter = explain(split(5, 900, 100, real_dq=1000))
+    assert "SET CRYPTO POLLING OFF cuts it" in polling
+    adapter = explain(split(5, 900, 100, real_dq=1000), facts=PTF)
     assert "the adapter itself (1.00 CP DQ/op" in adapter
     assert "more or faster adapters" in adapter
+
+
+def test_interrupt_advice_only_where_the_level_has_it() -> None:
+    d = split(5, 900, 100, real_dq=3000)
+    assert "PTF UM35974 brings SET CRYPTO POLLING OFF" in explain(d, facts=PRE_PTF)
+    assert "with PTF UM35974, SET CRYPTO POLLING OFF" in explain(d)  # level unknown
+    off = C.RecordFacts("7.3.0", frozenset({360}), polling="off", polling_source="vmcp")
+    told = explain(d, facts=off)
+    assert "SET CRYPTO POLLING" not in told and "CP's DQ by interrupts" in told
 
 
 def test_dserv_names_the_guest_setting_and_the_cost() -> None:

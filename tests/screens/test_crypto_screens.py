@@ -235,7 +235,7 @@ def test_esapoll_without_the_split_and_without_zcrypt(
     assert at_1034["vserv_us"] == 2970.0 and at_1034["rserv_us"] == 1570.0
     assert at_1034["poll_ms"] == 1.40 and at_1034["dq_per_op_virt"] == 2.48
     text = export(capsys, "ESAPOLL", seed001_db)
-    assert "beyond CP: mostly polling (7.0 DQ/op)" in text.splitlines()[2]
+    assert "beyond CP: mostly polling (7.0 DQ/op)" in text.splitlines()[3]
 
 
 def test_esapoll_guest_poll_follows_the_zcrypt_bus(
@@ -249,13 +249,17 @@ def test_esapoll_guest_poll_follows_the_zcrypt_bus(
     csv = export(capsys, "ESAPOLL", db, "--format", "csv", "--order", "asc")
     assert [line.split(",")[1] for line in csv.splitlines()[1:]] == ["1500", "irq", "50"]
     text = export(capsys, "ESAPOLL", db)
-    assert "guest poll timer;" in text.splitlines()[2]  # settings differ: none named
+    assert "guest poll timer;" in text.splitlines()[3]  # settings differ: none named
 
 
 def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
     with Store.open(seed002_db, readonly=True) as store:
         model = catalog.build_model(store, "ESAPOLL", catalog.Query())
-        (note,) = model.notes
+        records, note = model.notes
+        assert records == (
+            "Records: z/VM 7.3.0, D5R9 360 bytes: NSERV/HSERV/DSERV (APAR VM66534). "
+            "CP crypto: SET CRYPTO POLLING ON or OFF, not known."
+        )
         assert note == (
             "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs); shorter poll_timeout "
             "cuts it, multiplying unsuccessful DQs (3333/s) and CPU"

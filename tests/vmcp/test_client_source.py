@@ -159,3 +159,22 @@ def test_absent_device(tmp_path: Path) -> None:
     probe = make_source(tmp_path, ScriptedVmcp(present=False)).probe()
     assert not probe.available
     assert "not a z/VM guest" in probe.reason
+
+
+def test_the_source_warns_once_per_line_it_reads_only_in_part(tmp_path: Path) -> None:
+    answers = zvm_guest({0: "IFL"}, real={0: ("IFL", "HZ")}, crypto="Crypto polling is OFF\n")
+    answers["INDICATE LOAD"] = (0, "AVGPROC-001% 01\nQ1-00000(00000) NEWTHING-0005\n")
+    answers["QUERY CRYPTO AP"] = (0, "")
+    warnings: list[str] = []
+    src = make_source(tmp_path, ScriptedVmcp(answers), warnings)
+    first = src.sample()
+    src.sample()
+    assert [w for w in warnings if "NEWTHING" in w] == [
+        "vmcp: INDICATE LOAD: kept text not understood: 'NEWTHING-0005' in "
+        "Q1-00000(00000) NEWTHING-0005"
+    ]
+    # CP's crypto polling mode, from the response that says it
+    assert first.config == {
+        "cp_crypto_polling": "off",
+        "cp_crypto_polling_source": "CP QUERY VIRTUAL CRYPTO",
+    }
