@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
             type=_threshold,
             default=[],
             metavar="NAME=WARN,CRIT",
-            help="highlight levels: steal, dserv_pct, dq_per_op",
+            help="highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op "
+            "(defaults and reasons: esatui screens, the README)",
         )
 
     live = sub.add_parser("live", help="monitor this system (the default command)")
@@ -441,6 +442,8 @@ def cmd_screens(args: argparse.Namespace) -> int:
         ]
         print(json.dumps(doc, indent=1))
         return EXIT_OK
+    from esatui.screens.model import threshold_help
+
     for s in screens.values():
         print(f"{s.name:<9} {s.title}  ({s.doc})")
         print(f"{'':9} needs {s.needs}")
@@ -448,6 +451,8 @@ def cmd_screens(args: argparse.Namespace) -> int:
             mark = "  [provisional]" if c.provisional else ""
             unit = f" [{c.unit}]" if c.unit else ""
             print(f"{'':11}{c.id:<16}{c.doc}{unit}{mark}")
+        for line in threshold_help(s.columns):
+            print(f"{'':11}highlight {line}")
         print()
     return EXIT_OK
 

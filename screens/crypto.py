@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from esatui.db.query import Slot
 from esatui.db.records import Value
 from esatui.screens.common import per_second, ratio
+from esatui.screens.model import Level, Threshold, gated_level
+from esatui.screens.model import Value as Cell
 
 CRYPTO = "crypto"
 CRYPTO_KEY = "system"
@@ -129,6 +131,38 @@ def unsuccessful_dq_s(d: CryptoDeltas) -> float | None:
     if not isinstance(dq, int | float) or not isinstance(done, int | float) or dq < done:
         return None
     return per_second(dq - done, d.duration_us)
+
+
+def excess_dq_s(d: CryptoDeltas, side: str) -> float | None:
+    """Dequeues that found no reply, per second, for ``side`` ``virt`` (the guests) or
+    ``real`` (CP): dequeues minus completions, or minus NQs where completions were not
+    recorded; ``None`` where the counters say fewer dequeues than that."""
+    dq = d.get(f"{side}_dq")
+    done = d.get(f"{side}_done")
+    if not isinstance(done, int | float):
+        done = d.get(f"{side}_nq")
+    if not isinstance(dq, int | float) or not isinstance(done, int | float) or dq < done:
+        return None
+    return per_second(dq - done, d.duration_us)
+
+
+def polling_levels(
+    d: CryptoDeltas, values: Mapping[str, Cell], thresholds: Mapping[str, Threshold]
+) -> dict[str, Level]:
+    """Highlights of the polling columns in ``values``: a DQ/operation ratio only where its
+    unsuccessful dequeues cost (``dq_per_op`` gated by ``unsucc_dq_s``), DSERV's share only
+    where the wait itself matters (``dserv_pct`` gated by ``dserv_us``)."""
+    levels: dict[str, Level] = {}
+    for side in ("virt", "real"):
+        cid = f"dq_per_op_{side}"
+        if cid in values:
+            levels[cid] = gated_level(thresholds, "dq_per_op", values[cid], 2, excess_dq_s(d, side))
+    if "unsucc_dq_s" in values:
+        levels["unsucc_dq_s"] = thresholds["unsucc_dq_s"].level(values["unsucc_dq_s"], 1)
+    if "dserv_pct" in values:
+        dserv = service_times(d).dserv
+        levels["dserv_pct"] = gated_level(thresholds, "dserv_pct", values["dserv_pct"], 1, dserv)
+    return levels
 
 
 @dataclass(frozen=True)

@@ -10,11 +10,13 @@ Formulas in docs/MONITOR.md. ESASSUM reads :func:`crypto_ops_s`, :func:`crypto_m
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from esatui.db.query import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.model import Column, Drill, Level, Row, Threshold, Value
 
 _RATE = "Request Rate/Second"
 
@@ -85,7 +87,8 @@ COLUMNS = (
         ("Polling", "DQ/oper"),
         threshold="dq_per_op",
         provisional=True,
-        doc="guest dequeues per guest NQ (its polls per operation)",
+        doc="guest dequeues per guest NQ (its polls per operation); marked only when the "
+        "unsuccessful ones reach unsucc_dq_s per second",
     ),
     Column(
         "dq_per_op_real",
@@ -95,7 +98,8 @@ COLUMNS = (
         "",
         ("Polling", "DQ/oper"),
         threshold="dq_per_op",
-        doc="CP dequeues per real NQ (CP's polls per operation)",
+        doc="CP dequeues per real NQ (CP's polls per operation); marked only when the "
+        "unsuccessful ones reach unsucc_dq_s per second",
     ),
     Column(
         "poll_ms",
@@ -150,8 +154,19 @@ def polls_per_op(slot: Slot) -> float | None:
     return None if d is None else C.dq_per_op_virt(d)
 
 
+def polls_per_op_level(slot: Slot, thresholds: Mapping[str, Threshold]) -> Level:
+    """:func:`polls_per_op`'s highlight, as ESACRYPT's ``dq_per_op_virt``."""
+    d = C.crypto_deltas(slot)
+    return (
+        Level.NONE
+        if d is None
+        else C.polling_levels(d, {"dq_per_op_virt": C.dq_per_op_virt(d)}, thresholds)[
+            "dq_per_op_virt"
+        ]
+    )
+
+
 def _build(ctx: Context) -> Built:
-    dq = ctx.thresholds["dq_per_op"]
     rows: list[Row] = []
     parts: list[C.CryptoDeltas] = []
     for slot in ctx.slots:
@@ -162,7 +177,7 @@ def _build(ctx: Context) -> Built:
         found = slot.get(C.CRYPTO, C.PREFER)
         entity = found.rows.get(C.CRYPTO_KEY) if found else None
         values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
-        levels = {cid: dq.level(values[cid], 2) for cid in ("dq_per_op_virt", "dq_per_op_real")}
+        levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(
             Row(
                 slot.start_us,

@@ -51,7 +51,8 @@ COLUMNS = (
         "%",
         threshold="dserv_pct",
         provisional=True,
-        doc="DSERV as % of VSERV: the part the guests' polling decides",
+        doc="DSERV as % of VSERV: the part the guests' polling decides (marked only when "
+        "DSERV reaches dserv_us)",
     ),
     Column(
         "dq_per_op_virt",
@@ -62,7 +63,8 @@ COLUMNS = (
         _DQ,
         threshold="dq_per_op",
         provisional=True,
-        doc="guest dequeues per guest NQ",
+        doc="guest dequeues per guest NQ (marked only when its unsuccessful dequeues cost: "
+        "see unsucc_dq_s)",
     ),
     Column(
         "dq_per_op_real",
@@ -72,7 +74,8 @@ COLUMNS = (
         "",
         _DQ,
         threshold="dq_per_op",
-        doc="CP dequeues per real NQ",
+        doc="CP dequeues per real NQ (marked only when CP's unsuccessful dequeues per second "
+        "reach unsucc_dq_s)",
     ),
     Column(
         "unsucc_dq_s",
@@ -80,8 +83,10 @@ COLUMNS = (
         8,
         1,
         "/s",
+        threshold="unsucc_dq_s",
         provisional=True,
-        doc="guest dequeues that found no reply, per second (CRYNOVPR − CRYNOVPC)",
+        doc="guest dequeues that found no reply, per second (CRYNOVPR − CRYNOVPC): what "
+        "polling costs the guests and CP",
     ),
     Column(
         "poll_ms",
@@ -248,8 +253,6 @@ def _common_poll(polls: Sequence[GuestPoll]) -> GuestPoll:
 
 
 def _build(ctx: Context) -> Built:
-    dserv = ctx.thresholds["dserv_pct"]
-    dq = ctx.thresholds["dq_per_op"]
     rows: list[Row] = []
     parts: list[C.CryptoDeltas] = []
     polls: list[GuestPoll] = []
@@ -261,11 +264,7 @@ def _build(ctx: Context) -> Built:
         parts.append(d)
         polls.append(poll)
         values = esapoll_values(d, poll)
-        levels = {
-            "dserv_pct": dserv.level(values["dserv_pct"], 1),
-            "dq_per_op_virt": dq.level(values["dq_per_op_virt"], 2),
-            "dq_per_op_real": dq.level(values["dq_per_op_real"], 2),
-        }
+        levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(
             Row(
                 slot.start_us,

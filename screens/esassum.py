@@ -15,7 +15,7 @@ from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number, pct, type_key, type_note
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacpuu import lcpu_percentages, own_processors
-from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op
+from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import cpu_percentages, cpu_type_of, proven_types
 from esatui.screens.model import Column, Drill, Row, Value
@@ -193,7 +193,7 @@ def _build(ctx: Context) -> Built:
         values["zcrypt_req_s"] = zcrypt_req_s(slot)
         values["crypto_ops_s"] = crypto_ops_s(slot)
         values["crypto_ms_op"] = crypto_ms_op(slot)
-        values["polls_per_op"] = polls = polls_per_op(slot)
+        values["polls_per_op"] = polls_per_op(slot)
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:
@@ -204,7 +204,7 @@ def _build(ctx: Context) -> Built:
                 sources += [cpu_type_of(e, proved)[1] for e in cpus.rows.values()]
         levels = {
             "steal_pct": steal.level(steal_pct, 1),
-            "polls_per_op": ctx.thresholds["dq_per_op"].level(polls, 2),
+            "polls_per_op": polls_per_op_level(slot, ctx.thresholds),
         }
         rows.append(
             Row(

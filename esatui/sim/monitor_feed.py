@@ -1,8 +1,9 @@
 """The simulated z/VM monitor: records per sample interval, through a monreader device.
 
-At every monitor sample interval boundary the simulated CP writes what a real one writes
-for the crypto and processor domains: D5R9 MRPRCAPC (the APVIRT counters, 360-byte layout
-of z/VM 7.2 and later, so that the seed 002 accumulators are present), D5R10 (one crypto
+At every monitor sample interval boundary the simulated CP writes what a real one of its
+level writes for the crypto and processor domains: D5R9 MRPRCAPC (the APVIRT counters, in the
+record of the level: 112 bytes before z/VM 7.1, 128 on 7.1, 360 with the NSERV, HSERV and
+DSERV accumulators from z/VM 7.2 with PTF UM35974 on; docs/MONITOR.md), D5R10 (one crypto
 measurement block per adapter), D0R2 per logical processor, D0R16 for the partition, and a
 D1R11 ending the interval; the first set also carries the configuration records D1R4
 (system), D1R5 (per processor) and D1R9 (the sample interval), as the monitor sends them
@@ -29,7 +30,9 @@ from esatui.sim.guest_tree import cpu_serial
 from esatui.sim.snapshot import Identity, SystemSnapshot
 
 CPU_TYPE_CODES = {"CP": 0, "IFL": 3, "ICF": 4, "ZIIP": 5}
-D5R9_LENGTH = 360
+# MRPRCAPC's length by level (IBM's monitor record pages: 5.2/5.4 112 bytes, 7.1 128, 7.2
+# with the PTF 360); a scenario may declare another (Identity.d5r9_length)
+D5R9_BY_LEVEL = (((7, 2), 360), ((7, 1), 128), ((0, 0), 112))
 CMB_SCALE = 1e-6
 """Seconds per unit of a simulated CMB time (the model keeps µs)."""
 HF_RATE = 30
@@ -51,7 +54,7 @@ def config_records(snap: SystemSnapshot, interval_s: float) -> list[bytes]:
             machine_serial="00000000000" + cpu_serial(ident)[1:],
             system_name=ident.node,
             lpar_name=ident.lpar,
-            level=_level(ident),
+            level=ident.level,
             tz_offset_s=tz,
         )
     ]
@@ -65,8 +68,17 @@ def config_records(snap: SystemSnapshot, interval_s: float) -> list[bytes]:
     return records
 
 
+def d5r9_length(identity: Identity) -> int:
+    """The length of the D5R9 record the simulated CP of ``identity`` writes."""
+    if identity.d5r9_length is not None:
+        return identity.d5r9_length
+    level = identity.level[:2]
+    return next(length for since, length in D5R9_BY_LEVEL if level >= since)
+
+
 def interval_records(snap: SystemSnapshot) -> list[bytes]:
-    """D5R9, D5R10, D0R2 per processor and D0R16 with the counters of ``snap``."""
+    """D5R9, D5R10, D0R2 per processor and D0R16 with the counters of ``snap``; fields the
+    level's D5R9 lacks (NSERV, HSERV, DSERV before the PTF) are not written."""
     at = snap.time_us
     c = snap.crypto
     records = [
@@ -88,7 +100,7 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
                 "dserv_us": c.dserv_us,
                 "nq_waiting": c.waiting_nq,
             },
-            D5R9_LENGTH,
+            d5r9_length(snap.identity),
         )
     ]
     order = FUNCTIONS[MODE_ACCEL]
@@ -125,12 +137,6 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
         )
     )
     return records
-
-
-def _level(identity: Identity) -> tuple[int, int, int]:
-    parts = [int(p) for p in identity.zvm_level.split(".") if p.isdigit()]
-    parts += [0] * (3 - len(parts))
-    return parts[0], parts[1], parts[2]
 
 
 class MonitorDevice:

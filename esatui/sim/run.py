@@ -75,7 +75,10 @@ def resolve(scenario: str | None, settings: Sequence[str], seed: int = 0) -> Sim
         label += " " + " ".join(s.strip() for s in settings)
     if seed:
         label += f" seed={seed}"
-    ident = scenario_identity(scenario) if scenario else scenario_identity("")
+    try:
+        ident = scenario_identity(scenario or "", params)
+    except ValueError as exc:
+        raise SimUsageError(str(exc)) from None
     return Simulation(params, label, ident, seed)
 
 

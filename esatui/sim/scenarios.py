@@ -6,15 +6,26 @@ verify through the APVIRT pool of two CEX7A domains on separate cards. Table 1: 
 threads per guest, no SMT; Table 2: the same with SMT-2 (its title says "1 Thread", its text
 and its ETR say ten); Table 3: one thread, no SMT. The guests' poll timeout is the kernel's
 z/VM default of 1.5 ms: the report says 250 µs, but its single-thread ETR of 6666 = 10
-guests / 1.5 ms and VSERV of 1494 µs show 1.5 ms.
+guests / 1.5 ms and VSERV of 1494 µs show 1.5 ms. The system is z/VM 7.2 (PTF UM35974's
+level): the polling and interrupts runs write the 360-byte D5R9 of the PTF; the baseline runs
+write it too, because seed 002's baseline CP was "a pre-PTF development CP module enhanced to
+produce monitor records containing" the three new accumulators (a production pre-PTF CP
+writes the 128-byte record: that is what ``--set cp_crypto_mode=baseline`` gives elsewhere).
 
 ``mode-vm-day`` is seed 000's "Mode VM" LPAR: one sub-capacity CP (1/21 of an IFL) and two
 IFLs, shared with a second LPAR; z/VSE batch on the CP at night; Linux guests doing SSL
 handshakes, about 5 per second, with RSA-2048 CRT on four CEX4A cards that the other LPAR
-uses as much; pre-PTF CP polling (z/VM 6.3 era).
+uses as much; pre-PTF CP polling on z/VM 6.3, whose D5R9 is the 112-byte record (no NSERV,
+HSERV, DSERV; no SET CRYPTO POLLING).
+
+Every scenario's records are those of the level it claims: :func:`identity` makes a custom
+run consistent (a pre-PTF CP mode on a level that has the PTF runs as z/VM 7.2 before the
+PTF) and refuses what no level has (CP interrupts on a level without the PTF).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 from esatui.sim.params import CpCryptoMode, SimParams
 from esatui.sim.snapshot import Identity
@@ -69,7 +80,13 @@ IDENTITIES: dict[str, Identity] = {
         linux_kernel="3.0.101",
     ),
 }
-SEED002_IDENTITY = Identity(node="SIMVM", lpar="ZVMLP1", machine_type="8561", zvm_level="7.1.0")
+SEED002_IDENTITY = Identity(node="SIMVM", lpar="ZVMLP1", machine_type="8561", zvm_level="7.2.0")
+# seed 002's baseline: a pre-PTF development CP that wrote the PTF's accumulators
+SEED002_LAB_IDENTITY = dataclasses.replace(SEED002_IDENTITY, d5r9_length=360)
+IDENTITIES.update({f"seed002-{table}-baseline": SEED002_LAB_IDENTITY for table in _TABLES})
+
+PTF_LEVEL = (7, 2)  # PTF UM35974 (APAR VM66534): on-demand NQ, SET CRYPTO POLLING
+PRE_PTF_D5R9 = 128  # MRPRCAPC of z/VM 7.1 and of 7.2 before the PTF
 
 
 def scenario(name: str) -> SimParams:
@@ -80,5 +97,22 @@ def scenario(name: str) -> SimParams:
         raise KeyError(f"unknown scenario {name!r}; valid: {', '.join(SCENARIOS)}") from None
 
 
-def identity(name: str) -> Identity:
-    return IDENTITIES.get(name, SEED002_IDENTITY if name.startswith("seed002") else Identity())
+def identity(name: str, params: SimParams | None = None) -> Identity:
+    """The simulated system of scenario ``name`` (a custom one for ``""``), at a level whose
+    records and commands agree with ``params`` (the scenario's own by default): a pre-PTF CP
+    mode where the level has the PTF runs as z/VM 7.2 before the PTF (128-byte D5R9); CP's
+    on-demand NQ or crypto interrupts where the level lacks the PTF is a ``ValueError``."""
+    ident = IDENTITIES.get(name, SEED002_IDENTITY if name.startswith("seed002") else Identity())
+    params = params if params is not None else SCENARIOS.get(name)
+    if params is None or ident.d5r9_length is not None:
+        return ident
+    has_ptf = ident.level[:2] >= PTF_LEVEL
+    if params.cp_crypto_mode == "baseline" and has_ptf:
+        return dataclasses.replace(ident, zvm_level="7.2.0", d5r9_length=PRE_PTF_D5R9)
+    if params.cp_crypto_mode != "baseline" and not has_ptf:
+        where = f"scenario {name}" if name else "this system"
+        raise ValueError(
+            f"cp_crypto_mode={params.cp_crypto_mode} needs PTF UM35974 (z/VM 7.2 or later); "
+            f"{where} is z/VM {ident.zvm_level}"
+        )
+    return ident

@@ -168,6 +168,16 @@ class Identity:
     machine_type: str = "8561"
     zvm_level: str = "7.3.0"
     linux_kernel: str = "4.12.14"
+    d5r9_length: int | None = None
+    """The D5R9 (MRPRCAPC) record the simulated CP writes; None: its level's
+    (``monitor_feed.d5r9_length``)."""
+
+    @property
+    def level(self) -> tuple[int, int, int]:
+        """``zvm_level`` as (version, release, modification)."""
+        parts = [int(p) for p in self.zvm_level.split(".") if p.isdigit()][:3]
+        parts += [0] * (3 - len(parts))
+        return parts[0], parts[1], parts[2]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,15 @@ from esatui.db.query import timeline_source
 from esatui.db.records import Interval
 from esatui.db.store import Store, StoreError
 from esatui.screens import catalog
-from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, Row, ScreenModel, Threshold
+from esatui.screens.model import (
+    DEFAULT_THRESHOLDS,
+    Column,
+    Drill,
+    Row,
+    ScreenModel,
+    Threshold,
+    threshold_help,
+)
 from esatui.screens.render import body_lines, header_lines, pages
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, format_duration, parse_time
@@ -91,7 +99,11 @@ class HelpScreen(ModalScreen[None]):
         yield Static(self._text)
 
 
-def help_text(screen_name: str, columns: tuple[Column, ...]) -> Text:
+def help_text(
+    screen_name: str,
+    columns: tuple[Column, ...],
+    thresholds: Mapping[str, Threshold] = DEFAULT_THRESHOLDS,
+) -> Text:
     text = Text()
     text.append("Keys\n", style="bold")
     for key, what in HELP_KEYS:
@@ -101,6 +113,11 @@ def help_text(screen_name: str, columns: tuple[Column, ...]) -> Text:
         provisional = "  (provisional: layout not publicly verified)" if c.provisional else ""
         unit = f" [{c.unit}]" if c.unit else ""
         text.append(f"  {c.id:<18}{c.doc}{unit}{provisional}\n")
+    marks = threshold_help(columns, thresholds)
+    if marks:
+        text.append("\nHighlights (--threshold NAME=WARN,CRIT)\n", style="bold")
+        for line in marks:
+            text.append(f"  {line}\n")
     return text
 
 
@@ -419,7 +436,8 @@ class MonitorApp(App[int]):
 
     def action_help(self) -> None:
         columns = self.model.columns if self.model else catalog.get(self.state.screen).columns
-        self.push_screen(HelpScreen(help_text(self.state.screen, columns)))
+        thresholds = self._thresholds or DEFAULT_THRESHOLDS
+        self.push_screen(HelpScreen(help_text(self.state.screen, columns, thresholds)))
 
     def action_prompt(self, kind: str, initial: str = "") -> None:
         prompt = self.query_one("#prompt", Input)

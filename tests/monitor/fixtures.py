@@ -116,6 +116,16 @@ SEED002_TABLE1 = (
     PollColumn("DPDN", "polling", 4.713, 112.622, 117.293, 1256.676, 1373.969, 50319.05),
     PollColumn("DIDN", "interrupts", 14.520, 45.552, 60.078, 317.990, 378.067, 172346.20),
 )
+SEED002_TABLE2 = (
+    PollColumn("DBD2", "baseline", 87.734, 118.234, 205.968, 1279.835, 1485.803, 46704.28),
+    PollColumn("DPD2", "polling", 3.626, 111.302, 114.853, 1242.840, 1357.692, 50910.57),
+    PollColumn("DID2", "interrupts", 17.073, 46.006, 63.074, 303.880, 366.953, 174790.20),
+)
+SEED002_TABLE3 = (
+    PollColumn("CBDN", "baseline", 53.954, 123.162, 177.115, 1316.767, 1493.897, 6666.17),
+    PollColumn("CPDN", "polling", 2.546, 121.836, 124.497, 1369.687, 1494.210, 6666.17),
+    PollColumn("CIDN", "interrupts", 2.291, 71.348, 73.755, 1420.626, 1494.416, 6666.17),
+)
 
 
 # --- records ----------------------------------------------------------------------------
@@ -153,10 +163,12 @@ def esacrypt_intervals(
     rows: Sequence[CryptRow],
     date: tuple[int, int, int],
     *,
-    length: int = 360,
+    length: int = 112,
     config: bool = True,
+    level: tuple[int, int, int] = (6, 3, 0),
 ) -> list[E.IntervalRecords]:
-    """One interval per row plus the one before the first row, each with a D5R9 record."""
+    """One interval per row plus the one before the first row, each with a D5R9 record (by
+    default the 112-byte record of z/VM 6.3, the level of the seeds' 2016 systems)."""
     first = end_us(date, rows[0].time) - MINUTE_US
     times = [first] + [end_us(date, r.time) for r in rows]
     out = []
@@ -164,7 +176,7 @@ def esacrypt_intervals(
         recs = []
         if config and i == 0:
             recs += [
-                E.system_record(us, machine_type="2827", machine_serial="00000"),
+                E.system_record(us, machine_type="2827", machine_serial="00000", level=level),
                 E.sample_config_record(us, 60),
             ]
         recs.append(E.crypto_record(us, ctr, length=length))

@@ -27,7 +27,7 @@ MINUTE_US = 60_000_000
 NODE = "ZVMSIM"  # the D1R4 system name the encoder writes
 
 
-def seed001_file(path: Path, length: int = 360) -> Path:
+def seed001_file(path: Path, length: int = 112) -> Path:
     return F.write_monwrite(
         path, F.esacrypt_intervals(F.SEED001_ESACRYPT, F.SEED001_DATE, length=length)
     )
@@ -60,14 +60,17 @@ def seed002_counters(
     return out
 
 
-def seed002_file(path: Path) -> Path:
+def seed002_file(path: Path, columns: Sequence[F.PollColumn] = F.SEED002_TABLE1) -> Path:
+    """``columns`` as consecutive one-minute intervals of a z/VM 7.2 (PTF level) D5R9 stream."""
     intervals = []
-    for i, counters in enumerate(seed002_counters()):
+    for i, counters in enumerate(seed002_counters(columns)):
         us = SEED002_START_US + i * MINUTE_US
         records = [E.crypto_record(us, counters, length=360)]
         if i == 0:
             records = [
-                E.system_record(us, machine_type="8561", machine_serial="0000000000012345"),
+                E.system_record(
+                    us, machine_type="8561", machine_serial="0000000000012345", level=(7, 2, 0)
+                ),
                 E.sample_config_record(us, 60),
                 *records,
             ]

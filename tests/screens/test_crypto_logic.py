@@ -162,3 +162,23 @@ def test_guest_poll() -> None:
     assert guest_poll(_bus_slot(poll_timeout_ns=250_000.0)) == 250  # no interrupt attribute
     assert guest_poll(_bus_slot(ap_interrupts=0.0)) is None
     assert guest_poll(Slot(0, MINUTE, MINUTE, 0, {})) is None
+
+
+def test_the_records_note_says_the_level_the_length_and_cp_s_polling_mode() -> None:
+    def note(lengths: set[int], kept: bool = True, **config: str) -> str:
+        facts = C.RecordFacts.of({"zvm_level": "6.3.0", **config}, None)
+        return C.RecordFacts(
+            facts.level, frozenset(lengths), facts.polling, facts.polling_source, kept
+        ).note()
+
+    assert note({112}) == (
+        "Records: z/VM 6.3.0, D5R9 112 bytes: no NSERV/HSERV/DSERV (before APAR VM66534). "
+        "CP crypto: NQ and DQ polling (pre-PTF, inferred)."
+    )
+    assert "D5R9 128 and 360 bytes: NSERV/HSERV/DSERV only in the longer ones" in note({128, 360})
+    assert note({360}).endswith("CP crypto: SET CRYPTO POLLING ON or OFF, not known.")
+    assert "fields, not kept. CP crypto: mode unknown." in note({360}, kept=False)
+    told = note({360}, cp_crypto_polling="off", cp_crypto_polling_source="CP QUERY CRYPTO AP")
+    assert told.endswith("CP crypto: SET CRYPTO POLLING OFF (CP QUERY CRYPTO AP).")
+    assert C.RecordFacts("7.1.0", frozenset({128})).ptf is False
+    assert C.RecordFacts("", frozenset({128}), polling="on").ptf is True  # a source says so
