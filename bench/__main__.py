@@ -42,6 +42,7 @@ BENCHMARKS: dict[str, str] = {
     "smapi": "bench.bench_smapi",
     "monitor": "bench.monitor_import",
     "sim": "bench.sim_speed",
+    "ovhd": "bench.bench_ovhd",
 }
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "BENCHMARKS.md"

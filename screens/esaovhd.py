@@ -1,4 +1,11 @@
-"""ESAOVHD, Monitor Overhead: what esatui itself costs, interval by interval."""
+"""ESAOVHD, Monitor Overhead: what esatui itself costs, interval by interval.
+
+CPU is what esatui *used*: the kernel's nanosecond CPU clocks (process, and each source's
+thread around its calls) less the share of them the hypervisor stole (the clocks run on while
+a CPU is stolen; seed 000). ``getrusage``, which counts in ticks and misses short work, is not
+used. Bytes are those the store wrote (database, WAL, checkpoints), not everything the
+process wrote. docs/ARCHITECTURE.md says how each is measured.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,28 @@ from esatui.screens.common import TIME, number, pct
 from esatui.screens.model import Column, Row, Value
 
 _GROUP = ("esatui process",)
+_CPU_HOW = (
+    "the kernel's CPU clock (CLOCK_PROCESS_CPUTIME_ID, nanoseconds; it includes time stolen by "
+    "the hypervisor, seed 000) × (1 − the stolen share of this Linux's CPUs over the interval: "
+    "/proc/stat Δsteal / (Δbusy + Δsteal)); not getrusage, which counts in ticks and misses "
+    "short work"
+)
 COLUMNS = (
     TIME,
-    Column("cpu_ms", ("CPU", "ms"), 8, 1, "ms", _GROUP, doc="CPU time (user + system)"),
-    Column("cpu_pct", ("CPU", "pct"), 6, 2, "%", _GROUP, doc="of one CPU"),
+    Column("cpu_ms", ("CPU", "ms"), 8, 1, "ms", _GROUP, doc=f"CPU used by esatui: {_CPU_HOW}"),
+    Column("cpu_pct", ("CPU", "pct"), 6, 2, "%", _GROUP, doc="cpu_ms as % of one CPU"),
     Column("samples", ("", "Samples"), 7, 0, "count", _GROUP, doc="samples taken (HF too)"),
     Column("reads", ("", "Reads"), 7, 0, "count", _GROUP, doc="files/records read"),
-    Column("bytes_written", ("Bytes", "Written"), 9, 0, "bytes", _GROUP, doc="bytes written"),
+    Column(
+        "bytes_written",
+        ("Store", "Written"),
+        9,
+        0,
+        "bytes",
+        _GROUP,
+        doc="bytes the store wrote (database and WAL pages, checkpoints): the writing "
+        "thread's wchar around each store call; not terminal output or other files",
+    ),
     Column(
         "collect_ms_max",
         ("Collect", "ms max"),
@@ -25,13 +47,17 @@ COLUMNS = (
         doc="longest sampling pass (elapsed)",
     ),
 )
+_COLLECTOR_HOW = (
+    "the thread CPU clock (CLOCK_THREAD_CPUTIME_ID, nanoseconds) around its calls, less the "
+    "stolen share as for cpu_ms"
+)
 _PER_COLLECTOR = Column(
     "<name>_ms",
     ("<name>", "CPU ms"),
     7,
     2,
     "ms",
-    doc="CPU time spent in that source's sample calls",
+    doc=f"CPU used in that source's sample calls: {_COLLECTOR_HOW}",
 )
 
 
@@ -42,7 +68,7 @@ def _collector_column(name: str) -> Column:
         7,
         2,
         "ms",
-        doc=f"CPU time spent in the {name} source",
+        doc=f"CPU used in the {name} source: {_COLLECTOR_HOW}",
     )
 
 
@@ -67,7 +93,7 @@ def _build(ctx: Context) -> Built:
                 "cpu_pct": pct(cpu_us, own.duration_us),
                 "samples": me.values.get("samples"),
                 "reads": me.values.get("reads"),
-                "bytes_written": me.values.get("bytes_written"),
+                "bytes_written": me.values.get("store_bytes"),
                 "collect_ms_max": me.values.get(max_column("collect_ms")),
             }
         collectors = slot.get("collector")
@@ -82,7 +108,8 @@ def _build(ctx: Context) -> Built:
 SCREEN = ScreenDef(
     name="ESAOVHD",
     title="Monitor Overhead",
-    doc="esatui's own cost: CPU (getrusage), samples, reads, bytes written",
+    doc="esatui's own cost: CPU used (nanosecond CPU clocks less steal), samples, reads, "
+    "bytes the store wrote",
     timeline=("esatui",),
     kinds=("collector",),
     columns=(*COLUMNS, _PER_COLLECTOR),

@@ -17,7 +17,14 @@ from dataclasses import dataclass, field
 
 from esatui.collectors.base import SYSTEM_CLOCK, Clock, PolledSource, SourceError, StreamSource
 from esatui.collectors.model import Reading, Sample
-from esatui.collectors.selfmon import COLLECTOR, SELF, WriteCounter, process_cpu_us, thread_cpu_us
+from esatui.collectors.selfmon import (
+    COLLECTOR,
+    SELF,
+    StealShare,
+    StoreWrites,
+    process_cpu_ns,
+    thread_cpu_ns,
+)
 from esatui.db.maintenance import prune
 from esatui.db.records import Interval
 from esatui.db.store import Store
@@ -40,7 +47,8 @@ class Retention:
 
 @dataclass
 class _Cost:
-    cpu_us: int = 0
+    used_ns: float = 0.0  # CPU clock less its stolen share, up to the last full pass
+    pending_ns: int = 0  # CPU clock since the last full pass (its steal share not known yet)
     samples: int = 0
     reads: int = 0
     last_ms: float | None = None
@@ -53,6 +61,7 @@ class RecorderStats:
     duplicates: int = 0
     stopped_sources: list[str] = field(default_factory=list)
     sources_written: list[str] = field(default_factory=list)
+    store_bytes: int = 0  # what the store wrote for this recorder (ESAOVHD bytes_written)
 
 
 def next_boundary(now: float, interval_s: float) -> float:
@@ -94,7 +103,12 @@ class Recorder:
         self._gauge_sources = list(self._polled)
         self._cost_lock = threading.Lock()
         self._write_lock = threading.Lock()
-        self._writes = WriteCounter()
+        wal = store.path.with_name(store.path.name + "-wal")
+        self._writes = StoreWrites(lambda: [store.path, wal])
+        self._steal = StealShare()
+        self._process_ns = process_cpu_ns()
+        self._used_ns = 0.0
+        self._stolen_ns = 0.0
         self._samples = 0
         self._reads = 0
         self.stats = RecorderStats()
@@ -139,6 +153,7 @@ class Recorder:
                 t.join(timeout=5)
             for polled in self._polled:
                 self._close(polled)
+            self.stats.store_bytes = self._writes.total
         return self.stats
 
     def _close(self, source: PolledSource | StreamSource) -> None:
@@ -196,7 +211,7 @@ class Recorder:
             else:
                 builder.add_gauges(sample)
         elapsed_ms = (time.perf_counter() - started) * 1000
-        own = self._self_sample(elapsed_ms)
+        own = self._self_sample(elapsed_ms, full=full)
         if full:
             interval = self._self_builder.add(own)
             if interval is not None:
@@ -207,7 +222,7 @@ class Recorder:
             self._write(interval)
 
     def _sample(self, source: PolledSource, full: bool) -> Sample | None:
-        cpu0, wall0 = thread_cpu_us(), time.perf_counter()
+        cpu0, wall0 = thread_cpu_ns(), time.perf_counter()
         try:
             if full:
                 sample: Sample | None = source.sample()
@@ -239,7 +254,7 @@ class Recorder:
     def _account(self, name: str, cpu0: int, wall0: float, sample: Sample | None) -> None:
         with self._cost_lock:
             cost = self._costs[name]
-            cost.cpu_us += thread_cpu_us() - cpu0
+            cost.pending_ns += thread_cpu_ns() - cpu0
             cost.samples += 1
             cost.last_ms = (time.perf_counter() - wall0) * 1000
             reads = sample.reads if sample else 0
@@ -247,14 +262,29 @@ class Recorder:
             self._samples += 1
             self._reads += reads
 
-    def _self_sample(self, elapsed_ms: float) -> Sample:
+    def _use_cpu(self) -> None:
+        """Turn the CPU clocks' time since the last full pass into CPU used: the clocks run
+        on while the hypervisor steals the CPU, so each is scaled by the share of that span
+        this Linux's CPUs were not stolen (selfmon.StealShare). Under the cost lock."""
+        used = self._steal.used_fraction()
+        now = process_cpu_ns()
+        clock, self._process_ns = now - self._process_ns, now
+        self._used_ns += clock * used
+        self._stolen_ns += clock * (1.0 - used)
+        for cost in self._costs.values():
+            cost.used_ns += cost.pending_ns * used
+            cost.pending_ns = 0
+
+    def _self_sample(self, elapsed_ms: float, *, full: bool = True) -> Sample:
         with self._cost_lock:
+            if full:
+                self._use_cpu()
             readings = [
                 Reading(
                     "collector",
                     name,
                     {
-                        "cpu_us": c.cpu_us,
+                        "cpu_us": round(c.used_ns / 1000),
                         "samples": c.samples,
                         "reads": c.reads,
                         "collect_ms": c.last_ms,
@@ -267,10 +297,11 @@ class Recorder:
                     "esatui",
                     "self",
                     {
-                        "cpu_us": process_cpu_us(),
+                        "cpu_us": round(self._used_ns / 1000),
+                        "steal_us": round(self._stolen_ns / 1000),
                         "samples": self._samples,
                         "reads": self._reads,
-                        "bytes_written": self._writes.bytes_written(),
+                        "store_bytes": self._writes.total,
                         "collect_ms": elapsed_ms,
                     },
                 )
@@ -289,7 +320,7 @@ class Recorder:
         try:
             iterator = iter(source.samples())
             while not stop.is_set():
-                cpu0, wall0 = thread_cpu_us(), time.perf_counter()
+                cpu0, wall0 = thread_cpu_ns(), time.perf_counter()
                 sample = next(iterator, None)
                 if sample is None:
                     break
@@ -335,7 +366,7 @@ class Recorder:
         )
         try:
             with self._write_lock:
-                written = self._store.write(interval)
+                written = self._writes.count(lambda: self._store.write(interval))
         except Exception as exc:  # noqa: BLE001 - a failed write loses this interval only
             self._warn(f"interval ending {interval.end_us} not written: {exc}")
             return
@@ -349,9 +380,12 @@ class Recorder:
             self._on_interval(interval)
 
     def _prune(self) -> None:
-        assert self._retention is not None
+        retention = self._retention
+        assert retention is not None
         try:
             with self._write_lock:
-                prune(self._store, self._retention.keep_s, self._retention.max_bytes)
+                self._writes.count(
+                    lambda: prune(self._store, retention.keep_s, retention.max_bytes)
+                )
         except Exception as exc:  # noqa: BLE001
             self._warn(f"retention: {exc}")
