@@ -47,6 +47,7 @@ def crypto_reading(d: Decoded) -> Reading:
 
 
 RC_SUCCESS = 0x0001  # a CHSC command's "successful completion" (zcryptstats)
+RC_NOT_SET = 0x0000  # no CHSC response code: taken as "not filled in", the blocks used
 FORMAT_CARD = 0
 FORMAT_APQN = 1
 
@@ -54,7 +55,7 @@ FORMAT_APQN = 1
 def response_problem(d: Decoded) -> str | None:
     """Why a D5R10 record's blocks cannot be used (a response code other than success)."""
     rc = _int(d.values.get("rc"))
-    if rc is None or rc == RC_SUCCESS:
+    if rc is None or rc in (RC_SUCCESS, RC_NOT_SET):
         return None
     return f"D5R10: crypto measurement response code X'{rc:04X}': its blocks are not used"
 

@@ -188,3 +188,8 @@ def test_the_d5r9_encoder_writes_what_the_documents_say() -> None:
     counters = {name: 1000 + i for i, name in enumerate(P.D5R9_COUNTERS)}
     for length in (112, 128):
         assert E.crypto_record(T, counters, length=length) == P.d5r9(T, counters, length)
+
+
+def test_a_response_code_left_at_zero_is_not_a_failure(warnings: Warnings) -> None:
+    assert list(_aps(_interval([P.d5r10(T, [ACCEL], rc=0)], warnings))) == ["00"]
+    assert warnings == []
