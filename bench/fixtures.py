@@ -433,7 +433,7 @@ def cached_recording(
 
     stats = record(building, spec, progress)
     with Store.open(building) as store:
-        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
     building.replace(path)
     meta.write_text(json.dumps({"spec": wanted, "stats": asdict(stats)}, indent=1))
     return path, stats

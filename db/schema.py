@@ -25,6 +25,14 @@ from esatui.collectors.model import Kind, Role
 from esatui.db.records import max_column
 
 SCHEMA_VERSION = 1
+HOUR_US = 3_600_000_000
+
+
+def hour_end(time_us: int) -> int:
+    """The end of the UTC hour ``time_us`` belongs to, (H - 1 h, H] -> H: the hour of an
+    interval's rollup and the rule buckets are read by."""
+    return -(-time_us // HOUR_US) * HOUR_US
+
 
 INTERVAL_HOUR = """
 CREATE TABLE IF NOT EXISTS interval_hour (
@@ -122,16 +130,16 @@ def wn_column(gauge: str) -> str:
     return f"{gauge}_wn"
 
 
-def rollup_columns(roles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+def rollup_columns(roles: Iterable[tuple[str, Role]]) -> list[tuple[str, str]]:
     """(column, SQL type) of a rollup table's values, from (field, role) in declaration
     order: a counter's sum; a gauge's weighted sum, weight and maximum."""
     columns: list[tuple[str, str]] = []
     for name, role in roles:
         if not _IDENTIFIER.match(name):
             raise ValueError(f"field name {name!r} is not an identifier")
-        if role == Role.COUNTER.value:
+        if role is Role.COUNTER:
             columns.append((name, "INTEGER"))
-        elif role == Role.GAUGE.value:
+        elif role is Role.GAUGE:
             columns += [
                 (wsum_column(name), "REAL"),
                 (wn_column(name), "INTEGER"),
@@ -144,11 +152,11 @@ def rollup_columns(roles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return columns
 
 
-def kind_roles(kind: Kind) -> list[tuple[str, str]]:
-    return [(f.name, f.role.value) for f in kind.fields]
+def kind_roles(kind: Kind) -> list[tuple[str, Role]]:
+    return [(f.name, f.role) for f in kind.fields]
 
 
-def rollup_ddl(kind: str, roles: Iterable[tuple[str, str]]) -> str:
+def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]]) -> str:
     cols = "".join(f",\n    {name} {sqltype}" for name, sqltype in rollup_columns(roles))
     return (
         f"CREATE TABLE IF NOT EXISTS {rollup_table(kind)} (\n"
@@ -166,7 +174,7 @@ def rollup_ddl(kind: str, roles: Iterable[tuple[str, str]]) -> str:
     )
 
 
-def ensure_rollup(conn: sqlite3.Connection, kind: str, roles: Iterable[tuple[str, str]]) -> None:
+def ensure_rollup(conn: sqlite3.Connection, kind: str, roles: Iterable[tuple[str, Role]]) -> None:
     """Create the kind's rollup table, or add the columns of fields it gained."""
     roles = list(roles)
     table = rollup_table(kind)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from esatui.db.query import Slot
 from esatui.db.records import Value
+from esatui.db.slots import Slot
 from esatui.screens.common import per_second, ratio
 
 CRYPTO = "crypto"

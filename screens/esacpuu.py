@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import EntityData, KindSlice
+from esatui.db.slots import EntityData, KindSlice
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, natural_key, number, percent_column, type_key, type_note
 from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value

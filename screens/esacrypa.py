@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from esatui.db.query import EntityData, Slot
+from esatui.db.slots import EntityData, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, natural_key, per_second, ratio
 from esatui.screens.model import Column, Drill, Row, Value

@@ -10,7 +10,7 @@ Formulas in docs/MONITOR.md. ESASSUM reads :func:`crypto_ops_s`, :func:`crypto_m
 
 from __future__ import annotations
 
-from esatui.db.query import Slot
+from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number

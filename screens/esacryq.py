@@ -23,8 +23,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from esatui.db.query import EntityData, KindSlice, Slot
 from esatui.db.records import Flag, max_column
+from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, natural_key, number, pct, per_second
 from esatui.screens.model import MARKERS, Column, Drill, Level, Row, Value

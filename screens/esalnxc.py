@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import EntityData, Slot
+from esatui.db.slots import EntityData, Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, natural_key, percent_column, type_note
 from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from esatui.db.query import Slot
+from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from esatui.db.query import Slot
+from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, ScreenDef
 from esatui.screens.common import TIME, number, pct, type_key, type_note
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER

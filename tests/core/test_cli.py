@@ -231,7 +231,7 @@ def test_esatui_without_a_command_means_live() -> None:
 
 
 def test_the_sim_help_names_every_parameter_and_scenario() -> None:
-    from esatui.cli import SCENARIO_HELP, SET_HELP
+    from esatui.commands.arguments import SCENARIO_HELP, SET_HELP
     from esatui.sim.params import PARAM_NAMES
     from esatui.sim.scenarios import SCENARIOS
 

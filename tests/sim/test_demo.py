@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from esatui.cli import main
-from esatui.sim.demo import Demo
+from esatui.commands.demo import Demo
 from esatui.sim.run import resolve
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
