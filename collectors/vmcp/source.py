@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from esatui.collectors.base import SourceContext, SourceError
+from esatui.collectors.base import SourceContext, SourceError, Warnings
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Availability, Kind, Reading, Sample
 from esatui.collectors.vmcp.client import CpResponse, Opener, VmcpClient, VmcpError
@@ -64,8 +64,7 @@ class VmcpSource:
         self._crypto_at: int | None = None
         self._crypto: list[Reading] = []
         self._clock = clock or ctx.clock.mono_ns
-        self._warnings: list[str] = []
-        self._reported: set[str] = set()
+        self._warn = Warnings(ctx.warn, self.name)
 
     def probe(self) -> Availability:
         try:
@@ -100,10 +99,7 @@ class VmcpSource:
             self._crypto_at = mono_ns
             reads += 2
         readings.extend(self._crypto)
-        warnings, self._warnings = tuple(self._warnings), []
-        return Sample(
-            self.name, time_us, tuple(readings), mono_ns=mono_ns, warnings=warnings, reads=reads
-        )
+        return Sample(self.name, time_us, tuple(readings), mono_ns=mono_ns, reads=reads)
 
     def sample_gauges(self) -> Sample | None:
         return None
@@ -120,27 +116,18 @@ class VmcpSource:
             # no device or no permission: nothing this source gives can be had
             raise SourceError(str(exc)) from exc
         if response.rc != 0:
-            self._warn(
-                f"vmcp: {command}: CP return code {response.rc}: {response.text.strip()[:80]}"
-            )
+            self._warn(f"{command}: CP return code {response.rc}: {response.text.strip()[:80]}")
             return None
         if response.truncated:
-            self._warn(f"vmcp: {command}: response truncated at the largest buffer")
+            self._warn(f"{command}: response truncated at the largest buffer")
         return response
-
-    def _warn(self, message: str) -> None:
-        if message in self._reported:
-            return
-        self._reported.add(message)
-        self._warnings.append(message)
-        self._ctx.warn(message)
 
     # -- readings -------------------------------------------------------------------------
 
     def _virtual_cpus(self, response: CpResponse) -> list[Reading]:
         parsed = parse_query_virtual_cpus(response.text)
         for line in parsed.other:
-            self._warn(f"vmcp: QUERY VIRTUAL CPUS: line not understood: {line.strip()[:80]}")
+            self._warn(f"QUERY VIRTUAL CPUS: line not understood: {line.strip()[:80]}")
         out = []
         for cpu in parsed.cpus:
             attrs = {
@@ -206,4 +193,4 @@ class VmcpSource:
 
     def _note_unparsed(self, command: str, report: CryptoReport) -> None:
         for line in report.other:
-            self._warn(f"vmcp: {command}: kept line not understood: {line.strip()[:80]}")
+            self._warn(f"{command}: kept line not understood: {line.strip()[:80]}")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from esatui.fakesys.procfs import ProcStat
+from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
 from tests.fixtures.recording import host_recording
 

@@ -15,14 +15,15 @@ from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
-from esatui.fakesys.hypfs import HypfsLpar, HypfsVm, guest, lpar
-from esatui.fakesys.procfs import ProcStat
 from esatui.formats import render
-from esatui.sampling.recorder import Recorder
+from esatui.sampling.session import Recording
 from esatui.screens import catalog
 from esatui.screens.model import RowKind
+from esatui.sim.clock import SimClock
+from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
-from tests.fixtures.clock import StepClock
+from tests.fakes.hypfs import HypfsLpar, HypfsVm, guest, lpar
+from tests.fixtures.clock import stepping
 from tests.fixtures.recording import write
 from tests.screens.golden import check
 
@@ -30,12 +31,11 @@ MINUTE_S = 60
 START_US = 1_790_000_040_000_000  # on a minute boundary
 
 
-def record(db_path: Path, sources: list[PolledSource], clock: StepClock, count: int) -> None:
-    with Store.open(db_path) as store:
-        recorder = Recorder(
-            store, sources, interval_s=MINUTE_S, hf_s=None, clock=clock, node="LNXT01", warn=print
-        )
-        recorder.run(threading.Event(), count=count)
+def record(db_path: Path, sources: list[PolledSource], clock: SimClock, count: int) -> None:
+    recording = Recording(
+        db_path, sources, interval_s=MINUTE_S, hf_s=None, node="LNXT01", clock=clock
+    )
+    recording.run(threading.Event(), warn=print, count=count)
 
 
 def lpar_sysinfo(name: str) -> str:
@@ -67,7 +67,7 @@ def lpar_recording(tmp_path: Path, db_path: Path) -> Path:
 
     box.write()
     stat.write()
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     ctx = SourceContext(root, clock=clock)
     record(db_path, [HypfsSource(ctx, mode="debugfs"), HostSource(ctx)], clock, count=3)
     return db_path
@@ -131,7 +131,7 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
         vm.write()
 
     vm.write()
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     record(db_path, [HypfsSource(SourceContext(root, clock=clock), mode="debugfs")], clock, 2)
     with SqliteReader.open(db_path) as reader:
         model = catalog.build_model(reader, "ESAUSR2", catalog.Query())
@@ -283,7 +283,7 @@ def test_esacpuu_from_smapi_gauges_shows_only_this_lpar(db_path: Path) -> None:
 def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: Path) -> None:
     """A z/VM guest with two IFLs and a CP: /proc cannot tell, QUERY VIRTUAL CPUS can."""
     from esatui.collectors.vmcp import VmcpSource
-    from esatui.fakesys.vmcp import ScriptedVmcp, zvm_guest
+    from esatui.sim.interfaces.vmcp import ScriptedVmcp, zvm_guest
 
     root = tmp_path / "root"
     shutil.copytree(DATA / "host/trees/util-linux-s390-zvm", root)
@@ -296,7 +296,7 @@ def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: 
             stat.advance(cpu, user=int(seconds * 40), idle=int(seconds * 60))
         stat.write()
 
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     ctx = SourceContext(root, clock=clock)
     record(db_path, [HostSource(ctx), VmcpSource(ctx, opener=device.open)], clock, count=2)
     with SqliteReader.open(db_path) as reader:

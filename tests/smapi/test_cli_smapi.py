@@ -9,7 +9,8 @@ import pytest
 
 from esatui.cli import main
 from esatui.db.sqlite_reader import SqliteReader
-from esatui.fakesys.smapi_server import SimCpu, SimGuest, SimLpar, SmapiTestServer
+from esatui.sim.interfaces.smapi_server import SimCpu, SimLpar
+from tests.fakes.smapi_server import SimGuest, SmapiTestServer
 
 PASSWORD = "Zq7-secret-pw"
 
