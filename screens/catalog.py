@@ -47,6 +47,17 @@ class Built:
 
 
 @dataclass(frozen=True)
+class Reads:
+    """What a screen reads of one recorded kind: numeric fields (a gauge's maximum as
+    ``<gauge>_max``) and text attributes, as the collectors declare them (a test holds every
+    screen to its declaration and every declaration to the collectors' kinds)."""
+
+    kind: str
+    fields: tuple[str, ...] = ()
+    attrs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ScreenDef:
     name: str
     title: str
@@ -56,6 +67,7 @@ class ScreenDef:
     columns: tuple[Column, ...]  # as listed by `esatui screens` (<type> stands for each type)
     build: Callable[[Context], Built]
     needs: str  # what must be recorded, said when it is not
+    reads: tuple[Reads, ...]  # the fields and attributes the build function looks at
     prefer: tuple[str, ...] = ()  # preferred sources when several wrote a kind
     options: tuple[str, ...] = ()  # view toggles the screen understands
 

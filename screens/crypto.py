@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from esatui.db.records import Value
 from esatui.db.slots import Slot
+from esatui.screens.catalog import Reads
 from esatui.screens.common import per_second, ratio
 
 CRYPTO = "crypto"
@@ -34,6 +35,7 @@ COUNTERS = (
     "nserv_us",
     "dserv_us",
 )
+CRYPTO_READS = Reads(CRYPTO, COUNTERS)
 
 
 @dataclass(frozen=True)

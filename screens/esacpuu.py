@@ -17,17 +17,40 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from esatui.db.slots import EntityData, KindSlice
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, number, percent_column, type_key, type_note
-from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import (
+    TIME,
+    interval_row,
+    natural_key,
+    number,
+    percent_columns,
+    type_key,
+    type_note,
+)
+from esatui.screens.model import Column, Level, Row, RowKind, Value
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
 PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
+LCPU_READS = Reads(
+    "lcpu",
+    (
+        "elapsed_us",
+        "emul_us",
+        "user_us",
+        "syst_us",
+        "idle_us",
+        "steal_us",
+        "mgmt_us",
+        "busy_us",
+        "busy_pct",
+        "overhead_pct",
+    ),
+    ("lpar", "type", "type_source"),
+)
 NORMALIZED = "normalized"
 
 
-def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return percent_column(cid, (top, bottom), "Percent of one processor", doc, threshold)
+_pct = percent_columns("Percent of one processor")
 
 
 COLUMNS = (
@@ -110,7 +133,6 @@ def _build(ctx: Context) -> Built:
         cpus = slot.get("lcpu", PREFER)
         if cpus is None:
             continue
-        drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         entities = own_processors(cpus, ctx.config)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]
@@ -127,13 +149,12 @@ def _build(ctx: Context) -> Built:
                     if v is not None:
                         sums[cid] = sums.get(cid, 0.0) + v
                 rows.append(
-                    Row(
-                        slot.start_us,
-                        slot.end_us,
+                    interval_row(
+                        slot,
                         {"type": cpu_type, "id": _display_id(entity.key), **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
-                        drill=drill,
+                        drill="ESALNXC",
                         flags=entity.flags,
                     )
                 )
@@ -143,14 +164,13 @@ def _build(ctx: Context) -> Built:
                 subtotal: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
                 subtotal.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
                 rows.append(
-                    Row(
-                        slot.start_us,
-                        slot.end_us,
+                    interval_row(
+                        slot,
                         subtotal,
                         {"steal": Level.NONE},
                         kind=RowKind.SUBTOTAL,
                         first=False,
-                        drill=drill,
+                        drill="ESALNXC",
                     )
                 )
     if normalized:
@@ -180,6 +200,7 @@ SCREEN = ScreenDef(
     columns=COLUMNS,
     build=_build,
     needs="the z/VM monitor, hypfs, SMAPI or vmcp",
+    reads=(LCPU_READS,),
     prefer=PREFER,
     options=(NORMALIZED,),
 )

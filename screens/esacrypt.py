@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.model import Column, Row, Value
 
 _RATE = "Request Rate/Second"
 
@@ -161,16 +161,7 @@ def _build(ctx: Context) -> Built:
         entity = found.rows.get(C.CRYPTO_KEY) if found else None
         values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
         levels = {cid: dq.level(values[cid], 2) for cid in ("dq_per_op_virt", "dq_per_op_real")}
-        rows.append(
-            Row(
-                slot.start_us,
-                slot.end_us,
-                values,
-                levels,
-                drill=Drill("ESACRYPA", slot.start_us, slot.end_us),
-                flags=d.flags,
-            )
-        )
+        rows.append(interval_row(slot, values, levels, drill="ESACRYPA", flags=d.flags))
     return Built(COLUMNS, rows, () if rows or not ctx.slots else (C.NO_RECORDS,))
 
 
@@ -184,4 +175,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
+    reads=(C.CRYPTO_READS, Reads(C.CRYPTO, ("nq_waiting",))),
 )

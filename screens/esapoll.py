@@ -14,11 +14,12 @@ from collections.abc import Sequence
 
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.model import Column, Row, Value
 
 ZCRYPT_BUS = "zcrypt_bus"
+BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
 BUS_KEY = "ap"
 _SERV = ("Service time per virtual NQ, µs",)
 _DQ = ("DQ/oper",)
@@ -239,16 +240,7 @@ def _build(ctx: Context) -> Built:
             "dq_per_op_virt": dq.level(values["dq_per_op_virt"], 2),
             "dq_per_op_real": dq.level(values["dq_per_op_real"], 2),
         }
-        rows.append(
-            Row(
-                slot.start_us,
-                slot.end_us,
-                values,
-                levels,
-                drill=Drill("ESACRYPT", slot.start_us, slot.end_us),
-                flags=d.flags,
-            )
-        )
+        rows.append(interval_row(slot, values, levels, drill="ESACRYPT", flags=d.flags))
     if not rows:
         return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
     notes = (explain(C.combine(parts), _common_poll(polls)),)
@@ -266,4 +258,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
+    reads=(C.CRYPTO_READS, BUS_READS),
 )

@@ -282,6 +282,7 @@ def test_collect_on_a_fake_tree_through_the_cli(
     assert "ESACRYQ" in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("ui_never_reads")
 async def test_enter_on_a_card_row_drills_in_the_monitor(recorded: Recorded) -> None:
     from esatui.tui.pilot import settle
     from tests.tui.test_keys import SIZE, app_for
