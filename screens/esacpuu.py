@@ -122,6 +122,19 @@ def _display_id(key: str) -> Value:
     return int(tail) if tail.isdigit() else tail
 
 
+def _normalized_note(factors: Mapping[str, float]) -> str:
+    if not factors:
+        return (
+            "Normalized view: no capability ratings recorded (the host source "
+            "reads them from /proc/sysinfo): subtotals as measured."
+        )
+    described = ", ".join(f"{t} x {f:.3f}" for t, f in factors.items())
+    return (
+        f"Subtotals normalized to full-speed engines ({described}; "
+        "from the capability ratings in /proc/sysinfo)."
+    )
+
+
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     normalized = NORMALIZED in ctx.options
@@ -174,17 +187,7 @@ def _build(ctx: Context) -> Built:
                     )
                 )
     if normalized:
-        if factors:
-            described = ", ".join(f"{t} x {f:.3f}" for t, f in factors.items())
-            notes.append(
-                f"Subtotals normalized to full-speed engines ({described}; "
-                "from the capability ratings in /proc/sysinfo)."
-            )
-        else:
-            notes.append(
-                "Normalized view: no capability ratings recorded (the host source "
-                "reads them from /proc/sysinfo): subtotals as measured."
-            )
+        notes.append(_normalized_note(factors))
     note = type_note(s for s in sources if s)
     if note:
         notes.append(note)

@@ -219,7 +219,7 @@ class ZcryptSource:
                 names.extend(list_names(f"{self._dev_dir}/{card}") or ())
         return names
 
-    def _scan(self) -> None:
+    def _scan(self) -> None:  # noqa: PLR0912 - the scan compares, adds and forgets cards and queues in one pass
         """Find cards and queues; read static facts of new ones; forget vanished ones."""
         names = self._names()
         if names == self._listed and all(inode(c.path) == c.ino for c in self._cards.values()):

@@ -170,7 +170,7 @@ def record(path: Path, specs: Sequence[SourceSpec], intervals: Sequence[Interval
 # --- the rules, written out on the intervals themselves --------------------------------
 
 
-def reference(
+def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kept literal on purpose
     specs: Sequence[SourceSpec],
     intervals: Sequence[Interval],
     timeline: str,
