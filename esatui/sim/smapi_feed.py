@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from esatui.collectors.diag2fc import encode_record
+from esatui.sim.guest_records import diag2fc_record
 from esatui.sim.guest_tree import cpu_serial
 from esatui.sim.interfaces.smapi_server import SimCpu, SimLpar, SmapiServer
 from esatui.sim.snapshot import ProcessorCounters, SystemSnapshot
-from esatui.sim.guest_records import diag2fc_record
 
 SMAPI_USER = "ESATUI"
 
