@@ -12,10 +12,15 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from esatui import __version__
-from esatui.db.schema import FRAMEWORK, MIGRATIONS, SCHEMA_VERSION, Migration
-
-READY_KEY = "rollups"
-READY_VALUE = "hourly"  # meta[READY_KEY] once every interval is rolled up by hour
+from esatui.db.reading import Queries
+from esatui.db.schema import (
+    FRAMEWORK,
+    MIGRATIONS,
+    READY_KEY,
+    READY_VALUE,
+    SCHEMA_VERSION,
+    Migration,
+)
 
 
 class StoreError(Exception):
@@ -72,8 +77,9 @@ def _prepare(
     version: int,
 ) -> None:
     conn.execute("PRAGMA busy_timeout = 10000")
-    found = conn.execute("PRAGMA user_version").fetchone()[0]
-    fresh = found == 0 and not conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
+    queries = Queries(conn)
+    found = queries.schema_version()
+    fresh = found == 0 and queries.empty()
     if fresh:
         if readonly:
             raise StoreError(f"{path} is empty, not an esatui database")

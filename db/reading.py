@@ -16,13 +16,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from esatui.collectors.model import Role
-from esatui.db.database import READY_KEY, READY_VALUE
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
-    existing_columns,
-    kind_tables,
+    READY_KEY,
+    READY_VALUE,
     rollup_table,
-    rollup_tables,
     table_name,
     wn_column,
     wsum_column,
@@ -131,6 +129,33 @@ class Queries:
         self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
         self._ready = False
 
+    # --- the database's shape --------------------------------------------------------
+
+    def schema_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def empty(self) -> bool:
+        """Whether the file holds no table at all (a database being created)."""
+        return not self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
+
+    def table_columns(self, table: str) -> list[str]:
+        return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
+
+    def kind_tables(self) -> list[str]:
+        return self._tables("k")
+
+    def rollup_tables(self) -> list[str]:
+        return self._tables("h")
+
+    def _tables(self, prefix: str) -> list[str]:
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '!'",
+                (f"{prefix}!_%",),
+            )
+        ]
+
     # --- nodes, sources, kinds --------------------------------------------------------
 
     def nodes(self) -> list[str]:
@@ -183,7 +208,7 @@ class Queries:
         table = table_name(kind)
         if not self._has_table(table):
             return ()
-        return tuple(c for c in existing_columns(self._conn, table) if c not in ROW_META)
+        return tuple(c for c in self.table_columns(table) if c not in ROW_META)
 
     def layout(self, kind: str) -> KindLayout:
         """The kind's stored value columns and declared roles."""
@@ -407,7 +432,7 @@ class Queries:
         return self._ready
 
     def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
-        found = set(existing_columns(self._conn, rollup_table(kind)))
+        found = set(self.table_columns(rollup_table(kind)))
         return bool(found) and set(columns) <= found
 
     def interval_buckets(self, run: HourRun) -> list[tuple[int, int, int, str]]:
@@ -466,7 +491,7 @@ class Queries:
         """Meta facts, intervals per node and source, rows per kind and rollup rows."""
         conn = self._conn
         meta = dict(conn.execute("SELECT key, value FROM meta ORDER BY key"))
-        meta["schema_version"] = str(conn.execute("PRAGMA user_version").fetchone()[0])
+        meta["schema_version"] = str(self.schema_version())
         sources = [
             SourceInfo(*r)
             for r in conn.execute(
@@ -475,7 +500,7 @@ class Queries:
                 " GROUP BY n.name, i.source ORDER BY n.name, i.source"
             )
         ]
-        return meta, sources, self._counts(kind_tables(conn)), self._counts(rollup_tables(conn))
+        return meta, sources, self._counts(self.kind_tables()), self._counts(self.rollup_tables())
 
     def _counts(self, tables: Iterable[str]) -> dict[str, int]:
         return {

@@ -23,19 +23,19 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 
 from esatui.collectors.model import Role
-from esatui.db.database import READY_KEY, READY_VALUE
 from esatui.db.reading import Queries
 from esatui.db.records import max_column
 from esatui.db.schema import (
     HOUR_US,
     INTERVAL_HOUR,
+    READY_KEY,
+    READY_VALUE,
     ROLLUP_META,
-    ensure_rollup,
+    added_columns,
     hour_end,
-    kind_tables,
     rollup_columns,
+    rollup_ddl,
     rollup_table,
-    rollup_tables,
     table_name,
     wn_column,
     wsum_column,
@@ -110,6 +110,14 @@ class Rollups:
             sql = self._sql[kind] = upsert_sql(kind, self._queries.declared(kind))
         return sql
 
+    def ensure(self, kind: str, roles: Sequence[tuple[str, Role]]) -> None:
+        """Create the kind's rollup table, or add the columns of fields it gained."""
+        table = rollup_table(kind)
+        self._conn.execute(rollup_ddl(kind, roles))
+        have = self._queries.table_columns(table)
+        for statement in added_columns(table, rollup_columns(roles), have):
+            self._conn.execute(statement)
+
     def kinds_of(self, source: str) -> list[str]:
         found = self._source_kinds.get(source)
         if found is None:
@@ -141,7 +149,7 @@ class Rollups:
         if after_hour is not None:
             where += " AND hour_end_us > ?"
             params.append(after_hour)
-        for table in ("interval_hour", *rollup_tables(self._conn)):
+        for table in ("interval_hour", *self._queries.rollup_tables()):
             self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
 
     def rebuild(self, node_id: int, source: str, hour: int) -> None:
@@ -172,10 +180,10 @@ class Rollups:
 
         def prepare() -> None:
             conn.execute(INTERVAL_HOUR)
-            for table in kind_tables(conn):
+            for table in self._queries.kind_tables():
                 kind = table[2:]
-                ensure_rollup(conn, kind, self._queries.declared(kind))
-            for table in ("interval_hour", *rollup_tables(conn)):
+                self.ensure(kind, self._queries.declared(kind))
+            for table in ("interval_hour", *self._queries.rollup_tables()):
                 conn.execute(f"DELETE FROM {table}")
             self.forget()
 

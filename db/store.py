@@ -23,10 +23,11 @@ from esatui.db.schema import (
     MIGRATIONS,
     SCHEMA_VERSION,
     Migration,
-    ensure_kind,
+    added_columns,
     hour_end,
     kind_columns,
-    kind_tables,
+    kind_ddl,
+    kind_roles,
     table_name,
 )
 
@@ -90,7 +91,7 @@ class Store:
         """Make sure every kind a source writes has its table, with all its fields."""
         with self._lock, Transaction(self._conn):
             for kind in kinds:
-                ensure_kind(self._conn, kind)
+                self._ensure(kind)
                 fields = json.dumps(
                     [
                         {
@@ -113,6 +114,15 @@ class Store:
                 )
                 self._known_kinds[kind.name] = tuple(c for c, _ in kind_columns(kind))
                 self._rollups.forget(kind.name)
+
+    def _ensure(self, kind: Kind) -> None:
+        """Create the kind's table and its rollup, or add the columns of fields it gained."""
+        table = table_name(kind.name)
+        self._conn.execute(kind_ddl(kind))
+        have = self._queries.table_columns(table)
+        for statement in added_columns(table, kind_columns(kind), have):
+            self._conn.execute(statement)
+        self._rollups.ensure(kind.name, kind_roles(kind))
 
     def write(self, interval: Interval) -> int | None:
         """Commit one interval with all its rows; ``None`` if it was already recorded."""
@@ -245,7 +255,7 @@ class Store:
             marks = ",".join("?" * len(ids))
             # oldest first, so each source loses every interval up to its newest one deleted
             cut = self._queries.newest_ends(ids)
-            for table in kind_tables(self._conn):
+            for table in self._queries.kind_tables():
                 self._conn.execute(f"DELETE FROM {table} WHERE interval_id IN ({marks})", ids)
             self._conn.execute(f"DELETE FROM interval WHERE id IN ({marks})", ids)
             for node_id, source, last_us in cut:

@@ -22,10 +22,9 @@ from hypothesis import strategies as st
 
 from esatui.collectors.model import Kind, counter, gauge
 from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
-from esatui.db.database import READY_KEY
 from esatui.db.maintenance import prune
 from esatui.db.records import EntityRow, Flag, Interval, max_column
-from esatui.db.schema import HOUR_US, hour_end
+from esatui.db.schema import HOUR_US, READY_KEY, hour_end
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
