@@ -387,7 +387,18 @@ def window(
         spans,
         first_start if after_us is None else max(after_us, first_start),
         last_end if until_us is None else min(until_us, last_end),
+        _Found(reader, lo, hi),
     )
+
+
+@dataclass(frozen=True)
+class _Found:
+    """How a window's buckets were found: the reader (its intervals cached) and the range
+    the timeline source's intervals were read in."""
+
+    reader: _Reader
+    lo: int
+    hi: int
 
 
 def _timeline_source(
@@ -435,15 +446,21 @@ def slots(
     assert length_us is not None and window.after_us is not None and window.until_us is not None
     frames = {s.end_us: s for s in window.spans}
     a, z = window.after_us, window.until_us
-    reader = _Reader(queries, node_id, length_us, use_rollups and queries.rollups_ready())
+    rolled = use_rollups and queries.rollups_ready()
+    found = window.backend if isinstance(window.backend, _Found) else None
+    if found is None or found.reader.rolled != rolled:
+        found = _Found(_Reader(queries, node_id, length_us, rolled), a, z)
+    reader = found.reader
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
     for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
         layout: KindLayout | None = None
         for src in queries.sources_of(kind):
             if layout is None:
                 layout = queries.layout(kind)
-            totals, _ = reader.intervals(src, a, z)
-            accs = reader.entities(kind, src, a, z, frames, layout)
+            # the timeline source's intervals in the buckets are those they were found by
+            after, until = (found.lo, found.hi) if src == window.source else (a, z)
+            totals, _ = reader.intervals(src, after, until)
+            accs = reader.entities(kind, src, after, until, frames, layout)
             for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
                 data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
     return [

@@ -11,7 +11,7 @@ in them. SQLite (``db/reading.py``) is one backend; another (Prometheus, say) im
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from esatui.db.slots import Slot
@@ -48,6 +48,8 @@ class Window:
     spans: tuple[Span, ...]
     after_us: int | None = None
     until_us: int | None = None
+    # what the backend read to find the spans, kept for reading their slots (or None)
+    backend: object = field(default=None, compare=False, repr=False)
 
 
 class Reader(Protocol):
