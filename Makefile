@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 LOCK   := requirements-test.lock
 
-.PHONY: run demo test check lint typecheck contracts unit wheel-check bench clean
+.PHONY: run demo test check lint typecheck contracts unit wheel-check bench import-graph clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,10 @@ wheel-check: $(VENV)/.installed-test
 
 bench: $(VENV)/.installed-test
 	$(BIN)/python -m bench $(ARGS)
+
+# The real import graph (through the symlinked core folders), in DOT: | dot -Tsvg > graph.svg
+import-graph: $(VENV)/.installed-test
+	@$(BIN)/import-linter drawgraph esatui
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -20,8 +20,8 @@ from bench.core import Options, Result, fmt, run_child, wall_ms
 from bench.fixtures import RecordingSpec, cached_recording
 from bench.profiling import dominant
 from esatui import cli
-from esatui.db.store import Store
-from esatui.export import render
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.formats import render
 from esatui.screens import catalog
 
 NAME = "export"
@@ -61,7 +61,7 @@ def export_screen(result: Result, opts: Options, db: Path, screen: str, bar: str
         )
         text = out.read_text()
         result.notes.append(f"What dominates the {screen} export: {dominant(in_process, 1)}.")
-        store = Store.open(db, readonly=True)
+        store = SqliteReader.open(db)
         models = []
 
         def build() -> None:

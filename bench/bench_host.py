@@ -35,7 +35,7 @@ from bench.core import (
     spawn,
     thread_cpu_s,
 )
-from bench.fixtures import LPAR_64, SimClock, host_tree
+from bench.fixtures import LPAR_64, host_tree
 from bench.profiling import dominant
 from bench.sysstat import ensure_sadc
 from esatui.collectors.base import SourceContext
@@ -43,9 +43,10 @@ from esatui.collectors.host import CPU, HostSource
 from esatui.collectors.zcrypt import ZcryptSource
 from esatui.collectors.zcrypt.kinds import BUS, CARD, QUEUE
 from esatui.db.store import Store
-from esatui.fakesys import aptree
 from esatui.sampling.builder import IntervalBuilder
 from esatui.sampling.recorder import Recorder
+from esatui.sim.clock import SimClock
+from esatui.sim.interfaces import aptree
 
 NAME = "host"
 TITLE = "Collector CPU per sample: host collector against sadc; host + zcrypt at 64 CPUs, 16 x 16"
@@ -209,7 +210,7 @@ def recorder_pass(result: Result, opts: Options) -> None:
     runs = opts.runs(7, 3)
     passes = 200
     with tempfile.TemporaryDirectory(prefix="esatui-bench-pass-") as d:
-        clock = SimClock(time.time_ns() // 1000, lambda _now, _s: None)
+        clock = SimClock(time.time_ns() // 1000)
         ctx = SourceContext(clock=clock)
         with Store.open(Path(d) / "pass.sqlite") as store:
 

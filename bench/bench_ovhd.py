@@ -19,6 +19,7 @@ Run alone: ``python -m bench ovhd``.
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 import threading
 import time
@@ -28,14 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.core import Options, Result, fmt, thread_cpu_s
-from bench.fixtures import LPAR_64, SimClock, advance_host, host_tree
+from bench.fixtures import LPAR_64, advance_host, host_tree
 from esatui.collectors.base import PolledSource, SourceContext
 from esatui.collectors.host import HostSource
 from esatui.collectors.model import Availability, Kind, Sample
 from esatui.collectors.zcrypt import ZcryptSource
-from esatui.db.store import Store
-from esatui.fakesys import aptree
-from esatui.sampling.recorder import Recorder
+from esatui.sampling.session import Recording
+from esatui.sim.clock import SimClock
+from esatui.sim.interfaces import aptree
 
 NAME = "ovhd"
 TITLE = "ESAOVHD per-source CPU against an independent measurement of the same work"
@@ -93,22 +94,31 @@ def fixture() -> Iterator[tuple[Path, SourceContext, SimClock]]:
         for card, domain in tree.apqns:
             tree.advance(card, domain, 1_382_729)
 
-        def advance(_now_us: int, seconds: float) -> None:
+        last = START_US
+
+        def advance(now_us: int) -> None:
+            nonlocal last
+            seconds, last = (now_us - last) / 1e6, now_us
             advance_host(stat, 1, seconds)
             for card, domain in tree.apqns[:16]:
                 tree.advance(card, domain, 7)
 
-        clock = SimClock(START_US, advance)
+        clock = SimClock(START_US, on_advance=advance)
         yield root, SourceContext(root=root, clock=clock), clock
 
 
-def _recorded(store: Store, source: str) -> int:
-    """The CPU µs ESAOVHD recorded for ``source``: the sum of its deltas."""
-    row = store._conn.execute(  # the benchmark reads its own recording's raw rows
-        "SELECT SUM(k.cpu_us) FROM k_collector k JOIN entity e ON e.id = k.entity_id "
-        "WHERE e.key = ?",
-        (source,),
-    ).fetchone()
+def _recorded(db: Path, source: str) -> int:
+    """The CPU µs ESAOVHD recorded for ``source``: the sum of its deltas (the benchmark
+    reads its own recording's raw rows)."""
+    conn = sqlite3.connect(db)
+    try:
+        row = conn.execute(
+            "SELECT SUM(k.cpu_us) FROM k_collector k JOIN entity e ON e.id = k.entity_id "
+            "WHERE e.key = ?",
+            (source,),
+        ).fetchone()
+    finally:
+        conn.close()
     return int(row[0] or 0)
 
 
@@ -117,10 +127,10 @@ def one_run(intervals: int) -> dict[str, tuple[float, float, float, float]]:
     out: dict[str, tuple[float, float, float, float]] = {}
     with fixture() as (root, ctx, clock):
         sources = [Witnessed(HostSource(ctx)), Witnessed(ZcryptSource(ctx))]
-        with Store.open(root / "ovhd.sqlite") as store:
-            recorder = Recorder(store, list(sources), interval_s=60, hf_s=None, clock=clock)
-            recorder.run(threading.Event(), count=intervals)
-            recorded = {s.name: _recorded(store, s.name) for s in sources}
+        db = root / "ovhd.sqlite"
+        recording = Recording(db, list(sources), interval_s=60, hf_s=None, clock=clock)
+        recording.run(threading.Event(), warn=print, count=intervals)
+        recorded = {s.name: _recorded(db, s.name) for s in sources}
         for w in sources:
             n = w.samples
             per = 1000 / n

@@ -28,7 +28,7 @@ from pathlib import Path
 from bench.core import Options, Result, fmt
 from bench.fixtures import MINUTE_S, RecordingSpec, cached_recording, record
 from bench.profiling import dominant
-from esatui.db.store import Store
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 
 NAME = "store"
@@ -153,7 +153,7 @@ def month_and_year(result: Result, opts: Options) -> Path | None:
     return year
 
 
-def open_ms(store: Store, name: str, query: catalog.Query) -> float:
+def open_ms(store: SqliteReader, name: str, query: catalog.Query) -> float:
     """Wall milliseconds to build screen ``name`` for ``query``."""
     t0 = time.perf_counter()
     catalog.build_model(store, name, query)
@@ -164,10 +164,10 @@ def open_screens(result: Result, opts: Options, year: Path) -> None:
     runs = opts.runs(25, 5)
     rng = random.Random(20261122)
     t0 = time.perf_counter()
-    store = Store.open(year, readonly=True)
-    node = store.node_id(None)
+    store = SqliteReader.open(year)
+    node = store.queries.node_id(None)
     assert node is not None
-    infos = store.intervals(node, ["host"], None, None, limit=1)
+    infos = store.queries.intervals(node, ["host"], None, None, limit=1)
     first_model = catalog.build_model(store, "ESASSUM", catalog.Query(limit=SCREENFUL))
     first_ms = (time.perf_counter() - t0) * 1000
     assert infos and first_model.rows

@@ -42,8 +42,9 @@ from bench.bench_export import esatui_command
 from bench.bench_store import MONTH, YEAR
 from bench.core import Options, Result, fmt, run_child
 from bench.fixtures import MINUTE_S, YEAR_START_US, RecordingSpec, cached_recording
-from esatui.db.store import Store
-from esatui.export import render
+from esatui.db.reader import Reader
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.formats import render
 from esatui.screens import catalog
 from esatui.screens.model import ScreenModel
 from esatui.tui.app import MonitorApp
@@ -103,10 +104,10 @@ class FrameLog:
         """``catalog.build_model`` timed while the app runs (the app calls it by module)."""
         build = catalog.build_model
 
-        def timed(store: Store, name: str, query: catalog.Query) -> ScreenModel:
+        def timed(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
             t0 = time.perf_counter()
             try:
-                return build(store, name, query)
+                return build(reader, name, query)
             finally:
                 self.builds.append((t0, time.perf_counter()))
 
@@ -253,7 +254,7 @@ def key_results(result: Result, label: str, times: Times, db_name: str) -> None:
 
 def newest_row_text(db: Path) -> str:
     """The time column of the newest ESASSUM row, as the screen shows it."""
-    with Store.open(db, readonly=True) as store:
+    with SqliteReader.open(db) as store:
         model = catalog.build_model(store, "ESASSUM", catalog.Query(limit=1))
     for line in render(model, "text", SIZE[0]).splitlines():
         if re.match(r"\d\d:\d\d:\d\d ", line):

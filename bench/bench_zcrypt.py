@@ -21,7 +21,7 @@ from bench.report import text_report
 from esatui.collectors.base import SourceContext
 from esatui.collectors.sysfsio import default_fd_budget
 from esatui.collectors.zcrypt import ZcryptSource
-from esatui.fakesys.aptree import build
+from esatui.sim.interfaces.aptree import build
 
 NAME = "zcrypt"
 TITLE = "zcrypt collector CPU per sample, 16 cards x 16 domains (fixture tree)"

@@ -1,13 +1,13 @@
 """Fixture systems and recordings for the benchmarks, made with the project's own parts.
 
-- :func:`host_tree`: a fake root with ``/proc/stat`` (``esatui.fakesys.procfs``), the real
+- :func:`host_tree`: a fake root with ``/proc/stat`` (``esatui.sim.interfaces.procfs``), the real
   ``/proc/sysinfo`` and ``/proc/cpuinfo`` captures of ``tests/data/host``, and a
   ``/sys/devices/system/cpu`` with one ``cpuN`` directory per CPU.
-- :class:`SimClock`: the recorder's clock, advanced instantly; every ``wait`` moves the
+- the recorder runs on the simulated clock (``esatui.sim.clock``): every ``wait`` moves the
   fixture trees' counters on by the time that passed, so the real sources read real changes.
 - :class:`MonitorFeed`: z/VM monitor D5R9 (and D0R2) records encoded (``monitor.encode``)
   and read back through the real frame walker and interval assembler, one sample a minute.
-- :func:`record`: the real :class:`~esatui.sampling.recorder.Recorder` driving the real host
+- :func:`record`: the real recorder (``esatui.sampling.session.Recording``) driving the real host
   and zcrypt sources over those trees plus the monitor feed, into the real store.
 - :func:`cached_recording`: a recording built once and kept under ``bench/out/``.
 """
@@ -38,9 +38,10 @@ from esatui.collectors.monitor.pipeline import feed_span
 from esatui.collectors.sysinfo import parse_sysinfo
 from esatui.collectors.zcrypt import ZcryptSource
 from esatui.db.store import Store
-from esatui.fakesys import aptree
-from esatui.fakesys.procfs import ProcStat
-from esatui.sampling.recorder import Recorder
+from esatui.sampling.session import Recording
+from esatui.sim.clock import SimClock
+from esatui.sim.interfaces import aptree
+from esatui.sim.interfaces.procfs import ProcStat
 
 HOST_DATA = Path(__file__).resolve().parent.parent / "tests" / "data" / "host"
 # 2025-11-22 00:00 UTC: a year of one-minute intervals ends 2026-11-22 00:00 UTC
@@ -130,32 +131,6 @@ def advance_host(stat: ProcStat, step: int, seconds: float, files: _Files | None
         stat.write()
     else:
         files.write(str(stat.path), stat.render())
-
-
-# --- the recorder's clock ---------------------------------------------------------------
-
-
-class SimClock:
-    """A clock that jumps: ``wait`` returns at once, after telling the fixtures the time."""
-
-    def __init__(self, start_us: int, on_advance: Callable[[int, float], None]) -> None:
-        self.now_us = start_us
-        self._start_us = start_us
-        self._on_advance = on_advance
-
-    def time_us(self) -> int:
-        return self.now_us
-
-    def mono_ns(self) -> int:
-        return (self.now_us - self._start_us) * 1000
-
-    def wait(self, stop: threading.Event, seconds: float) -> bool:
-        if stop.is_set():
-            return True
-        step_us = max(0, round(seconds * 1e6))
-        self.now_us += step_us
-        self._on_advance(self.now_us, step_us / 1e6)
-        return stop.is_set()
 
 
 # --- the z/VM monitor's crypto records ----------------------------------------------------
@@ -300,7 +275,7 @@ class _Files:
 class _Trees:
     """The fixture trees a recording reads, moved on by the clock: per-CPU times, and per
     APQN requests (about 200-800 a second) and queue depths, in the formats of
-    ``fakesys.procfs`` and ``fakesys.aptree`` (which built them)."""
+    ``sim.interfaces.procfs`` and ``sim.interfaces.aptree`` (which built them)."""
 
     def __init__(self, root: Path, spec: RecordingSpec) -> None:
         self.stat = host_tree(root, spec.cpus)
@@ -364,15 +339,18 @@ def record(
         trees = _Trees(Path(tmp), spec)
         done = 0
 
-        def on_advance(now_us: int, seconds: float) -> None:
-            nonlocal done
-            trees.advance(now_us, seconds)
+        last = spec.start_us
+
+        def on_advance(now_us: int) -> None:
+            nonlocal done, last
+            trees.advance(now_us, (now_us - last) / 1e6)
+            last = now_us
             minute = (now_us - spec.start_us) // (MINUTE_S * 1_000_000)
             if progress is not None and minute > done and minute % 1440 == 0:
                 done = minute
                 progress(minute)
 
-        clock = SimClock(spec.start_us, on_advance)
+        clock = SimClock(spec.start_us, on_advance=on_advance)
         closing.callback(trees.close)
         ctx = SourceContext(root=Path(tmp), clock=clock)
         sources: list[HostSource | ZcryptSource | MonitorFeed] = [
@@ -385,17 +363,12 @@ def record(
         # write before the host's first sample tells the recorder
         node = node_name(parse_sysinfo((Path(tmp) / "proc/sysinfo").read_text()), "lnxbench")
         wall0, cpu0 = time.perf_counter(), time.process_time()
-        with Store.open(path) as store:
-            recorder = Recorder(
-                store,
-                sources,
-                interval_s=MINUTE_S,
-                hf_s=spec.hf_s,
-                node=node,
-                warn=lambda msg: print(f"  recorder: {msg}"),
-                clock=clock,
-            )
-            stats = recorder.run(threading.Event(), count=spec.intervals)
+        recording = Recording(
+            path, sources, interval_s=MINUTE_S, hf_s=spec.hf_s, node=node, clock=clock
+        )
+        stats = recording.run(
+            threading.Event(), warn=lambda msg: print(f"  recorder: {msg}"), count=spec.intervals
+        )
         return RecordingStats(
             stats.intervals,
             stats.written,
@@ -433,7 +406,7 @@ def cached_recording(
 
     stats = record(building, spec, progress)
     with Store.open(building) as store:
-        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
     building.replace(path)
     meta.write_text(json.dumps({"spec": wanted, "stats": asdict(stats)}, indent=1))
     return path, stats

@@ -68,6 +68,33 @@ class SourceContext:
         return self.root / absolute.lstrip("/")
 
 
+class Warnings:
+    """How a source reports trouble: through its context's ``warn`` (the one channel; the
+    recorder routes it to stderr or the status line), prefixed with the source's name, each
+    key once until :meth:`clear` says the trouble is over."""
+
+    def __init__(self, warn: Warn, source: str) -> None:
+        self._warn = warn
+        self._prefix = f"{source}: "
+        self._said: set[str] = set()
+
+    def __call__(self, message: str, *, key: str | None = None) -> None:
+        """Say ``message`` unless ``key`` (by default the message itself) was said."""
+        key = message if key is None else key
+        if key not in self._said:
+            self._said.add(key)
+            self._warn(self._prefix + message)
+
+    def clear(self, key: str) -> None:
+        """The trouble of ``key`` is over: say it again if it comes back."""
+        self._said.discard(key)
+
+    @property
+    def outstanding(self) -> bool:
+        """Whether any trouble is current (a cheap test before clearing)."""
+        return bool(self._said)
+
+
 @runtime_checkable
 class PolledSource(Protocol):
     name: str

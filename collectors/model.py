@@ -97,6 +97,7 @@ class Sample:
     carry their own timestamps (monitor records) leave it ``None``.
     ``config`` holds facts about the system (machine type, LPAR and VM names ...) that the
     store keeps when they change. ``reads`` counts the files or records read, for ESAOVHD.
+    Trouble is not part of a sample: a source says it as it happens (``base.Warnings``).
     """
 
     source: str
@@ -104,7 +105,6 @@ class Sample:
     readings: tuple[Reading, ...]
     mono_ns: int | None = None
     config: Mapping[str, str] | None = None
-    warnings: tuple[str, ...] = ()
     reads: int = 0
     flags: int = 0
 

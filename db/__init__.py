@@ -1,1 +1,2 @@
-"""The SQLite store: schema, migrations, writing intervals, reading ranges (``esatui.db``)."""
+"""The SQLite store: writing intervals (``store``), reading them (``reading``, through the
+``reader`` interface and the ``navigator``), schema and migrations (``esatui.db``)."""

@@ -1,4 +1,4 @@
-"""Slots of a chosen length (``interval_len_us``): buckets aligned to the local clock.
+"""Windows and slots of a chosen length (SQLite): buckets aligned to the local clock.
 
 What a bucket holds: every interval, of every source, whose end lies in the bucket and in the
 range asked for, the rule the hourly rollups are kept by (an interval belongs to the hour its
@@ -28,15 +28,15 @@ import math
 import sqlite3
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from esatui.db import rollup
-from esatui.db.records import max_column
-from esatui.db.rollup import HOUR_US, hour_end
-from esatui.db.schema import wn_column, wsum_column
+from esatui.db.query import timeline_sources
+from esatui.db.reader import Span, Timeline, Window
+from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow
+from esatui.db.records import Value, max_column
+from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
-from esatui.db.store import IntervalInfo, Store
 
 
 def bucket_end(end_us: int, length_us: int) -> int:
@@ -113,35 +113,37 @@ def hourly_offsets(first_us: int, last_us: int) -> list[int]:
     return out
 
 
+@dataclass(slots=True)
 class _Acc:
     """One entity (entity id) of one kind and source in one bucket, summed so far."""
 
-    __slots__ = (
-        "flags",
-        "hf_n",
-        "hour",
-        "iflags",
-        "last_end",
-        "mx",
-        "n",
-        "parts",
-        "single",
-        "sums",
-        "wn",
-    )
+    sums: list[int | None]  # per counter
+    wn: list[int]  # per gauge: the sample counts its weighted sum weighs
+    mx: list[float | None]  # per gauge: the maximum
+    parts: list[list[float | None]]  # per gauge: the weighted sum of each UTC hour
+    n: int = 0
+    flags: int = 0
+    iflags: int = 0
+    hf_n: int = 0
+    last_end: int = 0
+    hour: int = 0  # the hour of the raw rows being added to the parts' last element
+    single: RawRow | None = field(default=None)  # the raw row, while it is the only one
 
-    def __init__(self, n_counters: int, n_gauges: int) -> None:
-        self.n = 0
-        self.flags = 0
-        self.iflags = 0
-        self.hf_n = 0
-        self.last_end = 0
-        self.sums: list[Any] = [None] * n_counters
-        self.wn = [0] * n_gauges
-        self.mx: list[Any] = [None] * n_gauges
-        self.parts: list[list[Any]] = [[] for _ in range(n_gauges)]
-        self.hour = 0  # the hour of the raw rows being added to the parts' last element
-        self.single: tuple[Any, ...] | None = None  # the raw row, while it is the only one
+    @classmethod
+    def empty(cls, n_counters: int, n_gauges: int) -> _Acc:
+        return cls(
+            [None] * n_counters, [0] * n_gauges, [None] * n_gauges, [[] for _ in range(n_gauges)]
+        )
+
+    def add_counter(self, j: int, value: int | None) -> None:
+        if value is not None:
+            s = self.sums[j]
+            self.sums[j] = value if s is None else s + value
+
+    def add_max(self, j: int, value: float | None) -> None:
+        m = self.mx[j]
+        if value is not None and (m is None or value > m):
+            self.mx[j] = value
 
 
 def _or_flags(distinct: str | None) -> int:
@@ -151,52 +153,27 @@ def _or_flags(distinct: str | None) -> int:
     return flags
 
 
-@dataclass
-class _Layout:
-    """Where a kind's values are: its raw columns, and which are counters and gauges."""
+def _rollup_columns(layout: KindLayout) -> list[str]:
+    return [
+        *layout.counters,
+        *(c for g in layout.gauges for c in (wsum_column(g), wn_column(g), max_column(g))),
+    ]
 
-    columns: list[str]
-    roles: Mapping[str, str]
-    counters: list[str]
-    gauges: list[str]
-    counter_at: list[int]  # index in a raw row (interval_id, entity_id, flags, hf_n, *columns)
-    gauge_at: list[tuple[int, int]]  # (average, maximum) indexes in a raw row
 
-    @classmethod
-    def of(cls, store: Store, kind: str) -> _Layout:
-        columns = store.value_columns(kind)
-        roles = store.field_roles(kind)
-        at = {c: 4 + i for i, c in enumerate(columns)}
-        counters = [c for c in columns if roles.get(c) == "counter"]
-        gauges = [c for c in columns if roles.get(c) == "gauge" and max_column(c) in at]
-        return cls(
-            columns,
-            roles,
-            counters,
-            gauges,
-            [at[c] for c in counters],
-            [(at[g], at[max_column(g)]) for g in gauges],
-        )
-
-    @property
-    def rollup_columns(self) -> list[str]:
-        return [
-            *self.counters,
-            *(c for g in self.gauges for c in (wsum_column(g), wn_column(g), max_column(g))),
-        ]
+Totals = dict[int, list[int]]  # bucket end -> [intervals, summed duration, flags OR-ed]
 
 
 class _Reader:
-    """Reads one node's intervals and rows for bucketed slots, from the rollups where they
-    serve and the raw rows elsewhere."""
+    """Reads one node's intervals and rows for buckets, from the rollups where they serve
+    and the raw rows elsewhere."""
 
-    def __init__(self, store: Store, node_id: int, length_us: int, rolled: bool) -> None:
-        self.store = store
+    def __init__(self, queries: Queries, node_id: int, length_us: int, rolled: bool) -> None:
+        self.queries = queries
         self.node_id = node_id
         self.length_us = length_us
         self.rolled = rolled
         self._plans: dict[tuple[int, int, bool], Plan] = {}
-        self._totals: dict[tuple[str, int, int], tuple[dict[int, list[int]], list[Any]]] = {}
+        self._totals: dict[tuple[str, int, int], tuple[Totals, list[IntervalInfo]]] = {}
         self._bucket_of: dict[int, int] = {}
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
@@ -212,9 +189,13 @@ class _Reader:
             found = self._bucket_of[end_us] = bucket_end(end_us, self.length_us)
         return found
 
+    def runs(self, source: str, p: Plan) -> Iterable[HourRun]:
+        for first, last, offset in p.runs:
+            yield HourRun(self.node_id, source, first, last, offset, self.length_us)
+
     def intervals(
         self, source: str, after_us: int, until_us: int, rolled: bool = True
-    ) -> tuple[dict[int, list[int]], list[IntervalInfo]]:
+    ) -> tuple[Totals, list[IntervalInfo]]:
         """Per bucket [intervals, duration, flags] of one source in (after, until], and the
         intervals read raw."""
         key = (source, after_us, until_us) if rolled else (source + "\0raw", after_us, until_us)
@@ -222,19 +203,16 @@ class _Reader:
         if found is not None:
             return found
         p = self.plan(after_us, until_us, rolled)
-        totals: dict[int, list[int]] = {}
-        conn = self.store.connection
-        for first, last, offset in p.runs:
-            for b, n, duration, flags in rollup.interval_buckets(
-                conn, self.node_id, source, first, last, offset, self.length_us
-            ):
+        totals: Totals = {}
+        for run in self.runs(source, p):
+            for b, n, duration, flags in self.queries.interval_buckets(run):
                 t = totals.setdefault(b, [0, 0, 0])
                 t[0] += n
                 t[1] += duration
                 t[2] |= _or_flags(flags)
         raw: list[IntervalInfo] = []
         for lo, hi in p.raw:
-            infos = self.store.intervals(self.node_id, [source], lo, hi, newest_first=False)
+            infos = self.queries.intervals(self.node_id, [source], lo, hi, newest_first=False)
             for info in infos:
                 t = totals.setdefault(self.bucket(info.end_us), [0, 0, 0])
                 t[0] += 1
@@ -251,13 +229,10 @@ class _Reader:
         after_us: int,
         until_us: int,
         frames: Mapping[int, object],
-        layout: _Layout,
+        layout: KindLayout,
     ) -> dict[tuple[int, int], _Acc]:
         """Per (bucket, entity id) the kind's rows of one source in (after, until]."""
-        rolled = self.rolled and rollup.rollup_has(
-            self.store.connection, kind, layout.rollup_columns
-        )
-        if rolled:
+        if self.rolled and self.queries.rollup_has(kind, _rollup_columns(layout)):
             try:
                 return self._entities(kind, source, after_us, until_us, frames, layout, True)
             except sqlite3.OperationalError:  # a sum beyond 64 bits: Python's integers
@@ -271,62 +246,60 @@ class _Reader:
         after_us: int,
         until_us: int,
         frames: Mapping[int, object],
-        layout: _Layout,
+        layout: KindLayout,
         rolled: bool,
     ) -> dict[tuple[int, int], _Acc]:
         accs: dict[tuple[int, int], _Acc] = {}
-        n_c, n_g = len(layout.counters), len(layout.gauges)
-        p = self.plan(after_us, until_us, rolled)
-        conn = self.store.connection
-        for first, last, offset in p.runs:
-            params = (self.node_id, source, first, last, offset, self.length_us)
-            for row in rollup.kind_buckets(conn, kind, layout.counters, layout.gauges, params):
-                if row[0] not in frames:
-                    continue
-                acc = accs.get((row[0], row[1]))
-                if acc is None:
-                    acc = accs[(row[0], row[1])] = _Acc(n_c, n_g)
-                acc.n += row[2]
-                acc.flags |= _or_flags(row[3])
-                acc.iflags |= _or_flags(row[4])
-                acc.hf_n += row[5]
-                acc.last_end = max(acc.last_end, row[6])
-                for j in range(n_c):
-                    v = row[7 + j]
-                    if v is not None:
-                        s = acc.sums[j]
-                        acc.sums[j] = v if s is None else s + v
-                for j in range(n_g):
-                    acc.wn[j] += row[7 + n_c + j] or 0
-                    m = row[7 + n_c + n_g + j]
-                    if m is not None and (acc.mx[j] is None or m > acc.mx[j]):
-                        acc.mx[j] = m
-            if n_g:
-                for row in rollup.gauge_hours(conn, kind, layout.gauges, params):
+        counters, gauges = layout.counters, layout.gauges
+        for run in self.runs(source, self.plan(after_us, until_us, rolled)):
+            for row in self.queries.kind_buckets(kind, counters, gauges, run):
+                if row[0] in frames:
+                    self._fold_hours(accs, row, len(counters), len(gauges))
+            if gauges:
+                for row in self.queries.gauge_hours(kind, gauges, run):
                     acc = accs.get((row[0], row[1]))
-                    if acc is None:
-                        continue
-                    for j in range(n_g):
-                        if row[2 + j] is not None:
-                            acc.parts[j].append(row[2 + j])
+                    if acc is not None:
+                        for j, part in enumerate(row[2:]):
+                            if part is not None:
+                                acc.parts[j].append(part)
         _, raw = self.intervals(source, after_us, until_us, rolled)
         if raw:
             self._fold_raw(kind, raw, frames, layout, accs)
         return accs
+
+    @staticmethod
+    def _fold_hours(
+        accs: dict[tuple[int, int], _Acc], row: tuple[Any, ...], n_c: int, n_g: int
+    ) -> None:
+        """One bucket's rollup sums of one entity (see :meth:`Queries.kind_buckets`)."""
+        acc = accs.get((row[0], row[1]))
+        if acc is None:
+            acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
+        acc.n += row[2]
+        acc.flags |= _or_flags(row[3])
+        acc.iflags |= _or_flags(row[4])
+        acc.hf_n += row[5]
+        acc.last_end = max(acc.last_end, row[6])
+        for j in range(n_c):
+            acc.add_counter(j, row[7 + j])
+        for j in range(n_g):
+            acc.wn[j] += row[7 + n_c + j] or 0
+            acc.add_max(j, row[7 + n_c + n_g + j])
 
     def _fold_raw(
         self,
         kind: str,
         raw: list[IntervalInfo],
         frames: Mapping[int, object],
-        layout: _Layout,
+        layout: KindLayout,
         accs: dict[tuple[int, int], _Acc],
     ) -> None:
         by_id = {i.id: i for i in raw}
-        rows = self.store.raw_rows(kind, list(by_id), layout.columns)
+        rows = self.queries.raw_rows(kind, list(by_id), layout.columns)
         rows.sort(key=lambda r: by_id[r[0]].end_us)
-        n_c, n_g = len(layout.counters), len(layout.gauges)
-        counter_at, gauge_at = layout.counter_at, layout.gauge_at
+        counters, gauges = layout.counters, layout.gauges
+        counter_at = [layout.at(c) for c in counters]
+        gauge_at = [(layout.at(g), layout.at(max_column(g))) for g in gauges]
         for row in rows:
             info = by_id[row[0]]
             b = self.bucket(info.end_us)
@@ -334,7 +307,7 @@ class _Reader:
                 continue
             acc = accs.get((b, row[1]))
             if acc is None:
-                acc = accs[(b, row[1])] = _Acc(n_c, n_g)
+                acc = accs[(b, row[1])] = _Acc.empty(len(counters), len(gauges))
             acc.n += 1
             acc.single = row if acc.n == 1 else None
             acc.flags |= row[2]
@@ -343,11 +316,8 @@ class _Reader:
             acc.hf_n += hf_n
             acc.last_end = max(acc.last_end, info.end_us)
             for j, at in enumerate(counter_at):
-                v = row[at]
-                if v is not None:
-                    s = acc.sums[j]
-                    acc.sums[j] = v if s is None else s + v
-            if not n_g:
+                acc.add_counter(j, row[at])
+            if not gauges:
                 continue
             hour = hour_end(info.end_us)
             if hour != acc.hour:
@@ -362,127 +332,211 @@ class _Reader:
                     total = parts[-1]
                     parts[-1] = product if total is None else total + product
                     acc.wn[j] += hf_n
-                m = row[max_at]
-                if m is not None and (acc.mx[j] is None or m > acc.mx[j]):
-                    acc.mx[j] = m
+                acc.add_max(j, row[max_at])
 
 
-def bucketed_slots(
-    store: Store,
+def window(
+    queries: Queries,
     node_id: int,
-    timelines: Iterable[tuple[str, Sequence[str]]],
-    kinds: Iterable[str],
+    timeline: Timeline,
     after_us: int | None,
     until_us: int | None,
-    length_us: int,
     limit: int | None,
+    newest_first: bool,
+    snap: bool,
+    *,
+    use_rollups: bool = True,
+) -> Window:
+    """The buckets in (after, until] where the first timeline source with an interval in
+    the range has one; with ``limit``, that many buckets' worth of time from the newest (or
+    the oldest) of them. The window's range is what every source's intervals must end in."""
+    length_us = timeline.length_us
+    assert length_us is not None
+    if snap:
+        limit = None
+    source, edge = _timeline_source(queries, node_id, timeline, after_us, until_us, newest_first)
+    if source is None:
+        return Window(timeline, "", (), after_us, until_us)
+    top = edge if newest_first else None
+    if limit is not None:
+        if newest_first:
+            floor = bucket_end(edge, length_us) - limit * length_us
+            after_us = floor if after_us is None else max(after_us, floor)
+        else:
+            ceiling = bucket_end(edge, length_us) + (limit - 1) * length_us
+            until_us = ceiling if until_us is None else min(until_us, ceiling)
+    lo = after_us
+    if lo is None:
+        oldest = edge if not newest_first else _oldest(queries, node_id, source, until_us)
+        lo = hour_end(oldest) - HOUR_US
+    if until_us is not None:
+        hi = until_us
+    else:
+        newest = top if top is not None else _newest(queries, node_id, source)
+        hi = hour_end(newest)
+    reader = _Reader(queries, node_id, length_us, use_rollups and queries.rollups_ready())
+    frames = {b: t for b, t in reader.intervals(source, lo, hi)[0].items() if t[0]}
+    if not frames:
+        return Window(timeline, "", (), after_us, until_us)
+    first_start = min(frames) - length_us
+    last_end = max(frames)
+    spans = tuple(Span(b - length_us, b, frames[b][1], frames[b][2]) for b in sorted(frames))
+    return Window(
+        timeline,
+        source,
+        spans,
+        first_start if after_us is None else max(after_us, first_start),
+        last_end if until_us is None else min(until_us, last_end),
+        _Found(reader, lo, hi),
+    )
+
+
+@dataclass(frozen=True)
+class _Found:
+    """How a window's buckets were found: the reader (its intervals cached) and the range
+    the timeline source's intervals were read in."""
+
+    reader: _Reader
+    lo: int
+    hi: int
+
+
+def _timeline_source(
+    queries: Queries,
+    node_id: int,
+    timeline: Timeline,
+    after_us: int | None,
+    until_us: int | None,
+    newest_first: bool,
+) -> tuple[str | None, int]:
+    """The first timeline source with an interval in the range, and that interval's end
+    (the newest, or the oldest)."""
+    for kind in timeline.kinds:
+        for candidate in timeline_sources(queries, kind, timeline.prefer):
+            found = queries.intervals(
+                node_id, [candidate], after_us, until_us, limit=1, newest_first=newest_first
+            )
+            if found:
+                return candidate, found[0].end_us
+    return None, 0
+
+
+def _oldest(queries: Queries, node_id: int, source: str, until_us: int | None) -> int:
+    return queries.intervals(node_id, [source], None, until_us, limit=1, newest_first=False)[
+        0
+    ].end_us
+
+
+def _newest(queries: Queries, node_id: int, source: str) -> int:
+    return queries.intervals(node_id, [source], None, None, limit=1)[0].end_us
+
+
+def slots(
+    queries: Queries,
+    node_id: int,
+    window: Window,
+    kinds: Sequence[str],
     *,
     use_rollups: bool = True,
 ) -> list[Slot]:
-    """Slots, newest first, of the first timeline source with an interval in the range;
-    ``timelines`` is (kind, its sources in order of preference)."""
-    source = None
-    newest: list[IntervalInfo] = []
-    timelines = list(timelines)
-    timeline_kinds = [kind for kind, _ in timelines]  # all of them are read, not only the one
-    for _, sources in timelines:
-        for candidate in sources:
-            newest = store.intervals(node_id, [candidate], after_us, until_us, limit=1)
-            if newest:
-                source = candidate
-                break
-        if source is not None:
-            break
-    if source is None:
-        return []
-    top = newest[0].end_us
-    if limit is not None:
-        floor = bucket_end(top, length_us) - limit * length_us
-        after_us = floor if after_us is None else max(after_us, floor)
-    lo = after_us
-    if lo is None:
-        oldest = store.intervals(node_id, [source], None, until_us, limit=1, newest_first=False)
-        lo = hour_end(oldest[0].end_us) - HOUR_US
-    hi = until_us if until_us is not None else hour_end(top)
-    reader = _Reader(store, node_id, length_us, use_rollups and store.rollups_ready())
-    frames = {b: t for b, t in reader.intervals(source, lo, hi)[0].items() if t[0]}
-    if not frames:
-        return []
-    first_start = min(frames) - length_us
-    last_end = max(frames)
-    a = first_start if after_us is None else max(after_us, first_start)
-    z = last_end if until_us is None else min(until_us, last_end)
-
+    """The window's buckets, newest first, with every source's intervals that end in them
+    and in the window's range. ``use_rollups=False`` reads the raw rows only (the same
+    result, slower: for tests)."""
+    length_us = window.timeline.length_us
+    assert length_us is not None and window.after_us is not None and window.until_us is not None
+    frames = {s.end_us: s for s in window.spans}
+    a, z = window.after_us, window.until_us
+    rolled = use_rollups and queries.rollups_ready()
+    found = window.backend if isinstance(window.backend, _Found) else None
+    if found is None or found.reader.rolled != rolled:
+        found = _Found(_Reader(queries, node_id, length_us, rolled), a, z)
+    reader = found.reader
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
-    for kind in dict.fromkeys([*timeline_kinds, *kinds]):
-        layout: _Layout | None = None
-        for src in store.sources_of(kind):
+    for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
+        layout: KindLayout | None = None
+        for src in queries.sources_of(kind):
             if layout is None:
-                layout = _Layout.of(store, kind)
-            # the timeline source's intervals in the frames are those it was read for
-            after, until = (lo, hi) if src == source else (a, z)
+                layout = queries.layout(kind)
+            # the timeline source's intervals in the buckets are those they were found by
+            after, until = (found.lo, found.hi) if src == window.source else (a, z)
             totals, _ = reader.intervals(src, after, until)
             accs = reader.entities(kind, src, after, until, frames, layout)
-            for b, rows, iflags in _entity_data(store, kind, src, node_id, layout, accs):
+            for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
                 data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
     return [
-        Slot(b - length_us, b, frames[b][1], frames[b][2], data[b])
+        Slot(b - length_us, b, frames[b].duration_us, frames[b].flags, data[b])
         for b in sorted(frames, reverse=True)
     ]
 
 
 def _entity_data(
-    store: Store,
+    queries: Queries,
     kind: str,
     source: str,
     node_id: int,
-    layout: _Layout,
+    layout: KindLayout,
     accs: dict[tuple[int, int], _Acc],
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
     for b, entity_id in sorted(accs):
-        key, _ = store.entity(entity_id)
+        key, _ = queries.entity(entity_id)
         by_bucket.setdefault(b, {}).setdefault(key, []).append((entity_id, accs[(b, entity_id)]))
-    columns, roles = layout.columns, layout.roles
-    gauge_index = {g: j for j, g in enumerate(layout.gauges)}
-    counter_index = {c: j for j, c in enumerate(layout.counters)}
     for b, keys in by_bucket.items():
         rows: dict[str, EntityData] = {}
         iflags = 0
         for key, group in keys.items():
             for _, acc in group:
                 iflags |= acc.iflags
-            if len(group) == 1 and group[0][1].n == 1:
-                entity_id, acc = group[0]
-                raw = acc.single or store.raw_row_at(
-                    kind, node_id, source, acc.last_end, entity_id, columns
-                )
-                if raw is not None:
-                    _, attrs = store.entity(entity_id)
-                    rows[key] = EntityData(
-                        key, attrs, dict(zip(columns, raw[4:], strict=True)), raw[2], raw[3]
-                    )
-                    continue
-            newest_id = max(group, key=lambda g: g[1].last_end)[0]
-            _, attrs = store.entity(newest_id)
-            accs_ = [acc for _, acc in group]
-            values: dict[str, Any] = {}
-            for name in columns:
-                role = roles.get(name)
-                if role == "gauge" and name in gauge_index:
-                    j = gauge_index[name]
-                    weight = sum(acc.wn[j] for acc in accs_)
-                    parts = [p for acc in accs_ for p in acc.parts[j] if p is not None]
-                    values[name] = math.fsum(parts) / weight if weight else None
-                    maxima = [acc.mx[j] for acc in accs_ if acc.mx[j] is not None]
-                    values[max_column(name)] = max(maxima) if maxima else None
-                elif role == "counter":
-                    j = counter_index[name]
-                    sums = [acc.sums[j] for acc in accs_ if acc.sums[j] is not None]
-                    values[name] = sum(sums) if sums else None
-            flags = 0
-            for acc in accs_:
-                flags |= acc.flags
-            rows[key] = EntityData(key, attrs, values, flags, sum(acc.hf_n for acc in accs_))
+            single = _single(queries, kind, source, node_id, layout, group)
+            rows[key] = single or _summed(queries, key, layout, group)
         yield b, rows, iflags
+
+
+def _single(
+    queries: Queries,
+    kind: str,
+    source: str,
+    node_id: int,
+    layout: KindLayout,
+    group: list[tuple[int, _Acc]],
+) -> EntityData | None:
+    """An entity with a single row in the bucket: that row as recorded."""
+    if len(group) != 1 or group[0][1].n != 1:
+        return None
+    entity_id, acc = group[0]
+    raw = acc.single or queries.raw_row_at(
+        kind, node_id, source, acc.last_end, entity_id, layout.columns
+    )
+    if raw is None:
+        return None
+    key, attrs = queries.entity(entity_id)
+    return EntityData(key, attrs, dict(zip(layout.columns, raw[4:], strict=True)), raw[2], raw[3])
+
+
+def _summed(
+    queries: Queries, key: str, layout: KindLayout, group: list[tuple[int, _Acc]]
+) -> EntityData:
+    """An entity's rows in the bucket added up (attributes of the newest)."""
+    newest_id = max(group, key=lambda g: g[1].last_end)[0]
+    _, attrs = queries.entity(newest_id)
+    accs = [acc for _, acc in group]
+    gauge_index = {g: j for j, g in enumerate(layout.gauges)}
+    counter_index = {c: j for j, c in enumerate(layout.counters)}
+    values: dict[str, Value] = {}
+    for name in layout.columns:
+        if name in gauge_index:
+            j = gauge_index[name]
+            weight = sum(acc.wn[j] for acc in accs)
+            parts = [p for acc in accs for p in acc.parts[j] if p is not None]
+            values[name] = math.fsum(parts) / weight if weight else None
+            maxima = [m for acc in accs if (m := acc.mx[j]) is not None]
+            values[max_column(name)] = max(maxima) if maxima else None
+        elif name in counter_index:
+            j = counter_index[name]
+            sums = [c for acc in accs if (c := acc.sums[j]) is not None]
+            values[name] = sum(sums) if sums else None
+    flags = 0
+    for acc in accs:
+        flags |= acc.flags
+    return EntityData(key, attrs, values, flags, sum(acc.hf_n for acc in accs))

@@ -1,94 +1,89 @@
-"""Reading a time range as *slots*: the rows a screen shows, one per interval or bucket.
+"""Windows and slots of a timeline as recorded (SQLite): one slot per interval.
 
-A screen's timeline comes from one kind (the CPUs for ESALNXC, say): its intervals, or, with
-``interval_len_us``, buckets of that length aligned to the local clock (``db/buckets.py``,
-which reads whole hours from the store's hourly rollups). In a view of recorded intervals
-the rows of every other kind the screen needs are placed into the slot their interval
-overlaps most, whatever source wrote them, so sources sampled a few microseconds apart or on
-their own clock (the z/VM monitor) line up; in a bucketed view every source's intervals go
-to the bucket their end falls in, as the rollups are kept. Within a slot, counters are
-summed and gauges are averaged weighted by their sample counts, which is what one longer
-interval would have recorded.
+A screen's timeline comes from one kind (the CPUs for ESALNXC, say): the intervals of the
+first of its kinds and sources that has data in the range. The rows of every other kind the
+screen needs are placed into the slot their interval overlaps most, whatever source wrote
+them, so sources sampled a few microseconds apart or on their own clock (the z/VM monitor)
+line up. Within a slot, counters are summed and gauges are averaged weighted by their sample
+counts, which is what one longer interval would have recorded. Buckets of a chosen length
+are ``db/buckets.py``.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
-from esatui.db.buckets import bucket_end, bucketed_slots
+from esatui.collectors.model import Role
+from esatui.db.reader import Span, Timeline, Window
+from esatui.db.reading import IntervalInfo, KindRow, Queries
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
-from esatui.db.store import IntervalInfo, KindRow, Store
-
-__all__ = ["EntityData", "KindSlice", "Slot", "bucket_end", "load_slots", "timeline_source"]
 
 
-def timeline_source(store: Store, node_id: int, kind: str, prefer: Sequence[str]) -> list[str]:
-    sources = store.sources_of(kind)
+def timeline_sources(queries: Queries, kind: str, prefer: Sequence[str]) -> list[str]:
+    """The sources that recorded ``kind``, preferred ones first."""
+    sources = queries.sources_of(kind)
     return sorted(sources, key=lambda s: (prefer.index(s) if s in prefer else len(prefer), s))
 
 
-def load_slots(
-    store: Store,
+def window(
+    queries: Queries,
     node_id: int,
-    timeline_kinds: Sequence[str],
-    kinds: Iterable[str],
+    timeline: Timeline,
     after_us: int | None,
     until_us: int | None,
-    *,
-    interval_len_us: int | None = None,
-    limit: int | None = None,
-    prefer: Sequence[str] = (),
-    snap: bool = False,
-    use_rollups: bool = True,
-) -> list[Slot]:
-    """Slots, newest first, for the first of ``timeline_kinds`` that has data in the range.
-
-    With ``snap``, (after, until] is one interval of another source (a drill-down): the
-    slots are this timeline's intervals that overlap it for at least half their length (in
-    a bucketed view, the buckets of the intervals that end in it). ``use_rollups=False``
-    reads a bucketed view from the raw rows only (the same result, slower: for tests).
-    """
-    if interval_len_us is not None:
-        return bucketed_slots(
-            store,
-            node_id,
-            [(kind, timeline_source(store, node_id, kind, prefer)) for kind in timeline_kinds],
-            kinds,
-            after_us,
-            until_us,
-            interval_len_us,
-            None if snap else limit,
-            use_rollups=use_rollups,
-        )
-    base: list[IntervalInfo] = []
-    for kind in timeline_kinds:
-        for source in timeline_source(store, node_id, kind, prefer):
+    limit: int | None,
+    newest_first: bool,
+    snap: bool,
+) -> Window:
+    """The intervals of the first timeline kind and source with data in the range."""
+    for kind in timeline.kinds:
+        for source in timeline_sources(queries, kind, timeline.prefer):
             if snap and after_us is not None and until_us is not None:
-                base = _matching_intervals(store, node_id, source, after_us, until_us)
+                base = _matching_intervals(queries, node_id, source, after_us, until_us)
             else:
-                base = store.intervals(node_id, [source], after_us, until_us, limit=limit)
+                base = queries.intervals(
+                    node_id, [source], after_us, until_us, limit=limit, newest_first=newest_first
+                )
             if base:
-                break
-        if base:
-            break
-    if not base:
-        return []
-    frames = [(i.start_us, i.end_us, [i]) for i in sorted(base, key=lambda i: i.end_us)]
-    lo = min(f[0] for f in frames)
-    hi = max(f[1] for f in frames)
-    margin = max(f[1] - f[0] for f in frames)
+                spans = tuple(
+                    Span(i.start_us, i.end_us, i.duration_us, i.flags)
+                    for i in sorted(base, key=lambda i: i.end_us)
+                )
+                return Window(timeline, source, spans, after_us, until_us)
+    return Window(timeline, "", (), after_us, until_us)
+
+
+def _matching_intervals(
+    queries: Queries, node_id: int, source: str, start_us: int, end_us: int
+) -> list[IntervalInfo]:
+    span = end_us - start_us
+    candidates = queries.intervals(node_id, [source], start_us, end_us + span)
+    return [
+        i
+        for i in candidates
+        if 2 * (min(i.end_us, end_us) - max(i.start_us, start_us)) >= (i.end_us - i.start_us)
+    ]
+
+
+def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> list[Slot]:
+    """One slot per interval of the window, newest first, each holding the rows of every
+    kind whose interval overlaps it most."""
+    frames = window.spans
+    lo = min(f.start_us for f in frames)
+    hi = max(f.end_us for f in frames)
+    margin = max(f.end_us - f.start_us for f in frames)
+    ends = [f.end_us for f in frames]
     data: list[dict[str, dict[str, list[KindRow]]]] = [{} for _ in frames]
     durations: list[dict[tuple[str, str], int]] = [{} for _ in frames]
-    ends = [f[1] for f in frames]
-    wanted = dict.fromkeys([*timeline_kinds, *kinds])
+    wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
     cache: dict[str, list[IntervalInfo]] = {}
     for kind in wanted:
-        for source in store.sources_of(kind):
+        for source in queries.sources_of(kind):
             if source not in cache:
                 # a margin of one frame catches intervals that end just past the range
-                cache[source] = store.intervals(
+                cache[source] = queries.intervals(
                     node_id, [source], lo, hi + margin, newest_first=False
                 )
             placed: dict[int, int] = {}
@@ -99,7 +94,7 @@ def load_slots(
             if not placed:
                 continue
             infos = [i for i in cache[source] if i.id in placed]
-            for row in store.kind_rows(kind, infos):
+            for row in queries.kind_rows(kind, infos):
                 data[placed[row.interval.id]].setdefault(kind, {}).setdefault(source, []).append(
                     row
                 )
@@ -107,9 +102,9 @@ def load_slots(
                 key = (kind, source)
                 index = placed[info.id]
                 durations[index][key] = durations[index].get(key, 0) + info.duration_us
-    slots: list[Slot] = []
-    roles = {kind: store.field_roles(kind) for kind in wanted}
-    for (start, end, members), kinds_rows, durs in zip(frames, data, durations, strict=True):
+    roles = {kind: dict(queries.declared(kind)) for kind in wanted}
+    out: list[Slot] = []
+    for frame, kinds_rows, durs in zip(frames, data, durations, strict=True):
         sliced = {
             kind: {
                 source: _slice(source, durs[(kind, source)], rows, roles[kind])
@@ -117,43 +112,26 @@ def load_slots(
             }
             for kind, by_source in kinds_rows.items()
         }
-        flags = 0
-        for m in members:
-            flags |= m.flags
-        slots.append(Slot(start, end, sum(m.duration_us for m in members), flags, sliced))
-    slots.reverse()
-    return slots
+        out.append(Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, sliced))
+    out.reverse()
+    return out
 
 
-def _matching_intervals(
-    store: Store, node_id: int, source: str, start_us: int, end_us: int
-) -> list[IntervalInfo]:
-    span = end_us - start_us
-    candidates = store.intervals(node_id, [source], start_us, end_us + span)
-    return [
-        i
-        for i in candidates
-        if 2 * (min(i.end_us, end_us) - max(i.start_us, start_us)) >= (i.end_us - i.start_us)
-    ]
-
-
-def _best_frame(
-    frames: list[tuple[int, int, list[IntervalInfo]]], ends: list[int], info: IntervalInfo
-) -> int | None:
+def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> int | None:
     """The frame the interval overlaps most (ties go to the later frame)."""
     i = bisect.bisect_left(ends, info.end_us)
     best, best_overlap = None, 0
     for j in (i - 1, i, i + 1):
         if 0 <= j < len(frames):
-            start, end, _ = frames[j]
-            overlap = min(end, info.end_us) - max(start, info.start_us)
+            frame = frames[j]
+            overlap = min(frame.end_us, info.end_us) - max(frame.start_us, info.start_us)
             if overlap > best_overlap or (overlap == best_overlap and overlap > 0):
                 best, best_overlap = j, overlap
     return best
 
 
 def _slice(
-    source: str, duration_us: int, rows: list[KindRow], roles: Mapping[str, str]
+    source: str, duration_us: int, rows: list[KindRow], roles: Mapping[str, Role]
 ) -> KindSlice:
     flags = 0
     merged: dict[str, list[KindRow]] = {}
@@ -168,7 +146,7 @@ def _slice(
     )
 
 
-def _merge(rows: list[KindRow], roles: Mapping[str, str]) -> EntityData:
+def _merge(rows: list[KindRow], roles: Mapping[str, Role]) -> EntityData:
     if len(rows) == 1:
         r = rows[0]
         return EntityData(r.key, r.attrs, r.values, r.flags, r.hf_n)
@@ -180,16 +158,21 @@ def _merge(rows: list[KindRow], roles: Mapping[str, str]) -> EntityData:
         flags |= r.flags
     for name in rows[-1].values:
         role = roles.get(name)
-        if role == "gauge":
-            weighted = [(r.values.get(name), r.hf_n) for r in rows]
-            known = [(v, n) for v, n in weighted if v is not None and n > 0]
-            total_n = sum(n for _, n in known)
-            values[name] = sum(v * n for v, n in known) / total_n if total_n else None
-            maxima = [r.values.get(max_column(name)) for r in rows]
-            present = [m for m in maxima if m is not None]
-            values[max_column(name)] = max(present) if present else None
-        elif role == "counter":
+        if role is Role.GAUGE:
+            values[name], values[max_column(name)] = _gauge(rows, name)
+        elif role is Role.COUNTER:
             parts = [r.values.get(name) for r in rows]
-            present_c = [p for p in parts if p is not None]
-            values[name] = sum(present_c) if present_c else None
+            present = [p for p in parts if p is not None]
+            values[name] = sum(present) if present else None
     return EntityData(rows[-1].key, rows[-1].attrs, values, flags, hf_n)
+
+
+def _gauge(rows: list[KindRow], name: str) -> tuple[float | None, Value]:
+    """A gauge's average weighted by the rows' sample counts, and its maximum."""
+    weighted = [(r.values.get(name), r.hf_n) for r in rows]
+    known = [(v, n) for v, n in weighted if v is not None and n > 0]
+    total_n = sum(n for _, n in known)
+    average = sum(v * n for v, n in known) / total_n if total_n else None
+    maxima = [r.values.get(max_column(name)) for r in rows]
+    present = [m for m in maxima if m is not None]
+    return average, max(present) if present else None

@@ -1,7 +1,7 @@
 """Hourly rollups: kept by the store in the same transaction as each interval it writes.
 
 An interval belongs to the UTC hour its end falls in, (H - 1 h, H], recorded as
-``hour_end_us`` = H: the rule ``load_slots`` uses to put intervals into buckets. Writing an
+``hour_end_us`` = H: the rule ``db/buckets.py`` uses to put intervals into buckets. Writing an
 interval adds it to its hour's ``interval_hour`` row and adds each of its entity rows to the
 hour's ``h_<kind>`` row by an SQL upsert that reads the row just stored, so the rollup sees
 exactly the values a reader of ``k_<kind>`` sees. Gauges are rolled up as the sum of
@@ -13,34 +13,33 @@ rebuild that hour from the raw rows, in order. Retention deletes whole hours' ro
 rebuilds the hour it cut into.
 
 A database written before rollups existed has no ``rollups`` key in ``meta``: opening it for
-writing backfills every hour (:func:`backfill`); until then readers use the raw rows.
+writing backfills every hour (:meth:`Rollups.backfill_steps`); until then readers use the raw
+rows. This is the writing side; the rollups are read in ``db/reading.py``.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 
+from esatui.collectors.model import Role
+from esatui.db.reading import Queries
 from esatui.db.records import max_column
 from esatui.db.schema import (
+    HOUR_US,
     INTERVAL_HOUR,
+    READY_KEY,
+    READY_VALUE,
     ROLLUP_META,
-    ensure_rollup,
-    existing_columns,
-    kind_tables,
+    added_columns,
+    hour_end,
     rollup_columns,
+    rollup_ddl,
     rollup_table,
-    rollup_tables,
     table_name,
     wn_column,
     wsum_column,
 )
-
-HOUR_US = 3_600_000_000
-READY_KEY = "rollups"
-READY_VALUE = "hourly"
 
 _INTERVAL_UPSERT = (
     "INSERT INTO interval_hour (node_id, source, hour_end_us, n, duration_us, flags,"
@@ -51,18 +50,7 @@ _INTERVAL_UPSERT = (
 )
 
 
-def hour_end(time_us: int) -> int:
-    """The end of the UTC hour ``time_us`` belongs to: (H - 1 h, H] -> H."""
-    return -(-time_us // HOUR_US) * HOUR_US
-
-
-def roles_of(conn: sqlite3.Connection, kind: str) -> list[tuple[str, str]]:
-    """(field, role) as the kind was last declared, in declaration order."""
-    row = conn.execute("SELECT fields FROM kind WHERE name = ?", (kind,)).fetchone()
-    return [] if row is None else [(f["name"], f["role"]) for f in json.loads(row[0])]
-
-
-def upsert_sql(kind: str, roles: Sequence[tuple[str, str]]) -> str:
+def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
     """Adds every row of one interval (``interval_id``) of ``k_<kind>`` to its hour's rollup.
 
     Parameters: node_id, source, hour_end_us, the interval's flags, its end, its id."""
@@ -75,10 +63,10 @@ def upsert_sql(kind: str, roles: Sequence[tuple[str, str]]) -> str:
         "last_end_us = max(last_end_us, excluded.last_end_us)",
     ]
     for name, role in roles:
-        if role == "counter":
+        if role is Role.COUNTER:
             select.append(name)
             updates.append(f"{name} = coalesce({name} + excluded.{name}, {name}, excluded.{name})")
-        elif role == "gauge":
+        elif role is Role.GAUGE:
             known = f"{name} IS NOT NULL AND hf_n > 0"
             ws, wn, mx = wsum_column(name), wn_column(name), max_column(name)
             select += [
@@ -102,8 +90,9 @@ def upsert_sql(kind: str, roles: Sequence[tuple[str, str]]) -> str:
 class Rollups:
     """The rollup statements of one connection (one per kind, built when first needed)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, queries: Queries) -> None:
         self._conn = conn
+        self._queries = queries
         self._sql: dict[str, str] = {}
         self._source_kinds: dict[str, list[str]] = {}
 
@@ -118,18 +107,21 @@ class Rollups:
     def _statement(self, kind: str) -> str:
         sql = self._sql.get(kind)
         if sql is None:
-            sql = self._sql[kind] = upsert_sql(kind, roles_of(self._conn, kind))
+            sql = self._sql[kind] = upsert_sql(kind, self._queries.declared(kind))
         return sql
+
+    def ensure(self, kind: str, roles: Sequence[tuple[str, Role]]) -> None:
+        """Create the kind's rollup table, or add the columns of fields it gained."""
+        table = rollup_table(kind)
+        self._conn.execute(rollup_ddl(kind, roles))
+        have = self._queries.table_columns(table)
+        for statement in added_columns(table, rollup_columns(roles), have):
+            self._conn.execute(statement)
 
     def kinds_of(self, source: str) -> list[str]:
         found = self._source_kinds.get(source)
         if found is None:
-            found = self._source_kinds[source] = [
-                r[0]
-                for r in self._conn.execute(
-                    "SELECT kind FROM kind_source WHERE source = ? ORDER BY kind", (source,)
-                )
-            ]
+            found = self._source_kinds[source] = self._queries.kinds_of(source)
         return found
 
     def add(
@@ -157,7 +149,7 @@ class Rollups:
         if after_hour is not None:
             where += " AND hour_end_us > ?"
             params.append(after_hour)
-        for table in ("interval_hour", *rollup_tables(self._conn)):
+        for table in ("interval_hour", *self._queries.rollup_tables()):
             self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
 
     def rebuild(self, node_id: int, source: str, hour: int) -> None:
@@ -173,14 +165,10 @@ class Rollups:
 
     def _replay(self, node_id: int, source: str, after_us: int, until_us: int) -> int:
         kinds = self.kinds_of(source)
-        rows = self._conn.execute(
-            "SELECT id, end_us, duration_us, flags FROM interval WHERE node_id = ? AND"
-            " source = ? AND end_us > ? AND end_us <= ? ORDER BY end_us",
-            (node_id, source, after_us, until_us),
-        ).fetchall()
-        for interval_id, end_us, duration_us, flags in rows:
-            self.add(node_id, source, interval_id, end_us, duration_us, flags, kinds)
-        return len(rows)
+        infos = self._queries.intervals(node_id, [source], after_us, until_us, newest_first=False)
+        for i in infos:
+            self.add(node_id, source, i.id, i.end_us, i.duration_us, i.flags, kinds)
+        return len(infos)
 
     # --- databases written before rollups ----------------------------------------------
 
@@ -192,18 +180,15 @@ class Rollups:
 
         def prepare() -> None:
             conn.execute(INTERVAL_HOUR)
-            for table in kind_tables(conn):
+            for table in self._queries.kind_tables():
                 kind = table[2:]
-                ensure_rollup(conn, kind, roles_of(conn, kind))
-            for table in ("interval_hour", *rollup_tables(conn)):
+                self.ensure(kind, self._queries.declared(kind))
+            for table in ("interval_hour", *self._queries.rollup_tables()):
                 conn.execute(f"DELETE FROM {table}")
             self.forget()
 
         yield prepare
-        spans = conn.execute(
-            "SELECT node_id, source, MIN(end_us), MAX(end_us) FROM interval"
-            " GROUP BY node_id, source"
-        ).fetchall()
+        spans = self._queries.source_spans()
         step = chunk_hours * HOUR_US
         for node_id, source, first, last in spans:
             start = hour_end(first) - HOUR_US
@@ -221,111 +206,3 @@ class Rollups:
             )
 
         yield done
-
-
-def ready(conn: sqlite3.Connection) -> bool:
-    """Whether every interval of the database is rolled up."""
-    try:
-        row = conn.execute("SELECT value FROM meta WHERE key = ?", (READY_KEY,)).fetchone()
-    except sqlite3.OperationalError:
-        return False
-    return row is not None and row[0] == READY_VALUE
-
-
-def rollup_rows(conn: sqlite3.Connection) -> dict[str, int]:
-    """Rows per kind's rollup table, for ``esatui db info``."""
-    return {
-        table[2:]: int(conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-        for table in rollup_tables(conn)
-    }
-
-
-# --- reading: hours summed into buckets --------------------------------------------------
-
-# The bucket of an hour: as ``query.bucket_end`` for any end in the hour, when the local
-# offset is a whole number of hours and the same over the hour.
-_BUCKET = "((hour_end_us + :off + :len - 1) / :len) * :len - :off"
-_RANGE = "node_id = :node AND source = :source AND hour_end_us >= :first AND hour_end_us <= :last"
-
-
-def _params(
-    node_id: int, source: str, first: int, last: int, offset_us: int, length_us: int
-) -> dict[str, object]:
-    return {
-        "node": node_id,
-        "source": source,
-        "first": first,
-        "last": last,
-        "off": offset_us,
-        "len": length_us,
-    }
-
-
-def interval_buckets(
-    conn: sqlite3.Connection,
-    node_id: int,
-    source: str,
-    first: int,
-    last: int,
-    offset_us: int,
-    length_us: int,
-) -> list[tuple[int, int, int, str]]:
-    """(bucket end, intervals, summed duration, distinct flags "a,b") of the hours
-    first..last (hour ends) of one source."""
-    return conn.execute(
-        f"SELECT {_BUCKET} AS b, SUM(n), SUM(duration_us), group_concat(DISTINCT flags)"
-        f" FROM interval_hour WHERE {_RANGE} GROUP BY b",
-        _params(node_id, source, first, last, offset_us, length_us),
-    ).fetchall()
-
-
-def rollup_has(conn: sqlite3.Connection, kind: str, columns: Sequence[str]) -> bool:
-    found = set(existing_columns(conn, rollup_table(kind)))
-    return bool(found) and set(columns) <= found
-
-
-def kind_buckets(
-    conn: sqlite3.Connection,
-    kind: str,
-    counters: Sequence[str],
-    gauges: Sequence[str],
-    params: tuple[int, str, int, int, int, int],
-) -> list[tuple[Any, ...]]:
-    """Per bucket and entity: (bucket end, entity_id, rows, distinct flags, distinct
-    interval flags, hf_n, newest end, *counter sums, *gauge weights, *gauge maxima).
-
-    ``params``: node_id, source, first and last hour end, UTC offset, bucket length."""
-    select = [
-        f"{_BUCKET} AS b",
-        "entity_id",
-        "SUM(rows_n)",
-        "group_concat(DISTINCT flags)",
-        "group_concat(DISTINCT iflags)",
-        "SUM(hf_n)",
-        "MAX(last_end_us)",
-        *(f"SUM({c})" for c in counters),
-        *(f"SUM({wn_column(g)})" for g in gauges),
-        *(f"MAX({max_column(g)})" for g in gauges),
-    ]
-    return conn.execute(
-        f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE {_RANGE}"
-        " GROUP BY b, entity_id",
-        _params(*params),
-    ).fetchall()
-
-
-def gauge_hours(
-    conn: sqlite3.Connection,
-    kind: str,
-    gauges: Sequence[str],
-    params: tuple[int, str, int, int, int, int],
-) -> list[tuple[Any, ...]]:
-    """(bucket end, entity_id, *weighted sums) of every hour that has one: the parts a
-    bucket's weighted sums are made of (added with ``math.fsum``, never in SQL, whose
-    float sums depend on its version and the order it reads in)."""
-    sums = [wsum_column(g) for g in gauges]
-    return conn.execute(
-        f"SELECT {_BUCKET} AS b, entity_id, {', '.join(sums)} FROM {rollup_table(kind)}"
-        f" WHERE {_RANGE} AND ({' OR '.join(f'{s} IS NOT NULL' for s in sums)})",
-        _params(*params),
-    ).fetchall()

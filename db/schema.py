@@ -19,12 +19,22 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 
 from esatui.collectors.model import Kind, Role
 from esatui.db.records import max_column
 
 SCHEMA_VERSION = 1
+HOUR_US = 3_600_000_000
+READY_KEY = "rollups"
+READY_VALUE = "hourly"  # meta[READY_KEY] once every interval is rolled up by hour
+
+
+def hour_end(time_us: int) -> int:
+    """The end of the UTC hour ``time_us`` belongs to, (H - 1 h, H] -> H: the hour of an
+    interval's rollup and the rule buckets are read by."""
+    return -(-time_us // HOUR_US) * HOUR_US
+
 
 INTERVAL_HOUR = """
 CREATE TABLE IF NOT EXISTS interval_hour (
@@ -122,16 +132,16 @@ def wn_column(gauge: str) -> str:
     return f"{gauge}_wn"
 
 
-def rollup_columns(roles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+def rollup_columns(roles: Iterable[tuple[str, Role]]) -> list[tuple[str, str]]:
     """(column, SQL type) of a rollup table's values, from (field, role) in declaration
     order: a counter's sum; a gauge's weighted sum, weight and maximum."""
     columns: list[tuple[str, str]] = []
     for name, role in roles:
         if not _IDENTIFIER.match(name):
             raise ValueError(f"field name {name!r} is not an identifier")
-        if role == Role.COUNTER.value:
+        if role is Role.COUNTER:
             columns.append((name, "INTEGER"))
-        elif role == Role.GAUGE.value:
+        elif role is Role.GAUGE:
             columns += [
                 (wsum_column(name), "REAL"),
                 (wn_column(name), "INTEGER"),
@@ -144,11 +154,11 @@ def rollup_columns(roles: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     return columns
 
 
-def kind_roles(kind: Kind) -> list[tuple[str, str]]:
-    return [(f.name, f.role.value) for f in kind.fields]
+def kind_roles(kind: Kind) -> list[tuple[str, Role]]:
+    return [(f.name, f.role) for f in kind.fields]
 
 
-def rollup_ddl(kind: str, roles: Iterable[tuple[str, str]]) -> str:
+def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]]) -> str:
     cols = "".join(f",\n    {name} {sqltype}" for name, sqltype in rollup_columns(roles))
     return (
         f"CREATE TABLE IF NOT EXISTS {rollup_table(kind)} (\n"
@@ -164,17 +174,6 @@ def rollup_ddl(kind: str, roles: Iterable[tuple[str, str]]) -> str:
         "    PRIMARY KEY (node_id, source, hour_end_us, entity_id)\n"
         ") WITHOUT ROWID"
     )
-
-
-def ensure_rollup(conn: sqlite3.Connection, kind: str, roles: Iterable[tuple[str, str]]) -> None:
-    """Create the kind's rollup table, or add the columns of fields it gained."""
-    roles = list(roles)
-    table = rollup_table(kind)
-    conn.execute(rollup_ddl(kind, roles))
-    have = set(existing_columns(conn, table))
-    for name, sqltype in rollup_columns(roles):
-        if name not in have:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sqltype}")
 
 
 def kind_columns(kind: Kind) -> list[tuple[str, str]]:
@@ -203,33 +202,12 @@ def kind_ddl(kind: Kind) -> str:
     )
 
 
-def existing_columns(conn: sqlite3.Connection, table: str) -> list[str]:
-    return [row[1] for row in conn.execute(f"PRAGMA table_info({table})")]
-
-
-def ensure_kind(conn: sqlite3.Connection, kind: Kind) -> None:
-    """Create the kind's table and its rollup, or add the columns of fields it gained."""
-    table = table_name(kind.name)
-    conn.execute(kind_ddl(kind))
-    have = set(existing_columns(conn, table))
-    for name, sqltype in kind_columns(kind):
-        if name not in have:
-            conn.execute(f"ALTER TABLE {table} ADD COLUMN {name} {sqltype}")
-    ensure_rollup(conn, kind.name, kind_roles(kind))
-
-
-def kind_tables(conn: sqlite3.Connection) -> Iterable[str]:
-    rows = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'k\\_%' ESCAPE '\\'"
-    )
-    return [r[0] for r in rows]
-
-
-def rollup_tables(conn: sqlite3.Connection) -> Iterable[str]:
-    rows = conn.execute(
-        "SELECT name FROM sqlite_master WHERE type='table' AND name LIKE 'h\\_%' ESCAPE '\\'"
-    )
-    return [r[0] for r in rows]
+def added_columns(
+    table: str, columns: Iterable[tuple[str, str]], have: Collection[str]
+) -> list[str]:
+    """The statements that give ``table`` the ``columns`` (name, SQL type) it lacks: a kind
+    only ever gains fields."""
+    return [f"ALTER TABLE {table} ADD COLUMN {n} {t}" for n, t in columns if n not in have]
 
 
 Migration = Callable[[sqlite3.Connection], None]

@@ -6,8 +6,9 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from esatui.db.query import Slot, load_slots
-from esatui.db.store import Store
+from esatui.db.navigator import Navigator
+from esatui.db.reader import Reader, Timeline
+from esatui.db.slots import Slot
 from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold, Value
 
 # Modules that define screens, each with a module-level SCREEN.
@@ -46,6 +47,17 @@ class Built:
 
 
 @dataclass(frozen=True)
+class Reads:
+    """What a screen reads of one recorded kind: numeric fields (a gauge's maximum as
+    ``<gauge>_max``) and text attributes, as the collectors declare them (a test holds every
+    screen to its declaration and every declaration to the collectors' kinds)."""
+
+    kind: str
+    fields: tuple[str, ...] = ()
+    attrs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ScreenDef:
     name: str
     title: str
@@ -55,6 +67,7 @@ class ScreenDef:
     columns: tuple[Column, ...]  # as listed by `esatui screens` (<type> stands for each type)
     build: Callable[[Context], Built]
     needs: str  # what must be recorded, said when it is not
+    reads: tuple[Reads, ...]  # the fields and attributes the build function looks at
     prefer: tuple[str, ...] = ()  # preferred sources when several wrote a kind
     options: tuple[str, ...] = ()  # view toggles the screen understands
 
@@ -72,6 +85,11 @@ class Query:
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     options: frozenset[str] = frozenset()
     snap: bool = False  # (after, until] is one interval of another screen: match it
+
+
+def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) -> Timeline:
+    """The timeline a screen's rows are made of, at an interval length."""
+    return Timeline(node, screen.timeline, screen.prefer, length_us)
 
 
 _SCREENS: dict[str, ScreenDef] = {}
@@ -130,11 +148,11 @@ class HeaderFacts:
         )
 
 
-def build_model(store: Store, name: str, query: Query) -> ScreenModel:
+def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
     """The screen ``name`` for the data ``query`` selects, newest interval first."""
     screen = get(name)
-    node_id = store.node_id(query.node)
-    if node_id is None:
+    node = reader.node(query.node)
+    if node is None:
         return ScreenModel(
             screen.name,
             screen.title,
@@ -143,21 +161,11 @@ def build_model(store: Store, name: str, query: Query) -> ScreenModel:
             node=query.node or "",
             notes=("Nothing recorded for this node.",) if query.node else (),
         )
-    slots = load_slots(
-        store,
-        node_id,
-        screen.timeline,
-        screen.kinds,
-        query.after_us,
-        query.until_us,
-        interval_len_us=query.interval_len_us,
-        limit=query.limit,
-        prefer=screen.prefer,
-        snap=query.snap,
-    )
+    navigator = Navigator(reader, screen_timeline(screen, node, query.interval_len_us))
+    window = navigator.window(query.after_us, query.until_us, limit=query.limit, snap=query.snap)
+    slots = reader.slots(window, screen.kinds)
     at = slots[0].end_us if slots else (query.until_us or 0)
-    config = store.config_at(node_id, at)
-    node = store.node_name(node_id)
+    config = reader.config_at(node, at)
     built = screen.build(
         Context(slots, config, query.thresholds, query.entity, query.options, node)
     )

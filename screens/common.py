@@ -1,12 +1,15 @@
-"""Small pieces every screen uses: the time column, rates, percentages, entity ordering."""
+"""Small pieces every screen uses: the time column, percent columns, a row of an interval,
+rates, percentages, entity ordering."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from esatui.db.records import Value
-from esatui.screens.model import Column
+from esatui.db.slots import Slot
+from esatui.screens.model import Column, Drill, Level, Row, RowKind
+from esatui.screens.model import Value as Shown
 
 TIME = Column("time", ("", "Time"), 8, key=True, doc="end of the interval (local time)")
 
@@ -30,6 +33,43 @@ def percent_column(
 ) -> Column:
     """A 5-wide, one-decimal percent column under ``group``, as ESAMON's CPU screens show."""
     return Column(cid, header, 5, 1, "%", (group,), threshold=threshold, doc=doc)
+
+
+PercentColumn = Callable[..., Column]
+
+
+def percent_columns(group: str) -> PercentColumn:
+    """``make(cid, top, bottom, doc, threshold=None)``: percent columns under ``group``."""
+
+    def make(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
+        return percent_column(cid, (top, bottom), group, doc, threshold)
+
+    return make
+
+
+def interval_row(
+    slot: Slot,
+    values: Mapping[str, Shown],
+    levels: Mapping[str, Level] | None = None,
+    *,
+    drill: str | None = None,
+    entity: str | None = None,
+    first: bool = True,
+    flags: int = 0,
+    kind: RowKind = RowKind.DATA,
+) -> Row:
+    """A row of ``slot``'s interval; Enter on it drills into screen ``drill`` for that
+    interval (and ``entity``)."""
+    return Row(
+        slot.start_us,
+        slot.end_us,
+        values,
+        {} if levels is None else levels,
+        kind=kind,
+        first=first,
+        drill=None if drill is None else Drill(drill, slot.start_us, slot.end_us, entity),
+        flags=flags,
+    )
 
 
 def pct(part: Value, whole: float | None) -> float | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from esatui.db.query import Slot
 from esatui.db.records import Value
+from esatui.db.slots import Slot
+from esatui.screens.catalog import Reads
 from esatui.screens.common import per_second, ratio
 from esatui.screens.model import Level, Threshold, gated_level
 from esatui.screens.model import Value as Cell
@@ -36,6 +37,7 @@ COUNTERS = (
     "nserv_us",
     "dserv_us",
 )
+CRYPTO_READS = Reads(CRYPTO, COUNTERS, ("layout", "record_length"))
 
 
 @dataclass(frozen=True)

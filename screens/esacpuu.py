@@ -16,18 +16,41 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import EntityData, KindSlice
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, number, percent_column, type_key, type_note
-from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+from esatui.db.slots import EntityData, KindSlice
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import (
+    TIME,
+    interval_row,
+    natural_key,
+    number,
+    percent_columns,
+    type_key,
+    type_note,
+)
+from esatui.screens.model import Column, Level, Row, RowKind, Value
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
 PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
+LCPU_READS = Reads(
+    "lcpu",
+    (
+        "elapsed_us",
+        "emul_us",
+        "user_us",
+        "syst_us",
+        "idle_us",
+        "steal_us",
+        "mgmt_us",
+        "busy_us",
+        "busy_pct",
+        "overhead_pct",
+    ),
+    ("lpar", "type", "type_source"),
+)
 NORMALIZED = "normalized"
 
 
-def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return percent_column(cid, (top, bottom), "Percent of one processor", doc, threshold)
+_pct = percent_columns("Percent of one processor")
 
 
 COLUMNS = (
@@ -99,6 +122,19 @@ def _display_id(key: str) -> Value:
     return int(tail) if tail.isdigit() else tail
 
 
+def _normalized_note(factors: Mapping[str, float]) -> str:
+    if not factors:
+        return (
+            "Normalized view: no capability ratings recorded (the host source "
+            "reads them from /proc/sysinfo): subtotals as measured."
+        )
+    described = ", ".join(f"{t} x {f:.3f}" for t, f in factors.items())
+    return (
+        f"Subtotals normalized to full-speed engines ({described}; "
+        "from the capability ratings in /proc/sysinfo)."
+    )
+
+
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     normalized = NORMALIZED in ctx.options
@@ -110,7 +146,6 @@ def _build(ctx: Context) -> Built:
         cpus = slot.get("lcpu", PREFER)
         if cpus is None:
             continue
-        drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         entities = own_processors(cpus, ctx.config)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]
@@ -127,13 +162,12 @@ def _build(ctx: Context) -> Built:
                     if v is not None:
                         sums[cid] = sums.get(cid, 0.0) + v
                 rows.append(
-                    Row(
-                        slot.start_us,
-                        slot.end_us,
+                    interval_row(
+                        slot,
                         {"type": cpu_type, "id": _display_id(entity.key), **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
-                        drill=drill,
+                        drill="ESALNXC",
                         flags=entity.flags,
                     )
                 )
@@ -143,28 +177,17 @@ def _build(ctx: Context) -> Built:
                 subtotal: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
                 subtotal.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
                 rows.append(
-                    Row(
-                        slot.start_us,
-                        slot.end_us,
+                    interval_row(
+                        slot,
                         subtotal,
                         {"steal": Level.NONE},
                         kind=RowKind.SUBTOTAL,
                         first=False,
-                        drill=drill,
+                        drill="ESALNXC",
                     )
                 )
     if normalized:
-        if factors:
-            described = ", ".join(f"{t} x {f:.3f}" for t, f in factors.items())
-            notes.append(
-                f"Subtotals normalized to full-speed engines ({described}; "
-                "from the capability ratings in /proc/sysinfo)."
-            )
-        else:
-            notes.append(
-                "Normalized view: no capability ratings recorded (the host source "
-                "reads them from /proc/sysinfo): subtotals as measured."
-            )
+        notes.append(_normalized_note(factors))
     note = type_note(s for s in sources if s)
     if note:
         notes.append(note)
@@ -180,6 +203,7 @@ SCREEN = ScreenDef(
     columns=COLUMNS,
     build=_build,
     needs="the z/VM monitor, hypfs, SMAPI or vmcp",
+    reads=(LCPU_READS,),
     prefer=PREFER,
     options=(NORMALIZED,),
 )

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from esatui.db.query import EntityData, Slot
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, per_second, ratio
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.db.slots import EntityData, Slot
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, per_second, ratio
+from esatui.screens.model import Column, Row, Value
 
 CRYPTO_AP = "crypto_ap"
 PREFER = ("monitor",)
@@ -236,12 +236,12 @@ def _build(ctx: Context) -> Built:
             values["type"] = int(raw_type) if raw_type.isdigit() else raw_type or None
             card = card_id(entity.key)
             rows.append(
-                Row(
-                    slot.start_us,
-                    slot.end_us,
+                interval_row(
+                    slot,
                     values,
                     first=n == 0,
-                    drill=Drill("ESACRYQ", slot.start_us, slot.end_us, card) if card else None,
+                    drill="ESACRYQ" if card else None,
+                    entity=card,
                     flags=entity.flags,
                 )
             )
@@ -262,4 +262,11 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records",
     prefer=PREFER,
+    reads=(
+        Reads(
+            CRYPTO_AP,
+            tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time")),
+            ("scale", "type"),
+        ),
+    ),
 )

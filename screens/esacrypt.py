@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import Slot
+from esatui.db.slots import Slot
 from esatui.screens import crypto as C
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number
-from esatui.screens.model import Column, Drill, Level, Row, Threshold, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.model import Column, Level, Row, Threshold, Value
 
 _RATE = "Request Rate/Second"
 
@@ -178,16 +178,7 @@ def _build(ctx: Context) -> Built:
         entity = found.rows.get(C.CRYPTO_KEY) if found else None
         values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
         levels = C.polling_levels(d, values, ctx.thresholds)
-        rows.append(
-            Row(
-                slot.start_us,
-                slot.end_us,
-                values,
-                levels,
-                drill=Drill("ESACRYPA", slot.start_us, slot.end_us),
-                flags=d.flags,
-            )
-        )
+        rows.append(interval_row(slot, values, levels, drill="ESACRYPA", flags=d.flags))
     if not rows:
         return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
     return Built(COLUMNS, rows, (C.RecordFacts.of(ctx.config, C.combine(parts)).note(),))
@@ -203,4 +194,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
+    reads=(C.CRYPTO_READS, Reads(C.CRYPTO, ("nq_waiting",))),
 )

@@ -23,11 +23,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from esatui.db.query import EntityData, KindSlice, Slot
 from esatui.db.records import Flag, max_column
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, number, pct, per_second
-from esatui.screens.model import MARKERS, Column, Drill, Level, Row, Value
+from esatui.db.slots import EntityData, KindSlice, Slot
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, natural_key, number, pct, per_second
+from esatui.screens.model import MARKERS, Column, Level, Row, Value
 from esatui.screens.render import FLAG_MARKS, hms
 
 CARD = "zcrypt_card"
@@ -168,7 +168,7 @@ def _row(
     entity: EntityData,
     total: float | None,
     first: bool,
-    drill: Drill | None,
+    drill: str | None,
 ) -> Row:
     delta = _requests(entity)
     avg, top = pending(entity)
@@ -183,7 +183,7 @@ def _row(
         "share_pct": pct(delta, total),
     }
     flags = entity.flags | (kind.flags & Flag.GAP)
-    return Row(slot.start_us, slot.end_us, values, first=first, drill=drill, flags=flags)
+    return interval_row(slot, values, first=first, drill=drill, entity=entity.key, flags=flags)
 
 
 def slot_rows(slot: Slot, entity: str | None = None) -> list[Row]:
@@ -200,8 +200,7 @@ def slot_rows(slot: Slot, entity: str | None = None) -> list[Row]:
     for key in sorted(card_rows.keys() | by_card.keys(), key=natural_key):
         card = card_rows.get(key)
         if card is not None and cards is not None:
-            drill = None if entity else Drill("ESACRYQ", slot.start_us, slot.end_us, key)
-            rows.append(_row(slot, cards, card, total, not rows, drill))
+            rows.append(_row(slot, cards, card, total, not rows, None if entity else "ESACRYQ"))
         for q in sorted(by_card.get(key, ()), key=lambda e: natural_key(e.key)):
             assert queues is not None
             rows.append(_row(slot, queues, q, total, not rows, None))
@@ -211,6 +210,10 @@ def slot_rows(slot: Slot, entity: str | None = None) -> list[Row]:
 # --- the AP bus settings in the header -------------------------------------------------
 
 _SETTINGS = ("ap_interrupts", "poll_thread", "poll_timeout_ns")
+# what the rows read of a card or an APQN (pending_count: or its parts, when not recorded)
+_GAUGES = ("pending_count", "requestq_count", "pendingq_count")
+_DEVICE_FIELDS = ("request_count", *_GAUGES, *(max_column(g) for g in _GAUGES))
+_DEVICE_ATTRS = ("type", "mode", "state", "online")
 _LABELS = dict(zip(_SETTINGS, ("ap_interrupts", "poll_thread", "poll_timeout"), strict=True))
 
 
@@ -382,4 +385,9 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the zcrypt source (/sys/bus/ap)",
     prefer=PREFER,
+    reads=(
+        Reads(CARD, _DEVICE_FIELDS, _DEVICE_ATTRS),
+        Reads(QUEUE, _DEVICE_FIELDS, _DEVICE_ATTRS),
+        Reads(BUS, (*_SETTINGS, *(max_column(s) for s in _SETTINGS))),
+    ),
 )

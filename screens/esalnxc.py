@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.query import EntityData, Slot
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, natural_key, percent_column, type_note
-from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+from esatui.db.slots import EntityData, Slot
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import (
+    TIME,
+    interval_row,
+    natural_key,
+    percent_columns,
+    type_note,
+)
+from esatui.screens.model import Column, Level, Row, RowKind, Value
 
 # column id -> /proc/stat field (µs deltas)
 PARTS = {
@@ -29,8 +35,7 @@ PARTS = {
 BUSY = ("user", "nice", "syst", "irq", "sirq")
 
 
-def _pct(cid: str, top: str, bottom: str, doc: str, threshold: str | None = None) -> Column:
-    return percent_column(cid, (top, bottom), "Percent of one CPU", doc, threshold)
+_pct = percent_columns("Percent of one CPU")
 
 
 COLUMNS = (
@@ -53,6 +58,9 @@ COLUMNS = (
 
 _PART_IDS = tuple(PARTS)
 _PART_FIELDS = tuple(PARTS.values())
+
+CPU_READS = Reads("cpu", _PART_FIELDS, ("type", "type_source", "address"))
+VCPU_READS = Reads("vcpu", attrs=("type", "type_source"))
 _BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
 _EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
 
@@ -102,7 +110,6 @@ def _build(ctx: Context) -> Built:
         cpus = slot.get("cpu")
         if cpus is None:
             continue
-        drill = Drill("ESACPUU", slot.start_us, slot.end_us)
         entities: list[EntityData] = sorted(cpus.rows.values(), key=_cpu_order)
         proved = proven_types(slot)
         if ctx.entity is not None:
@@ -124,13 +131,12 @@ def _build(ctx: Context) -> Built:
                     if v is not None:
                         sums[cid] = sums.get(cid, 0.0) + v
             rows.append(
-                Row(
-                    slot.start_us,
-                    slot.end_us,
+                interval_row(
+                    slot,
                     row_values,
                     {"steal": steal.level(values["steal"], 1)},
                     first=n == 0,
-                    drill=drill,
+                    drill="ESACPUU",
                     flags=entity.flags,
                 )
             )
@@ -142,14 +148,13 @@ def _build(ctx: Context) -> Built:
                 {cid: sums.get(cid) if counted else None for cid in ("total", *PARTS)}
             )
             rows.append(
-                Row(
-                    slot.start_us,
-                    slot.end_us,
+                interval_row(
+                    slot,
                     total_values,
                     {"steal": level},
                     kind=RowKind.TOTAL,
                     first=False,
-                    drill=drill,
+                    drill="ESACPUU",
                 )
             )
     note = type_note(s for s in type_sources if s)
@@ -165,4 +170,5 @@ SCREEN = ScreenDef(
     columns=COLUMNS,
     build=_build,
     needs="the host source (/proc/stat)",
+    reads=(CPU_READS, VCPU_READS),
 )

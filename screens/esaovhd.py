@@ -10,8 +10,8 @@ process wrote. docs/ARCHITECTURE.md says how each is measured.
 from __future__ import annotations
 
 from esatui.db.records import max_column
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number, pct
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number, pct
 from esatui.screens.model import Column, Row, Value
 
 _GROUP = ("esatui process",)
@@ -101,7 +101,7 @@ def _build(ctx: Context) -> Built:
             entity = collectors.rows.get(name) if collectors else None
             cpu = number(entity.values.get("cpu_us")) if entity else None
             values[f"{name}_ms"] = None if cpu is None else cpu / 1000
-        rows.append(Row(slot.start_us, slot.end_us, values))
+        rows.append(interval_row(slot, values))
     return Built(columns, rows)
 
 
@@ -115,4 +115,8 @@ SCREEN = ScreenDef(
     columns=(*COLUMNS, _PER_COLLECTOR),
     build=_build,
     needs="a recording made by esatui live or esatui collect",
+    reads=(
+        Reads("esatui", ("cpu_us", "samples", "reads", "store_bytes", max_column("collect_ms"))),
+        Reads("collector", ("cpu_us",)),
+    ),
 )

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from esatui.db.query import Slot
+from esatui.db.slots import Slot
 from esatui.screens import crypto as C
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.model import Column, Row, Value
 
 ZCRYPT_BUS = "zcrypt_bus"
+BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
 BUS_KEY = "ap"
 _SERV = ("Service time per virtual NQ, µs",)
 _DQ = ("DQ/oper",)
@@ -159,7 +160,7 @@ def _fit(*variants: str) -> str:
     return variants[-1][:NOTE_WIDTH]
 
 
-def explain(
+def explain(  # noqa: PLR0911 - one sentence per dominant part and level
     d: C.CryptoDeltas | None, poll: GuestPoll = None, facts: C.RecordFacts | None = None
 ) -> str:
     """One line: which part of the latency dominates and what changing it would cost, with
@@ -265,16 +266,7 @@ def _build(ctx: Context) -> Built:
         polls.append(poll)
         values = esapoll_values(d, poll)
         levels = C.polling_levels(d, values, ctx.thresholds)
-        rows.append(
-            Row(
-                slot.start_us,
-                slot.end_us,
-                values,
-                levels,
-                drill=Drill("ESACRYPT", slot.start_us, slot.end_us),
-                flags=d.flags,
-            )
-        )
+        rows.append(interval_row(slot, values, levels, drill="ESACRYPT", flags=d.flags))
     if not rows:
         return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
     whole = C.combine(parts)
@@ -294,4 +286,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
+    reads=(C.CRYPTO_READS, BUS_READS),
 )

@@ -10,15 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from esatui.db.query import Slot
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number, pct, type_key, type_note
+from esatui.db.slots import Slot
+from esatui.screens import crypto as C
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number, pct, type_key, type_note
+from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
-from esatui.screens.esacpuu import lcpu_percentages, own_processors
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
-from esatui.screens.esalnxc import cpu_percentages, cpu_type_of, proven_types
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.esalnxc import CPU_READS, VCPU_READS, cpu_percentages, cpu_type_of, proven_types
+from esatui.screens.model import Column, Row, Value
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
@@ -206,15 +207,7 @@ def _build(ctx: Context) -> Built:
             "steal_pct": steal.level(steal_pct, 1),
             "polls_per_op": polls_per_op_level(slot, ctx.thresholds),
         }
-        rows.append(
-            Row(
-                slot.start_us,
-                slot.end_us,
-                values,
-                levels,
-                drill=Drill("ESALNXC", slot.start_us, slot.end_us),
-            )
-        )
+        rows.append(interval_row(slot, values, levels, drill="ESALNXC"))
     notes = [
         f"CPUs by type: the {view} view"
         + (
@@ -239,4 +232,12 @@ SCREEN = ScreenDef(
     columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
     build=_build,
     needs="the host source, the z/VM monitor or SMAPI",
+    reads=(
+        CPU_READS,
+        VCPU_READS,
+        LCPU_READS,
+        C.CRYPTO_READS,
+        Reads("zcrypt_card", ("request_count",)),
+        Reads("esatui", ("cpu_us",)),
+    ),
 )

@@ -8,9 +8,9 @@ idle). The busiest guests come first in each interval.
 
 from __future__ import annotations
 
-from esatui.screens.catalog import Built, Context, ScreenDef
-from esatui.screens.common import TIME, number, pct
-from esatui.screens.model import Column, Drill, Row, Value
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, number, pct
+from esatui.screens.model import Column, Row, Value
 
 PREFER = ("hypfs", "smapi")
 _SAMPLES = ("High-frequency samples",)
@@ -63,12 +63,8 @@ def _build(ctx: Context) -> Built:
         entries.sort(key=lambda e: (-(number(e["cpu_pct"]) or -1.0), str(e["userid"])))
         node = ctx.node
         for n, entry in enumerate(entries):
-            drill = (
-                Drill("ESALNXC", slot.start_us, slot.end_us)
-                if node and str(entry["userid"]).upper() == node.upper()
-                else None
-            )
-            rows.append(Row(slot.start_us, slot.end_us, entry, first=n == 0, drill=drill))
+            ours = node and str(entry["userid"]).upper() == node.upper()
+            rows.append(interval_row(slot, entry, first=n == 0, drill="ESALNXC" if ours else None))
     return Built(COLUMNS, rows)
 
 
@@ -82,4 +78,20 @@ SCREEN = ScreenDef(
     build=_build,
     needs="hypfs in a z/VM guest or SMAPI",
     prefer=PREFER,
+    reads=(
+        Reads(
+            "guest",
+            (
+                "cpu_us",
+                "vcpus",
+                "mem_used_kib",
+                "mem_max_kib",
+                "samp_cpu",
+                "samp_delay",
+                "samp_page",
+                "samp_idle",
+            ),
+            ("userid",),
+        ),
+    ),
 )

@@ -10,6 +10,7 @@ import functools
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from esatui import __version__
 from esatui.db.records import Flag
@@ -344,9 +345,18 @@ def row_line(
     return tuple(segments)
 
 
-def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
+@dataclass(frozen=True)
+class Body:
+    """A screen's body: its lines, and the row each line shows (``None``: a date line)."""
+
+    lines: list[Line]
+    rows: list[Row | None]
+
+
+def body(model: ScreenModel, columns: Sequence[Column]) -> Body:
     """Every row, with a date line wherever the local date changes between rows."""
     lines: list[Line] = []
+    rows: list[Row | None] = []
     previous: Row | None = None
     plan = cell_plan(columns)
     multi_day = _spans_days(model.rows)
@@ -357,10 +367,16 @@ def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
             day = (t.tm_year, t.tm_yday)
             if day != last_day:
                 lines.append(((time.strftime("%m/%d/%Y", t), STYLE_DATE),))
+                rows.append(None)
                 last_day = day
         lines.append(row_line(columns, row, previous, model.flags_legend, plan))
+        rows.append(row)
         previous = row
-    return lines
+    return Body(lines, rows)
+
+
+def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:
+    return body(model, columns).lines
 
 
 def _spans_days(rows: Sequence[Row]) -> bool:

@@ -26,3 +26,13 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 @pytest.fixture
 def db_path(tmp_path: Path) -> Path:
     return tmp_path / "esatui.sqlite"
+
+
+@pytest.fixture
+def ui_never_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The monitor's readers fail on the UI thread (see tests/fixtures/ui_guard.py)."""
+    from tests.fixtures.ui_guard import guard_readers
+
+    misuses = guard_readers(monkeypatch)
+    yield
+    assert not misuses, f"the UI thread touched the database: {misuses}"

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from esatui.collectors import cputype
-from esatui.collectors.base import SourceContext
+from esatui.collectors.base import SourceContext, Warnings
 from esatui.collectors.diag2fc import Diag2fcRecord
 from esatui.collectors.hypfs import tree as hyptree
 from esatui.collectors.hypfs.dbfs import (
@@ -106,8 +106,7 @@ class HypfsSource:
         self._last_tod: int | None = None
         self._updated_ns: int | None = None
         self._sysinfo_read = False
-        self._warnings: list[str] = []
-        self._reported: set[str] = set()
+        self._warn = Warnings(ctx.warn, self.name)
 
     # -- PolledSource -------------------------------------------------------------------
 
@@ -137,7 +136,7 @@ class HypfsSource:
                 return self._sample_tree()
         elif where == "tree":
             return self._sample_tree()
-        self._warn(f"hypfs: nothing to read ({self.probe().reason})")
+        self._warn(f"nothing to read ({self.probe().reason})")
         return self._sample(self._ctx.clock.time_us(), self._clock(), [], {})
 
     def sample_gauges(self) -> Sample | None:
@@ -169,12 +168,12 @@ class HypfsSource:
             try:
                 fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
             except OSError as exc:
-                self._warn(f"hypfs: {path}: {exc.strerror or exc}")
+                self._warn(f"{path}: {exc.strerror or exc}")
                 return None
             try:
                 data = os.read(fd, self._buf)
             except OSError as exc:
-                self._warn(f"hypfs: {path}: {exc.strerror or exc}")
+                self._warn(f"{path}: {exc.strerror or exc}")
                 return None
             finally:
                 os.close(fd)
@@ -195,13 +194,13 @@ class HypfsSource:
         try:
             parsed = parse_diag2fc(data) if where == "diag_2fc" else parse_diag204(data)
         except FormatError as exc:
-            self._warn(f"hypfs: {exc}")
+            self._warn(str(exc))
             return self._sample(self._ctx.clock.time_us(), None, [], {})
         if parsed.truncated:
-            self._warn(f"hypfs: {path}: data shorter than its header says; used what was whole")
+            self._warn(f"{path}: data shorter than its header says; used what was whole")
         if parsed.tod == self._last_tod:
             self._warn(
-                "hypfs: snapshot unchanged since the last sample (refreshed at most once a "
+                "snapshot unchanged since the last sample (refreshed at most once a "
                 "second): no new data"
             )
             return self._sample(parsed.time_us, None, [], {})
@@ -224,7 +223,7 @@ class HypfsSource:
         config = {"hypfs.hypervisor": hyptree.LPAR_HYPERVISOR, "hypfs.source": "diag_204"}
         config |= _type_counts("hypfs.physical_cpus.", [p.type_index for p in d.physical])
         if own is None:
-            self._warn("hypfs: this LPAR is not among the partitions DIAGNOSE X'204' reported")
+            self._warn("this LPAR is not among the partitions DIAGNOSE X'204' reported")
             return [], config
         config["hypfs.lpar"] = own.name
         config["hypfs.threads_per_core"] = str(own.threads)
@@ -254,7 +253,7 @@ class HypfsSource:
             self._updater(self._tree + "/update")
         except OSError as exc:
             if exc.errno != errno.EBUSY:  # EBUSY: refreshed within the second by someone
-                self._warn(f"hypfs: cannot refresh {self._tree}: {exc.strerror or exc}")
+                self._warn(f"cannot refresh {self._tree}: {exc.strerror or exc}")
         self._updated_ns = now
 
     def _sample_tree(self) -> Sample:
@@ -273,7 +272,7 @@ class HypfsSource:
         own = self._lpar_name(systems[0] if len(systems) == 1 else None)
         config = {"hypfs.hypervisor": kind or "unknown", "hypfs.source": "tree"}
         if own is None or own not in systems:
-            self._warn(f"hypfs: cannot tell which of the {len(systems)} LPARs is this one")
+            self._warn(f"cannot tell which of the {len(systems)} LPARs is this one")
             lpar = hyptree.read_lpar_tree(self._reader, self._tree, complain, only="")
             config |= _type_counts_by_name("hypfs.physical_cpus.", lpar.physical)
             return self._sample(time_us, now, [], config)
@@ -312,26 +311,17 @@ class HypfsSource:
     def _sample(
         self, time_us: int, mono_ns: int | None, readings: list[Reading], config: dict[str, str]
     ) -> Sample:
-        warnings, self._warnings = tuple(self._warnings), []
         return Sample(
             self.name,
             time_us,
             tuple(readings),
             mono_ns=mono_ns,
             config=config or None,
-            warnings=warnings,
             reads=self._reader.reads - self._reads0,
         )
 
     def _complain(self, path: str, why: str) -> None:
-        self._warn(f"hypfs: skipped {path}: {why}")
-
-    def _warn(self, message: str) -> None:
-        if message in self._reported:
-            return
-        self._reported.add(message)
-        self._warnings.append(message)
-        self._ctx.warn(message)
+        self._warn(f"skipped {path}: {why}")
 
 
 def _guest_reading(g: hyptree.GuestData) -> Reading:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from esatui.collectors.base import Warnings
 from esatui.collectors.model import Number, Reading, Sample, SampleFlag
 from esatui.collectors.monitor import decode as D
 from esatui.collectors.monitor import kinds as K
@@ -63,7 +64,6 @@ class _Interval:
     cpus: dict[int, D.ProcessorTimes] = field(default_factory=dict)
     cpu_us: dict[int, int] = field(default_factory=dict)
     lpars: dict[str, tuple[int | None, list[D.LparCpu]]] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -82,13 +82,12 @@ class IntervalAssembler:
     ) -> None:
         self.layouts = layouts
         self.source = source
-        self.warn = warn
         self.stats = AssemblerStats()
         self.config: dict[str, str] = dict(config or {})
         self._cpu_types: dict[int, int] = {}
         self._cur = _Interval()
         self._gap = False
-        self._warned: set[str] = set()
+        self._warnings = Warnings(warn, source)
 
     def mark_gap(self, reason: str) -> None:
         """Data was lost: the next sample carries the GAP flag."""
@@ -102,7 +101,7 @@ class IntervalAssembler:
         st.skipped += 1
         self._cur.reads += 1
 
-    def feed(self, buf: Buffer, rec: tuple[int, int, int, int, int]) -> Sample | None:
+    def feed(self, buf: Buffer, rec: tuple[int, int, int, int, int]) -> Sample | None:  # noqa: PLR0911, PLR0912, PLR0915 - one dispatch per record type, read in stream order
         """One record, as ``(offset, length, domain, record, tod)`` in ``buf`` (what the frame
         walker yields); returns the previous interval's sample if this record ended it."""
         off, length, domain, record, tod = rec
@@ -176,7 +175,7 @@ class IntervalAssembler:
 
     # --- internals -------------------------------------------------------------------
 
-    def _starts_next(self, key: tuple[int, int], dec: Decoded, unix_us: int) -> bool:
+    def _starts_next(self, key: tuple[int, int], dec: Decoded, unix_us: int) -> bool:  # noqa: PLR0911 - each rule that ends an interval is one early answer
         cur = self._cur
         if cur.empty:
             return False
@@ -240,7 +239,6 @@ class IntervalAssembler:
             readings=tuple(readings),
             mono_ns=None,
             config=dict(self.config) if self.config else None,
-            warnings=tuple(cur.warnings),
             reads=cur.reads,
             flags=flags,
         )
@@ -293,7 +291,4 @@ class IntervalAssembler:
         return out
 
     def _warn_once(self, key: str, message: str) -> None:
-        self._cur.warnings.append(message)
-        if key not in self._warned:
-            self._warned.add(key)
-            self.warn(message)
+        self._warnings(message, key=key)

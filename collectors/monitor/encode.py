@@ -90,7 +90,7 @@ def _natural_length(fields: Sequence[FieldSpec], values: Values) -> int:
     return n
 
 
-def encode_record(
+def encode_record(  # noqa: PLR0912, PLR0915 - one branch per field type of the layout language
     layout: RecordLayout,
     unix_us: int,
     values: Values,

@@ -279,7 +279,9 @@ class RecordLayout:
         if self.entries is not None and not out.entries:
             self._decode_entries(buf, offset, offset + length, out)
 
-    def _decode_entries(self, buf: Buffer, offset: int, limit: int, out: Decoded) -> None:
+    def _decode_entries(  # noqa: PLR0912 - each bound of the entries' count, size and place is checked on its own
+        self, buf: Buffer, offset: int, limit: int, out: Decoded
+    ) -> None:
         spec = self.entries
         assert spec is not None
         eplan: _Plan = self._eplan  # type: ignore[attr-defined]

@@ -171,7 +171,7 @@ def _field(raw: object, at: str, min_offset: int, length: int | None) -> FieldSp
     return spec
 
 
-def _entries(raw: object, at: str, record_fields: tuple[FieldSpec, ...], length: int) -> EntrySpec:
+def _entries(raw: object, at: str, record_fields: tuple[FieldSpec, ...], length: int) -> EntrySpec:  # noqa: PLR0912, PLR0915 - one check per key of a layout file entry, each with its own message
     obj = _object(raw, at, _ENTRY_KEYS)
     fields_raw = obj.get("fields")
     if not isinstance(fields_raw, list) or not fields_raw:

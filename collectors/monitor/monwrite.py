@@ -86,7 +86,7 @@ class MonwriteReader:
         self.stats = MonwriteStats(bytes_total=size or 0)
         self._next_progress = 0
 
-    def spans(self) -> Iterator[tuple[ControlElement, memoryview]]:
+    def spans(self) -> Iterator[tuple[ControlElement, memoryview]]:  # noqa: PLR0912 - the block walk and its damaged-data cases stay in one loop
         st = self.stats
         bad_from: int | None = None  # first block of a run of damaged blocks
         while True:

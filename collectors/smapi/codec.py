@@ -90,7 +90,7 @@ def _strings(block: bytes) -> list[str]:
     return parts
 
 
-def _read_field(reader: Reader, f: Field) -> Any:
+def _read_field(reader: Reader, f: Field) -> Any:  # noqa: PLR0911 - a table of output field types, one return each
     kind = f.kind
     if kind is Out.INT1:
         return reader.u1()

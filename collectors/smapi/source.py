@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from esatui.collectors.base import SourceContext, SourceError
+from esatui.collectors.base import SourceContext, SourceError, Warnings
 from esatui.collectors.diag2fc import Diag2fcRecord
 from esatui.collectors.kinds import GUEST, LCPU
 from esatui.collectors.model import Availability, Kind, Reading, Sample
@@ -207,6 +207,7 @@ class SmapiSource:
         self.target = target
         self.guests = guests or GuestSelection()
         self.ctx = ctx or SourceContext()
+        self._warn = Warnings(self.ctx.warn, self.name)
         self.system_refresh_s = system_refresh_s
         self._clock = clock or (lambda: self.ctx.clock.mono_ns() / 1e9)
         self._system: SystemInfo | None = None
@@ -230,21 +231,17 @@ class SmapiSource:
         return Availability(True, f"SMAPI server {transport.describe()} accepts connections")
 
     def sample(self) -> Sample:
-        warnings: list[str] = []
         calls = self.client.calls
-        self._refresh_system(warnings)
-        readings = self._lcpus(warnings)
-        guest_readings = self._guests(warnings)
+        self._refresh_system()
+        readings = self._lcpus()
+        guest_readings = self._guests()
         time_us, mono_ns = self.ctx.clock.time_us(), self.ctx.clock.mono_ns()
-        for w in warnings:
-            self.ctx.warn(w)
         return Sample(
             source=self.name,
             time_us=time_us,
             readings=tuple(readings + guest_readings),
             mono_ns=mono_ns,
             config=_config_from(self._system, self._lpar_name) or None,
-            warnings=tuple(warnings),
             reads=self.client.calls - calls,
         )
 
@@ -277,19 +274,20 @@ class SmapiSource:
                 f"{exc.rc} reason {exc.rs} ({exc.meaning})"
             ) from None
 
-    def _refresh_system(self, warnings: list[str]) -> None:
+    def _refresh_system(self) -> None:
         now = self._clock()
         if self._system_at is not None and now - self._system_at < self.system_refresh_s:
             return
         try:
             response = self._checked(self._call("System_Information_Query", self.target))
         except SmapiError as exc:
-            warnings.append(f"smapi: system information not read: {exc}")
+            self._warn(f"system information not read: {exc}", key="system")
             return
+        self._warn.clear("system")
         self._system = parse_system_information(response.output.get("system_information_data", []))
         self._system_at = now
 
-    def _lcpus(self, warnings: list[str]) -> list[Reading]:
+    def _lcpus(self) -> list[Reading]:
         try:
             if not self._legacy_cpu:
                 response = self._call(
@@ -299,16 +297,17 @@ class SmapiSource:
                 )
                 if response.outcome.not_supported or response.rc == 24:
                     self._legacy_cpu = True
-                    warnings.append(
-                        "smapi: DETAILED_CPU not available "
+                    self._warn(
+                        "DETAILED_CPU not available "
                         f"({response.outcome.meaning}); using System_Performance_Info_Query"
                     )
                 else:
-                    return self._detailed(self._checked(response), warnings)
+                    return self._detailed(self._checked(response))
             legacy = self._checked(self._call("System_Performance_Info_Query", self.target))
         except SmapiError as exc:
-            warnings.append(f"smapi: logical CPUs not read: {exc}")
+            self._warn(f"logical CPUs not read: {exc}", key="lcpus")
             return []
+        self._warn.clear("lcpus")
         lpar = self._lpar_name or "-"
         return [
             _lcpu_reading(lpar, _hex_id(p.address), p.cpu_type, p.busy_pct, None)
@@ -316,18 +315,20 @@ class SmapiSource:
             if p.address
         ]
 
-    def _detailed(self, response: SmapiResponse, warnings: list[str]) -> list[Reading]:
+    def _detailed(self, response: SmapiResponse) -> list[Reading]:
+        self._warn.clear("lcpus")
         perf = parse_performance_information(
             response.output.get("system_performance_information_data", [])
         )
-        warnings.extend(f"smapi: {p}" for p in perf.problems)
+        for problem in perf.problems:
+            self._warn(problem)
         self._lpar_name = perf.my_lpar_name or self._lpar_name
         return [
             _lcpu_reading(c.lpar, c.cpu_id, c.cpu_type, c.busy_pct, c.lp_overhead_pct)
             for c in perf.cpus
         ]
 
-    def _guests(self, warnings: list[str]) -> list[Reading]:
+    def _guests(self) -> list[Reading]:
         sel = self.guests
         try:
             if sel.namelist is not None:
@@ -339,10 +340,12 @@ class SmapiSource:
                 response = self._call("Image_Performance_Query", self.target, guests=names)
             response = self._checked(response, ((0, 0), (4, 4)))
         except SmapiError as exc:
-            warnings.append(f"smapi: guests ({sel.describe()}) not read: {exc}")
+            self._warn(f"guests ({sel.describe()}) not read: {exc}", key="guests")
             return []
+        self._warn.clear("guests")
         parsed = parse_guest_records(response.output.get("records", []))
-        warnings.extend(f"smapi: {p}" for p in parsed.problems)
+        for problem in parsed.problems:
+            self._warn(problem)
         return [_guest_reading(rec) for rec in parsed.records]
 
     def _active_guests(self) -> list[str]:

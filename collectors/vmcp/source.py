@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from esatui.collectors.base import SourceContext, SourceError
+from esatui.collectors.base import SourceContext, SourceError, Warnings
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Availability, Kind, Reading, Sample
 from esatui.collectors.vmcp.client import CpResponse, Opener, VmcpClient, VmcpError
@@ -70,8 +70,7 @@ class VmcpSource:
         self._crypto: list[Reading] = []
         self._config: dict[str, str] = {}
         self._clock = clock or ctx.clock.mono_ns
-        self._warnings: list[str] = []
-        self._reported: set[str] = set()
+        self._warn = Warnings(ctx.warn, self.name)
 
     def probe(self) -> Availability:
         try:
@@ -106,14 +105,12 @@ class VmcpSource:
             self._crypto_at = mono_ns
             reads += 2
         readings.extend(self._crypto)
-        warnings, self._warnings = tuple(self._warnings), []
         return Sample(
             self.name,
             time_us,
             tuple(readings),
             mono_ns=mono_ns,
             config=dict(self._config) if self._config else None,
-            warnings=warnings,
             reads=reads,
         )
 
@@ -132,31 +129,20 @@ class VmcpSource:
             # no device or no permission: nothing this source gives can be had
             raise SourceError(str(exc)) from exc
         if response.rc != 0:
-            self._warn(
-                f"vmcp: {command}: CP return code {response.rc}: {response.text.strip()[:80]}"
-            )
+            self._warn(f"{command}: CP return code {response.rc}: {response.text.strip()[:80]}")
             return None
         if response.truncated:
-            self._warn(f"vmcp: {command}: response truncated at the largest buffer")
+            self._warn(f"{command}: response truncated at the largest buffer")
         return response
-
-    def _warn(self, message: str) -> None:
-        if message in self._reported:
-            return
-        self._reported.add(message)
-        self._warnings.append(message)
-        self._ctx.warn(message)
 
     # -- readings -------------------------------------------------------------------------
 
     def _not_understood(self, command: str, other: list[str], leftovers: list[Leftover]) -> None:
         """One warning per distinct line: kept whole, or the part of it not understood."""
         for line in other:
-            self._warn(f"vmcp: {command}: kept line not understood: {line.strip()[:80]}")
+            self._warn(f"{command}: kept line not understood: {line.strip()[:80]}")
         for line, rest in leftovers:
-            self._warn(
-                f"vmcp: {command}: kept text not understood: {rest[:60]!r} in {line.strip()[:80]}"
-            )
+            self._warn(f"{command}: kept text not understood: {rest[:60]!r} in {line.strip()[:80]}")
 
     def _virtual_cpus(self, response: CpResponse) -> list[Reading]:
         parsed = parse_query_virtual_cpus(response.text)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from esatui.collectors.base import SourceContext
+from esatui.collectors.base import SourceContext, Warnings
 from esatui.collectors.model import Availability, Kind, Number, Reading, Sample
 from esatui.collectors.sysfsio import AttrReader, inode, is_dir, list_names
 from esatui.collectors.zcrypt import attrs as fmt
@@ -125,8 +125,7 @@ class ZcryptSource:
         self._gauge_plan: list[int | str | None] = []
         self._stale = True
         self._listed: list[str] | None = None  # the device names the last scan saw
-        self._bad: dict[str, str] = {}  # path -> complaint already reported
-        self._warnings: list[str] = []
+        self._warn = Warnings(ctx.warn, self.name)  # keyed by path until it reads well
 
     # -- PolledSource -------------------------------------------------------------------
 
@@ -166,13 +165,9 @@ class ZcryptSource:
             if dev.changed:
                 self._stale = True
         self._after_reopen()
+        self._report_errors()
         return Sample(
-            self.name,
-            time_us,
-            tuple(readings),
-            mono_ns=mono_ns,
-            warnings=self._take_warnings(),
-            reads=self._reader.reads - reads0,
+            self.name, time_us, tuple(readings), mono_ns=mono_ns, reads=self._reader.reads - reads0
         )
 
     def sample_gauges(self) -> Sample | None:
@@ -202,13 +197,9 @@ class ZcryptSource:
             }
             values["pending_count"] = _pending(values)
             readings.append(Reading(dev.kind, dev.key, values))
+        self._report_errors()
         return Sample(
-            self.name,
-            time_us,
-            tuple(readings),
-            mono_ns=mono_ns,
-            warnings=self._take_warnings(),
-            reads=self._reader.reads - reads0,
+            self.name, time_us, tuple(readings), mono_ns=mono_ns, reads=self._reader.reads - reads0
         )
 
     def close(self) -> None:
@@ -228,7 +219,7 @@ class ZcryptSource:
                 names.extend(list_names(f"{self._dev_dir}/{card}") or ())
         return names
 
-    def _scan(self) -> None:
+    def _scan(self) -> None:  # noqa: PLR0912 - the scan compares, adds and forgets cards and queues in one pass
         """Find cards and queues; read static facts of new ones; forget vanished ones."""
         names = self._names()
         if names == self._listed and all(inode(c.path) == c.ino for c in self._cards.values()):
@@ -374,7 +365,7 @@ class ZcryptSource:
         # the usual case parsed inline (this runs for every device at every sample); any
         # doubt goes to the strict parsers, which also clear or raise warnings
         if (
-            not self._bad
+            not self._warn.outstanding
             and rc is not None
             and rq is not None
             and pq is not None
@@ -488,8 +479,8 @@ class ZcryptSource:
         if raw[-1:] == b"\n" and raw[:-1].isdigit():  # the usual case, fast
             value = int(raw)
             if value <= _U64_MAX:
-                if self._bad:
-                    self._clear(path)
+                if self._warn.outstanding:
+                    self._warn.clear(path)
                 return value
         return self._parsed(raw, path, fmt.unsigned)
 
@@ -506,31 +497,22 @@ class ZcryptSource:
         except fmt.Garbage as exc:
             self._complain(path, str(exc))
             return None
-        if self._bad:
-            self._clear(path)
+        if self._warn.outstanding:
+            self._warn.clear(path)
         return value
 
     # -- warnings -------------------------------------------------------------------------
 
     def _complain(self, path: str, why: str) -> None:
         """Warn once per file until it reads well again."""
-        if self._bad.get(path) == why:
-            return
-        self._bad[path] = why
-        message = f"zcrypt: skipped {path}: {why}"
-        self._warnings.append(message)
-        self._ctx.warn(message)
+        self._warn(f"skipped {path}: {why}", key=path)
 
-    def _clear(self, path: str) -> None:
-        self._bad.pop(path, None)
-
-    def _take_warnings(self) -> tuple[str, ...]:
+    def _report_errors(self) -> None:
+        """The files the reader could not read since the last sample."""
         errors = self._reader.errors
         for path, message in errors.items():
             self._complain(path, message)
         errors.clear()
-        taken, self._warnings = tuple(self._warnings), []
-        return taken
 
 
 def _pending(values: dict[str, Number | None]) -> Number | None:

@@ -240,8 +240,6 @@ class Recorder:
             self._warn(f"{source.name}: sample skipped: {exc}")
             return None
         self._account(source.name, cpu0, wall0, sample)
-        for warning in sample.warnings if sample else ():
-            self._warn(f"{source.name}: {warning}")
         return sample
 
     def _stop_source(self, source: PolledSource) -> None:
@@ -325,8 +323,6 @@ class Recorder:
                 if sample is None:
                     break
                 self._account(source.name, cpu0, wall0, sample)
-                for warning in sample.warnings:
-                    self._warn(f"{source.name}: {warning}")
                 self._learn_node(sample)
                 interval = builder.add(sample)
                 if interval is not None:

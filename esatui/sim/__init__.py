@@ -9,11 +9,13 @@ Public API:
   :meth:`~esatui.sim.model.SimulatedSystem.snapshot` returns a
   :class:`~esatui.sim.snapshot.SystemSnapshot` of cumulative counters;
 * :func:`~esatui.sim.analysis.polling_metrics`: seed 002's metrics from two snapshots;
-* :class:`~esatui.sim.site.SimulatedSite`: the model behind its real interfaces (a
-  procfs/sysfs tree, ``/dev/vmcp``, monitor records, a SMAPI server) and the ordinary
-  sources that read them; :class:`~esatui.sim.clock.SimClock`, the recorder's clock;
-* :mod:`esatui.sim.run` (``esatui sim``), :mod:`esatui.sim.demo` (``esatui demo``) and
-  :mod:`esatui.sim.sources` (``--source sim:SCENARIO``).
+* :class:`~esatui.sim.site.SimulatedSite`: the model behind its real interfaces
+  (:mod:`esatui.sim.interfaces`: a procfs/sysfs tree, ``/dev/vmcp``, a SMAPI server; and
+  monitor records) and the ordinary sources that read them; :class:`~esatui.sim.clock.SimClock`,
+  the recorder's clock (the one simulated clock, tests and benchmarks included);
+* :mod:`esatui.sim.run` (recording a simulation: ``esatui sim``, whose command and
+  ``esatui demo``'s are in :mod:`esatui.commands`) and :mod:`esatui.sim.source_type`
+  (``--source sim:SCENARIO``, registered in the source registry when the app loads it).
 
 docs/MODEL.md explains the model and its calibration.
 """

@@ -1,5 +1,6 @@
 """The simulated clock: the recorder and the sources read time from it, and its ``wait``
-moves time on instead of sleeping.
+moves time on instead of sleeping. It is the one simulated clock: ``esatui sim`` and ``esatui
+demo`` run on it, and so do the tests and benchmarks that record a fake system.
 
 ``esatui sim`` runs the ordinary recorder on a :class:`SimClock` without pacing: a day of
 intervals is recorded as fast as the model and the collectors go. ``esatui demo`` paces it:
@@ -46,7 +47,9 @@ class SimClock:
         return (self._now_us - self._start_us) * 1000
 
     def wait(self, stop: threading.Event, seconds: float) -> bool:
-        target = self._now_us + max(0, round(seconds * 1e6))
+        if stop.is_set():
+            return True
+        target = self._now_us + self._step_us(seconds)
         if self._speed is not None and self._pace(stop, target):
             return True
         if stop.is_set():
@@ -55,6 +58,10 @@ class SimClock:
         if self.on_advance is not None:
             self.on_advance(target)
         return stop.is_set()
+
+    def _step_us(self, seconds: float) -> int:
+        """How far a wait of ``seconds`` moves time (a test's clock may wake late)."""
+        return max(0, round(seconds * 1e6))
 
     def _pace(self, stop: threading.Event, target_us: int) -> bool:
         """Sleep until wall-clock time has caught up with ``target_us``; True if stopped."""

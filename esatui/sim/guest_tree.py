@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 
 from esatui.collectors.procstat import CPU_FIELDS
-from esatui.fakesys.aptree import ApTree
-from esatui.fakesys.procfs import ProcStat
+from esatui.sim.interfaces.aptree import ApTree
+from esatui.sim.interfaces.procfs import ProcStat
 from esatui.sim.params import SimParams, parse_lpar_cpus
 from esatui.sim.snapshot import GuestCounters, Identity, SystemSnapshot
 

@@ -226,7 +226,7 @@ class SimulatedSystem:
             g.values = _added(g.values, values, dt)
             g.stat = [_added(a, r, dt) for a, r in zip(g.stat, stat, strict=True)]
 
-    def _step(self, cell: int) -> _Step:
+    def _step(self, cell: int) -> _Step:  # noqa: PLR0915 - one draw per rate of the model, in a fixed order (the seed decides)
         """The rates of step ``cell`` of the grid: a function of the seed and ``cell`` only
         (the last one is kept: the clock often stops inside a step)."""
         last = self._last

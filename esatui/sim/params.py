@@ -205,7 +205,7 @@ _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 
 
-def _convert(name: str, raw: str, current: object) -> object:
+def _convert(name: str, raw: str, current: object) -> object:  # noqa: PLR0911 - one conversion per parameter type
     text = raw.strip()
     if name == "poll_timeout_us":
         if text.lower() == "irq":

@@ -1,4 +1,4 @@
-"""``esatui sim``: record a simulated system through the ordinary recorder and sources.
+"""Recording a simulated system through the ordinary recorder and sources (``esatui sim``).
 
 The recorder runs on a :class:`~esatui.sim.clock.SimClock` without pacing, so a simulated
 day is written as fast as the model, the artifacts and the collectors go. What is recorded
@@ -9,14 +9,13 @@ is what ``esatui collect`` would record on that system: the sources are the ordi
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from esatui.collectors.base import SourceContext
-from esatui.db.store import Store
-from esatui.sampling.recorder import Recorder, RecorderStats
+from esatui.sampling.recorder import RecorderStats
+from esatui.sampling.session import Recording
 from esatui.sim.clock import SimClock
 from esatui.sim.model import DEFAULT_START_US
 from esatui.sim.params import ParamError, SimParams, parse_params
@@ -24,7 +23,6 @@ from esatui.sim.scenarios import identity as scenario_identity
 from esatui.sim.scenarios import scenario as scenario_params
 from esatui.sim.site import SimulatedSite
 from esatui.sim.snapshot import Identity
-from esatui.timeparse import iso
 
 DEFAULT_SCENARIO = "mode-vm-day"
 SIM_HF_S = 10.0
@@ -58,6 +56,26 @@ class Simulation:
     label: str
     identity: Identity
     seed: int = 0
+
+    def site(
+        self,
+        start_us: int,
+        interval_s: float,
+        *,
+        warn: Callable[[str], None],
+        monwrite: Path | None = None,
+    ) -> SimulatedSite:
+        """The simulated system from ``start_us``, its monitor on ``interval_s``."""
+        return SimulatedSite(
+            self.params,
+            label=self.label,
+            start_us=start_us,
+            seed=self.seed,
+            identity=self.identity,
+            monitor_interval_s=interval_s,
+            monwrite=monwrite,
+            warn=warn,
+        )
 
 
 def resolve(scenario: str | None, settings: Sequence[str], seed: int = 0) -> Simulation:
@@ -99,61 +117,17 @@ def record(
     the interval); none when it is not shorter than the interval."""
     hf = hf_s if hf_s is not None else max(SIM_HF_S, interval_s / 6)
     clock = SimClock(start_us)
-    site = SimulatedSite(
-        sim.params,
-        label=sim.label,
-        start_us=start_us,
-        seed=sim.seed,
-        identity=sim.identity,
-        monitor_interval_s=interval_s,
-        monwrite=monwrite,
-        warn=warn,
-    )
+    site = sim.site(start_us, interval_s, warn=warn, monwrite=monwrite)
     clock.on_advance = site.sync
-    store = Store.open(db_path)
     try:
-        sources = site.sources(SourceContext(site.root, warn, clock))
-        recorder = Recorder(
-            store,
-            sources,
+        recording = Recording(
+            db_path,
+            site.sources(SourceContext(site.root, warn, clock)),
             interval_s=interval_s,
             hf_s=hf if hf < interval_s else None,
             node=sim.identity.node,
-            warn=warn,
             clock=clock,
         )
-        return recorder.run(EndingEvent(site.monitor.end), duration_s=duration_s)
+        return recording.run(EndingEvent(site.monitor.end), warn=warn, duration_s=duration_s)
     finally:
-        store.close()
         site.close()
-
-
-def run_command(
-    scenario: str | None,
-    settings: Sequence[str],
-    *,
-    db_path: Path,
-    duration_s: float,
-    interval_s: float = 60.0,
-    start_us: int | None = None,
-    seed: int = 0,
-    warn: Callable[[str], None] = print,
-) -> str:
-    """``esatui sim``: record, and say in one line what was recorded where."""
-    sim = resolve(scenario, settings, seed)
-    start = DEFAULT_START_US if start_us is None else start_us
-    began = time.perf_counter()
-    stats = record(
-        sim, db_path, duration_s=duration_s, interval_s=interval_s, start_us=start, warn=warn
-    )
-    took = time.perf_counter() - began
-    if stats.stopped_sources:
-        raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
-    end = start + round(duration_s * 1e6)
-    line = (
-        f"{stats.intervals} intervals of {sim.label} ({iso(start)} to {iso(end)}) recorded in "
-        f"{db_path} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"
-    )
-    if stats.duplicates:
-        line += f" ({stats.duplicates} intervals were already recorded)"
-    return line

@@ -1,6 +1,6 @@
 """The simulated z/VM's SMAPI server: a loopback server answering from the model.
 
-It is the project's SMAPI server (:mod:`esatui.fakesys.smapi_server`) with the simulated
+It is the project's SMAPI server (:mod:`esatui.sim.interfaces.smapi_server`) with the simulated
 system's guests and LPAR: ``Image_Performance_Query`` returns each guest's DIAGNOSE X'2FC'
 record as the latest snapshot shows it, ``System_Performance_Information_Query`` the
 LPAR's logical processors with their busy percentage over the last ``rate_s`` (CP's own
@@ -18,10 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from esatui.collectors.diag2fc import encode_record
-from esatui.fakesys.smapi_server import SimCpu, SimLpar, SmapiTestServer
+from esatui.sim.guest_records import diag2fc_record
 from esatui.sim.guest_tree import cpu_serial
+from esatui.sim.interfaces.smapi_server import SimCpu, SimLpar, SmapiServer
 from esatui.sim.snapshot import ProcessorCounters, SystemSnapshot
-from esatui.sim.views import diag2fc_record
 
 SMAPI_USER = "ESATUI"
 
@@ -51,7 +51,7 @@ class SmapiFeed:
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as f:
             f.write(self.password + b"\n")
-        self.server = SmapiTestServer(
+        self.server = SmapiServer(
             userid=SMAPI_USER,
             password=self.password,
             my_lpar=ident.lpar,

@@ -1,6 +1,6 @@
 """The observed guest's ``/dev/vmcp``: CP's answers about its virtual CPUs and the LPAR.
 
-The ``vmcp`` source reads it through :class:`~esatui.fakesys.vmcp.ScriptedVmcp` (an opener
+The ``vmcp`` source reads it through :class:`~esatui.sim.interfaces.vmcp.ScriptedVmcp` (an opener
 with the kernel driver's semantics): QUERY VIRTUAL CPUS names the guest's virtual CPU type
 (IFL on Mode VM's IFLs), INDICATE LOAD the LPAR's logical processors with the busy
 percentage the simulated CP last measured. QUERY VIRTUAL CRYPTO and QUERY CRYPTO AP answer
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from esatui.fakesys.vmcp import Answer, Response, ScriptedVmcp, zvm_guest
 from esatui.sim.guest_tree import cpu_serial
+from esatui.sim.interfaces.vmcp import Answer, Response, ScriptedVmcp, zvm_guest
 from esatui.sim.snapshot import SystemSnapshot
 
 

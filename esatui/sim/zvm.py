@@ -139,16 +139,24 @@ class ControlProgram:
     def _ensure_nq_pass(self, now: float) -> None:
         if self.nq_loop.pending:
             return
-        if self.nq_next < now:
-            p = self.period(self.nq_min)
-            k = math.ceil((now - self.nq_next) / p)
-            t = self.w.tally
-            t.nq_passes += k
-            t.cp_system_us += k * self.c_pass
-            self.nq_next += k * p
-        self.nq_loop.pending = True
-        self.nq_loop.since = self.nq_next
-        self.w.sched.at(self.nq_next, self._nq_pass)
+        k, self.nq_next = self._idle_passes(now, self.nq_next, self.nq_min)
+        self.w.tally.nq_passes += k
+        self._arm(self.nq_loop, self.nq_next, self._nq_pass)
+
+    def _idle_passes(self, now: float, due: float, min_us: float) -> tuple[int, float]:
+        """The passes an idle polling loop made between ``due`` and ``now`` (their CP time
+        charged), and when its next pass is due."""
+        if due >= now:
+            return 0, due
+        p = self.period(min_us)
+        k = math.ceil((now - due) / p)
+        self.w.tally.cp_system_us += k * self.c_pass
+        return k, due + k * p
+
+    def _arm(self, loop: _LockUser, at: float, run: Callable[[float, object], None]) -> None:
+        loop.pending = True
+        loop.since = at
+        self.w.sched.at(at, run)
 
     def _nq_pass(self, now: float, _: object = None) -> None:
         if not self._acquire(now, self.nq_loop, self._nq_pass):
@@ -239,16 +247,9 @@ class ControlProgram:
     def _ensure_dq_pass(self, now: float) -> None:
         if self.dq_loop.pending:
             return
-        if self.dq_next < now:
-            p = self.period(self.dq_min)
-            k = math.ceil((now - self.dq_next) / p)
-            t = self.w.tally
-            t.dq_passes += k
-            t.cp_system_us += k * self.c_pass
-            self.dq_next += k * p
-        self.dq_loop.pending = True
-        self.dq_loop.since = self.dq_next
-        self.w.sched.at(self.dq_next, self._dq_pass)
+        k, self.dq_next = self._idle_passes(now, self.dq_next, self.dq_min)
+        self.w.tally.dq_passes += k
+        self._arm(self.dq_loop, self.dq_next, self._dq_pass)
 
     def _dq_pass(self, now: float, _: object = None) -> None:
         if not self._acquire(now, self.dq_loop, self._dq_pass):

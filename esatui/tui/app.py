@@ -1,19 +1,22 @@
 """The Textual monitor: one screen model at a time, live or replayed, driven by keys.
 
-Loading a model runs in a thread worker and posts the result; the recorder (live mode) runs
-in another and posts each committed interval, so the UI never waits on I/O.
+The UI never waits on I/O: key handlers only change the view state or ask a worker. Loading
+a model, and finding where a key leads in time (the next interval, the page after), run in
+thread workers that read through the navigator and post the result; the recorder (live
+mode) runs in another worker and posts each committed interval. Only those workers touch
+the database (a test wraps the reader to fail on the UI thread).
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -22,20 +25,21 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from esatui.db.query import timeline_source
+from esatui.db.database import StoreError
+from esatui.db.navigator import Navigator
+from esatui.db.reader import Reader, Span
 from esatui.db.records import Interval
-from esatui.db.store import Store, StoreError
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from esatui.screens.model import (
     DEFAULT_THRESHOLDS,
     Column,
     Drill,
-    Row,
     ScreenModel,
     Threshold,
     threshold_help,
 )
-from esatui.screens.render import body_lines, header_lines, pages
+from esatui.screens.render import body, header_lines, pages
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, format_duration, parse_time
 from esatui.tui.state import ViewState, resolve_screen
@@ -58,11 +62,39 @@ HELP_KEYS = (
 )
 
 
-class Loaded(Message):
-    """A model finished loading for a view state."""
+RecordFn = Callable[[threading.Event, Callable[[Interval], None], Callable[[str], None]], None]
+"""A live recorder: runs until the event is set, reports each interval and each warning."""
 
-    def __init__(self, state: ViewState, model: ScreenModel) -> None:
+
+def open_reader(path: Path) -> Reader:
+    """The database the monitor reads (only ever called in a worker)."""
+    return SqliteReader.open(path)
+
+
+@dataclass(frozen=True)
+class Later:
+    """Forward in time from the newest interval shown, by ``count`` intervals."""
+
+    newest_us: int
+    count: int
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """A drilled view's next (``direction`` > 0) or previous interval."""
+
+    direction: int
+
+
+Move = Later | Neighbour
+
+
+class Loaded(Message):
+    """A model finished loading for a view state, asked for by ``request``."""
+
+    def __init__(self, request: object, state: ViewState, model: ScreenModel) -> None:
         super().__init__()
+        self.request = request
         self.state = state
         self.model = model
 
@@ -121,7 +153,7 @@ def help_text(
     return text
 
 
-LOAD_GROUP = "load"  # the workers that build screen models
+LOAD_GROUP = "load"  # the workers that read the database and build screen models
 
 
 class MonitorApp(App[int]):
@@ -167,27 +199,25 @@ class MonitorApp(App[int]):
         until_us: int | None = None,
         node: str | None = None,
         thresholds: Mapping[str, Threshold] | None = None,
-        recorder: Callable[
-            [threading.Event, Callable[[Interval], None], Callable[[str], None]], None
-        ]
-        | None = None,
+        recorder: RecordFn | None = None,
     ) -> None:
         super().__init__()
         self._db_path = db_path
         self._live = live
         self._node = node
-        self._thresholds = dict(thresholds) if thresholds else None
+        self._thresholds = dict(thresholds) if thresholds else dict(DEFAULT_THRESHOLDS)
         self._recorder = recorder
         self._stop = threading.Event()
-        self._store: Store | None = None
-        self._store_lock = threading.Lock()
+        self._reader: Reader | None = None  # opened, used and closed by workers only
+        self._reader_lock = threading.Lock()
         self.state = ViewState(
             screen=catalog.get(screen).name, after_us=after_us, until_us=until_us
         )
         self.model: ScreenModel | None = None
+        self._columns: tuple[Column, ...] = ()  # the columns of the horizontal page shown
         self._message = ""
         self._prompt_kind = ""
-        self._pending: ViewState | None = None
+        self._pending: object = None  # the request whose model is awaited
 
     # --- layout -----------------------------------------------------------------------
 
@@ -214,12 +244,16 @@ class MonitorApp(App[int]):
 
     def on_unmount(self) -> None:
         self._stop.set()
-        with self._store_lock:
-            if self._store is not None:
-                self._store.close()
-                self._store = None
+        # closed once a load under way has let go of it, never on the UI thread
+        threading.Thread(target=self._close_reader, name="esatui-close").start()
 
-    # --- loading ----------------------------------------------------------------------
+    def _close_reader(self) -> None:
+        with self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
+
+    # --- reading (in workers) ---------------------------------------------------------
 
     def reload(self, state: ViewState | None = None) -> None:
         if state is not None:
@@ -231,10 +265,39 @@ class MonitorApp(App[int]):
         """How many intervals a load fetches: as many as the table has lines."""
         return max(8, self.table.size.height or self.size.height - 8)
 
+    def _move(self, move: Move) -> None:
+        """Go where ``move`` leads, once a worker has found it."""
+        request = object()
+        self._pending = request
+        self._navigate(request, self.state, move, self._window())
+
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
     def _load(self, state: ViewState, limit: int) -> None:
+        self._read(state, state, None, limit)
+
+    @work(thread=True, exclusive=True, group=LOAD_GROUP)
+    def _navigate(self, request: object, state: ViewState, move: Move, limit: int) -> None:
+        self._read(request, state, move, limit)
+
+    def _read(self, request: object, state: ViewState, move: Move | None, limit: int) -> None:
+        try:
+            with self._reader_lock:
+                if self._stop.is_set():
+                    return
+                if self._reader is None:
+                    self._reader = open_reader(self._db_path)
+                target = state if move is None else self._target(self._reader, state, move)
+                if target is None:
+                    return
+                model = catalog.build_model(self._reader, target.screen, self._query(target, limit))
+        except (StoreError, OSError) as exc:
+            self.post_message(Notice(str(exc)))
+            return
+        self.post_message(Loaded(request, target, model))
+
+    def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
-        query = catalog.Query(
+        return catalog.Query(
             node=self._node,
             after_us=after,
             until_us=until,
@@ -243,25 +306,36 @@ class MonitorApp(App[int]):
             entity=state.entity,
             options=state.options,
             snap=state.drilled,
-            thresholds=self._thresholds or dict(DEFAULT_THRESHOLDS),
+            thresholds=self._thresholds,
         )
-        try:
-            with self._store_lock:
-                store = self._open_store()
-                model = catalog.build_model(store, state.screen, query)
-        except (StoreError, OSError) as exc:
-            self.post_message(Notice(str(exc)))
-            return
-        self.post_message(Loaded(state, model))
 
-    def _open_store(self) -> Store:
-        if self._store is None:
-            self._store = Store.open(self._db_path, readonly=True)
-        return self._store
+    def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
+        """The view state ``move`` leads to (``None``, and a notice, when there is none)."""
+        screen = catalog.get(state.screen)
+        timeline = catalog.screen_timeline(screen, self._node, state.interval_len_us)
+        navigator = Navigator(reader, timeline)
+        if isinstance(move, Later):
+            found = navigator.after(move.newest_us, move.count, until_us=state.until_us)
+            if found is not None:
+                return state.at(found.end_us)
+            if self._live:
+                return state.at(None)
+            self.post_message(Notice("newest interval"))
+            return None
+        span: Span | None = None
+        if move.direction > 0 and state.until_us is not None:
+            span = navigator.after(state.until_us)
+        elif move.direction < 0:
+            span = navigator.before(state.after_us or 0)
+        if span is None:
+            self.post_message(Notice("no further interval"))
+            return None
+        return replace(state, after_us=span.start_us, until_us=span.end_us)
 
     def on_loaded(self, message: Loaded) -> None:
-        if message.state is not self._pending:
+        if message.request is not self._pending:
             return  # a newer request is under way
+        self.state = message.state
         self.model = message.model
         if self._live and not message.model.rows and self._recorder is not None:
             self._message = "recording: the first interval is not over yet"
@@ -279,6 +353,8 @@ class MonitorApp(App[int]):
         else:
             self._render_status()
 
+    # --- drawing ----------------------------------------------------------------------
+
     def _render(self) -> None:
         model = self.model
         if model is None:
@@ -288,19 +364,15 @@ class MonitorApp(App[int]):
         hpage = min(self.state.hpage, len(all_pages) - 1)
         columns = all_pages[hpage]
         self.header.set_lines(header_lines(model, columns, hpage, len(all_pages), width))
-        lines = body_lines(model, columns)
-        rows: list[Row | None] = []
-        it = iter(model.rows)
-        for line in lines:
-            rows.append(None if len(line) == 1 and line[0][1] == "date" else next(it))
+        shown = body(model, columns)
         spans, x = [], 0
         for c in columns:
             spans.append((x, x + c.cell_width))
             x += c.cell_width + 1
         on_newest = self.table.at_top
-        self.table.set_content(lines, rows, spans)
+        self.table.set_content(shown.lines, shown.rows, spans)
         if on_newest and self.state.following:
-            self.table.move(-len(lines))  # following live: stay on the newest interval
+            self.table.move(-len(shown.lines))  # following live: stay on the newest interval
         self._columns = columns
         self._render_status()
 
@@ -355,7 +427,7 @@ class MonitorApp(App[int]):
     # --- actions ----------------------------------------------------------------------
 
     def action_column(self, delta: int) -> None:
-        columns = getattr(self, "_columns", ())
+        columns = self._columns
         if not columns:
             return
         current = self.table.column_cursor
@@ -371,7 +443,7 @@ class MonitorApp(App[int]):
         if row is None:
             return
         target = row.drill
-        columns = getattr(self, "_columns", ())
+        columns = self._columns
         index = self.table.column_cursor
         if index is not None and index < len(columns) and columns[index].drill:
             target = Drill(columns[index].drill or "", row.start_us, row.end_us)
@@ -410,7 +482,7 @@ class MonitorApp(App[int]):
 
     def action_step(self, direction: int) -> None:
         if self.state.drilled:
-            self._step_drilled(direction)
+            self._move(Neighbour(direction))
         else:
             self._shift_window(-direction)
 
@@ -479,10 +551,9 @@ class MonitorApp(App[int]):
             root = base or self.state
             self.reload(replace(root, anchor_us=moment))
 
-    def on_key(self, event: object) -> None:
+    def on_key(self, event: events.Key) -> None:
         prompt = self.query_one("#prompt", Input)
-        key = getattr(event, "key", "")
-        if key == "escape" and prompt.has_class("visible"):
+        if event.key == "escape" and prompt.has_class("visible"):
             prompt.remove_class("visible")
             self.table.focus()
 
@@ -510,60 +581,4 @@ class MonitorApp(App[int]):
             else:
                 self.reload(self.state.at(ends[index]))
             return
-        newest = rows[0].end_us
-        later = self._ends_after(newest, -intervals)
-        if not later:
-            if self._live:
-                self.reload(self.state.at(None))
-            else:
-                self._say("newest interval")
-            return
-        self.reload(self.state.at(later[-1]))
-
-    def _timeline_sources(self) -> tuple[Store, int, list[str]] | None:
-        with self._store_lock:
-            store = self._open_store()
-            node_id = store.node_id(self._node)
-            if node_id is None:
-                return None
-            screen = catalog.get(self.state.screen)
-            for kind in screen.timeline:
-                sources = timeline_source(store, node_id, kind, screen.prefer)
-                if sources:
-                    return store, node_id, sources[:1]
-        return None
-
-    def _ends_after(self, end_us: int, count: int) -> list[int]:
-        found = self._timeline_sources()
-        if found is None:
-            return []
-        store, node_id, sources = found
-        with self._store_lock:
-            infos = store.intervals(
-                node_id, sources, end_us, self.state.until_us, limit=count, newest_first=False
-            )
-        if self.state.interval_len_us:
-            length = self.state.interval_len_us
-            return [end_us + length * (i + 1) for i in range(min(count, len(infos)))]
-        return [i.end_us for i in infos]
-
-    def _step_drilled(self, direction: int) -> None:
-        state = self.state
-        if state.until_us is None:
-            return
-        found = self._timeline_sources()
-        if found is None:
-            return
-        store, node_id, sources = found
-        with self._store_lock:
-            if direction > 0:
-                infos = store.intervals(
-                    node_id, sources, state.until_us, None, limit=1, newest_first=False
-                )
-            else:
-                infos = store.intervals(node_id, sources, None, (state.after_us or 0), limit=1)
-        if not infos:
-            self._say("no further interval")
-            return
-        info = infos[0]
-        self.reload(replace(state, after_us=info.start_us, until_us=info.end_us))
+        self._move(Later(rows[0].end_us, -intervals))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from esatui.fakesys.procfs import ProcStat
+from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
 from tests.fixtures.recording import host_recording
 
@@ -231,7 +231,7 @@ def test_esatui_without_a_command_means_live() -> None:
 
 
 def test_the_sim_help_names_every_parameter_and_scenario() -> None:
-    from esatui.cli import SCENARIO_HELP, SET_HELP
+    from esatui.commands.arguments import SCENARIO_HELP, SET_HELP
     from esatui.sim.params import PARAM_NAMES
     from esatui.sim.scenarios import SCENARIOS
 

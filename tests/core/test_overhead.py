@@ -13,12 +13,13 @@ import pytest
 from esatui.collectors.base import SourceContext
 from esatui.collectors.host import HostSource
 from esatui.collectors.selfmon import StealShare
-from esatui.db.query import load_slots
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.sampling.recorder import Recorder
 from esatui.screens import catalog
+from esatui.sim.clock import SimClock
 from tests.conftest import DATA
-from tests.fixtures.clock import StepClock
+from tests.fixtures.reading import load_slots
 
 START_US = 1_790_000_040_000_000  # on a minute boundary
 
@@ -40,7 +41,7 @@ def _record(
     """The recorder after ``count`` intervals, and how much the database and its WAL grew
     while it ran (measured with the store still open: closing it checkpoints the WAL)."""
     with Store.open(db) as store:
-        clock = StepClock(START_US)
+        clock = SimClock(START_US)
         recorder = Recorder(
             store, [_host(tmp_path)], interval_s=60, hf_s=None, clock=clock, warn=print
         )
@@ -63,8 +64,8 @@ def test_per_source_cpu_is_seen_and_bytes_are_what_the_store_wrote(tmp_path: Pat
     recorder, grown = _record(db, tmp_path, 4)
     # no checkpoint in so short a recording: what the store wrote is what its files grew by
     assert recorder.stats.store_bytes == grown > 0
-    with Store.open(db, readonly=True) as store:
-        model = catalog.build_model(store, "ESAOVHD", catalog.Query())
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESAOVHD", catalog.Query())
     assert len(model.rows) == 4
     for row in model.rows:
         assert isinstance(row.values["host_ms"], float) and row.values["host_ms"] > 0
@@ -79,8 +80,8 @@ def test_per_source_cpu_is_seen_and_bytes_are_what_the_store_wrote(tmp_path: Pat
 def test_cpu_used_is_the_clock_less_its_stolen_share(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     _record(db, tmp_path, 3, steal=0.75)
-    with Store.open(db, readonly=True) as store:
-        slots = load_slots(store, store.node_id(None) or 0, ("esatui",), (), None, None)
+    with SqliteReader.open(db) as reader:
+        slots = load_slots(reader, ("esatui",), (), None, None)
     for slot in slots:
         own = slot.get("esatui")
         assert own is not None

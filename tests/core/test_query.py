@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
-from esatui.db.query import bucket_end, load_slots
+from esatui.db.buckets import bucket_end
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
+from tests.fixtures.reading import load_slots
 from tests.fixtures.recording import START_US, host_recording, write
 
 MINUTE = 60_000_000
@@ -26,10 +28,8 @@ def other_samples(offset_us: int, n: int, every_us: int = MINUTE) -> list[Sample
 
 def test_natural_slots_newest_first(db_path: Path) -> None:
     host_recording(db_path, n_intervals=5)
-    with Store.open(db_path, readonly=True) as store:
-        node = store.node_id(None)
-        assert node is not None
-        slots = load_slots(store, node, ["cpu"], [], None, None)
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["cpu"], [], None, None)
         assert [s.end_us for s in slots] == [START_US + i * MINUTE for i in range(5, 0, -1)]
         cpu = slots[0].get("cpu")
         assert cpu is not None and sorted(cpu.rows) == ["0", "1", "2", "3"]
@@ -38,12 +38,10 @@ def test_natural_slots_newest_first(db_path: Path) -> None:
 
 def test_limit_and_range(db_path: Path) -> None:
     host_recording(db_path, n_intervals=10)
-    with Store.open(db_path, readonly=True) as store:
-        node = store.node_id(None)
-        assert node is not None
-        slots = load_slots(store, node, ["cpu"], [], None, START_US + 7 * MINUTE, limit=3)
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["cpu"], [], None, START_US + 7 * MINUTE, limit=3)
         assert [s.end_us for s in slots] == [START_US + m * MINUTE for m in (7, 6, 5)]
-        slots = load_slots(store, node, ["cpu"], [], START_US + 2 * MINUTE, START_US + 4 * MINUTE)
+        slots = load_slots(reader, ["cpu"], [], START_US + 2 * MINUTE, START_US + 4 * MINUTE)
         assert [s.end_us for s in slots] == [START_US + 4 * MINUTE, START_US + 3 * MINUTE]
 
 
@@ -51,9 +49,8 @@ def test_a_source_sampled_microseconds_later_lands_in_the_same_slot(db_path: Pat
     host_recording(db_path, n_intervals=4)
     with Store.open(db_path) as store:
         write(store, "other", [OTHER], other_samples(200, 4))
-        node = store.node_id(None)
-        assert node is not None
-        slots = load_slots(store, node, ["cpu"], ["other"], None, None)
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["cpu"], ["other"], None, None)
         for i, slot in enumerate(slots):
             other = slot.get("other")
             assert other is not None
@@ -64,9 +61,8 @@ def test_a_source_on_its_own_clock_goes_where_it_overlaps_most(db_path: Path) ->
     host_recording(db_path, n_intervals=4)
     with Store.open(db_path) as store:
         write(store, "other", [OTHER], other_samples(20_000_000, 4))  # 20 s later
-        node = store.node_id(None)
-        assert node is not None
-        slots = load_slots(store, node, ["cpu"], ["other"], None, None)
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["cpu"], ["other"], None, None)
         depths = [s.get("other") for s in slots]
         # the interval ending 14:01:20 overlaps 14:00-14:01 by 40 s: it goes there
         assert depths[-1] is not None and depths[-1].rows["x"].values["depth"] == 1.0
@@ -76,12 +72,9 @@ def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
     host_recording(db_path, n_intervals=30)
     with Store.open(db_path) as store:
         write(store, "other", [OTHER], other_samples(100, 30))
-        node = store.node_id(None)
-        assert node is not None
-        natural = load_slots(store, node, ["cpu"], ["other"], None, None)
-        coarse = load_slots(
-            store, node, ["cpu"], ["other"], None, None, interval_len_us=15 * MINUTE
-        )
+    with SqliteReader.open(db_path) as reader:
+        natural = load_slots(reader, ["cpu"], ["other"], None, None)
+        coarse = load_slots(reader, ["cpu"], ["other"], None, None, interval_len_us=15 * MINUTE)
         assert [s.end_us for s in coarse] == [START_US + 30 * MINUTE, START_US + 15 * MINUTE]
         assert coarse[0].duration_us == 15 * MINUTE
         for bucket in coarse:

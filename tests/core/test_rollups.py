@@ -22,12 +22,13 @@ from hypothesis import strategies as st
 
 from esatui.collectors.model import Kind, counter, gauge
 from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
-from esatui.db.maintenance import info, prune
-from esatui.db.query import EntityData, KindSlice, Slot, load_slots
+from esatui.db.maintenance import prune
 from esatui.db.records import EntityRow, Flag, Interval, max_column
-from esatui.db.rollup import HOUR_US, READY_KEY, hour_end, rollup_rows
-from esatui.db.schema import existing_columns
+from esatui.db.schema import HOUR_US, READY_KEY, hour_end
+from esatui.db.slots import EntityData, KindSlice, Slot
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
+from tests.fixtures.reading import load_slots, sql
 
 MINUTE = 60_000_000
 DAY = 24 * HOUR_US
@@ -168,7 +169,7 @@ def record(path: Path, specs: Sequence[SourceSpec], intervals: Sequence[Interval
 # --- the rules, written out on the intervals themselves --------------------------------
 
 
-def reference(
+def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kept literal on purpose
     specs: Sequence[SourceSpec],
     intervals: Sequence[Interval],
     timeline: str,
@@ -311,14 +312,13 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
     if after is not None and until is not None and after > until:
         after, until = until, after
     with local_zone(zone_name):
-        with Store.open(path, readonly=True) as store:
-            node = store.node_id(NODE)
-            assert node is not None and store.rollups_ready()
+        with SqliteReader.open(path) as reader:
+            assert reader.queries.rollups_ready()
             kinds = ["thing", "other"]
             args = ([timeline], kinds, after, until)
-            rolled = load_slots(store, node, *args, interval_len_us=length, limit=limit)
+            rolled = load_slots(reader, *args, interval_len_us=length, limit=limit, node=NODE)
             raw = load_slots(
-                store, node, *args, interval_len_us=length, limit=limit, use_rollups=False
+                reader, *args, interval_len_us=length, limit=limit, node=NODE, use_rollups=False
             )
         expected = reference(specs, intervals, timeline, kinds, after, until, length, limit)
     assert raw == expected
@@ -348,7 +348,7 @@ def replayed(path: Path) -> dict[str, list[tuple[object, ...]]]:
     """The rollups a backfill computes from the raw rows alone, in a copy."""
     copy = path.with_name(path.name + ".replay")
     with Store.open(path) as store:
-        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
     shutil.copyfile(path, copy)
     conn = sqlite3.connect(copy)
     conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
@@ -376,13 +376,14 @@ def test_a_write_rolls_its_rows_into_their_hour(db_path: Path) -> None:
         store.write(thing_interval(base + 60, 5, 0.1, 3))
         store.write(thing_interval(base + 3600, 7, 0.2, 0))  # ends on the hour: same hour
         store.write(thing_interval(base + 3660, 11, 0.3))
-        rows = store.connection.execute(
-            "SELECT hour_end_us, rows_n, hf_n, ops, depth_wsum, depth_wn, depth_max, last_end_us"
-            " FROM h_thing ORDER BY hour_end_us"
-        ).fetchall()
-        hours = store.connection.execute(
-            "SELECT hour_end_us, n, duration_us FROM interval_hour ORDER BY hour_end_us"
-        ).fetchall()
+    rows = sql(
+        db_path,
+        "SELECT hour_end_us, rows_n, hf_n, ops, depth_wsum, depth_wn, depth_max, last_end_us"
+        " FROM h_thing ORDER BY hour_end_us",
+    )
+    hours = sql(
+        db_path, "SELECT hour_end_us, n, duration_us FROM interval_hour ORDER BY hour_end_us"
+    )
     h = (base + 3600) * 10**6
     assert rows == [
         (h, 2, 3, 12, 0.1 * 3, 3, 0.4, h),
@@ -402,16 +403,14 @@ def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path
             store.write(thing_interval(base + 60 * m, m, m / 3, 1))
         assert rollup_dump(db_path) == replayed(db_path)
         prune(store, keep_s=(400 - 150) * 60, now=base + 400 * 60)  # cuts into an hour
-        node = store.node_id(NODE)
-        assert node is not None
-        oldest = store.intervals(node, ["test"], limit=1, newest_first=False)[0].end_us
+        ((oldest,),) = sql(db_path, "SELECT MIN(end_us) FROM interval")
         assert oldest % HOUR_US  # the cut is inside an hour
         assert rollup_dump(db_path) == replayed(db_path)
-        first_hour = store.connection.execute("SELECT MIN(hour_end_us) FROM h_thing").fetchone()
-        assert first_hour[0] == hour_end(oldest)
-        meta, _, rows = info(store)
-        assert meta[READY_KEY] == "hourly"
-        assert rollup_rows(store.connection)["thing"] > 0 < rows["thing"]
+        assert sql(db_path, "SELECT MIN(hour_end_us) FROM h_thing") == [(hour_end(oldest),)]
+    with SqliteReader.open(db_path) as reader:
+        found = reader.info()
+    assert found.meta[READY_KEY] == "hourly"
+    assert found.rollup_rows["thing"] > 0 < found.rows["thing"]
 
 
 def test_a_database_from_before_rollups_reads_raw_until_opened_for_writing(
@@ -422,21 +421,24 @@ def test_a_database_from_before_rollups_reads_raw_until_opened_for_writing(
         store.register("test", [THING])
         for m in range(1, 200):
             store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
-        node = store.node_id(NODE)
-        assert node is not None
-        before = load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US)
-        # what a database written before rollups looks like
-        conn = store.connection
-        for table in ("interval_hour", "h_thing"):
-            conn.execute(f"DROP TABLE {table}")
-        conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
-    with Store.open(db_path, readonly=True) as store:
-        assert not store.rollups_ready()
-        assert load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US) == before
-    with Store.open(db_path) as store:  # opening for writing backfills
-        assert store.rollups_ready()
-        assert rollup_rows(store.connection) == {"thing": 4}
-        assert load_slots(store, node, ["thing"], [], None, None, interval_len_us=HOUR_US) == before
+    hourly: tuple[list[str], list[str], None, None] = (["thing"], [], None, None)
+    with SqliteReader.open(db_path) as reader:
+        before = load_slots(reader, *hourly, interval_len_us=HOUR_US)
+    # what a database written before rollups looks like
+    conn = sqlite3.connect(db_path)
+    for table in ("interval_hour", "h_thing"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
+    conn.commit()
+    conn.close()
+    with SqliteReader.open(db_path) as reader:
+        assert not reader.queries.rollups_ready()
+        assert load_slots(reader, *hourly, interval_len_us=HOUR_US) == before
+    Store.open(db_path).close()  # opening for writing backfills
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.rollups_ready()
+        assert reader.info().rollup_rows == {"thing": 4}
+        assert load_slots(reader, *hourly, interval_len_us=HOUR_US) == before
 
 
 def test_a_kind_that_gains_a_field_gains_rollup_columns(db_path: Path) -> None:
@@ -445,14 +447,12 @@ def test_a_kind_that_gains_a_field_gains_rollup_columns(db_path: Path) -> None:
         store.write(thing_interval(STARTS[0] // 10**6 + 60, 1, 1.0))
         bigger = Kind("thing", "test", (*THING.fields, gauge("extra", "count")))
         store.register("test", [bigger])
-        columns = existing_columns(store.connection, "h_thing")
+        columns = [c for _, c, *_ in sql(db_path, "PRAGMA table_info(h_thing)")]
         assert {"extra_wsum", "extra_wn", "extra_max"} <= set(columns)
         row = EntityRow("thing", "a", {"t": "A"}, {"extra": 2.0, "extra_max": 3.0}, 0, 4)
         end = STARTS[0] + 2 * MINUTE
         store.write(Interval("test", NODE, end - MINUTE, end, MINUTE, (row,)))
-        got = store.connection.execute(
-            "SELECT rows_n, extra_wsum, extra_wn, extra_max FROM h_thing"
-        ).fetchall()
+        got = sql(db_path, "SELECT rows_n, extra_wsum, extra_wn, extra_max FROM h_thing")
         assert got == [(2, 8.0, 4, 3.0)]
 
 

@@ -12,11 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from esatui.collectors.model import Kind, counter, gauge
-from esatui.db.maintenance import data_bytes, info, prune, vacuum
+from esatui.collectors.model import Kind, Role, counter, gauge
+from esatui.db.maintenance import prune, vacuum
 from esatui.db.records import EntityRow, Interval
 from esatui.db.schema import SCHEMA_VERSION
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store, StoreError
+from tests.fixtures.reading import sql
 from tests.fixtures.recording import START_US, host_recording
 
 KIND = Kind("thing", "test", (counter("ops", "count"), gauge("queue", "count")))
@@ -34,16 +36,17 @@ def test_round_trip(db_path: Path) -> None:
         store.register("test", [KIND])
         assert store.write(interval(10, ops=7)) is not None
         assert store.write(interval(11, ops=8, attrs={"type": "B"})) is not None
-    with Store.open(db_path, readonly=True) as store:
-        node = store.node_id("n1")
+    with SqliteReader.open(db_path) as reader:
+        queries = reader.queries
+        node = queries.node_id("n1")
         assert node is not None
-        infos = store.intervals(node, ["test"])
+        infos = queries.intervals(node, ["test"])
         assert [i.end_us for i in infos] == [11 * 10**6, 10 * 10**6]
-        rows = store.kind_rows("thing", infos)
+        rows = queries.kind_rows("thing", infos)
         assert sorted((r.values["ops"], r.attrs["type"]) for r in rows) == [(7, "A"), (8, "B")]
         assert rows[0].hf_n == 2
-        assert store.field_roles("thing") == {"ops": "counter", "queue": "gauge"}
-        assert store.sources_of("thing") == ["test"]
+        assert queries.layout("thing").roles == {"ops": Role.COUNTER, "queue": Role.GAUGE}
+        assert queries.sources_of("thing") == ["test"]
 
 
 def test_wal_mode_and_incremental_vacuum(db_path: Path) -> None:
@@ -77,9 +80,11 @@ def test_a_kind_that_gains_a_field_gains_a_column(db_path: Path) -> None:
                 (EntityRow("thing", "a", {}, {"ops": 1, "extra": 5}),),
             )
         )
-        node = store.node_id("n1")
+    with SqliteReader.open(db_path) as reader:
+        queries = reader.queries
+        node = queries.node_id("n1")
         assert node is not None
-        rows = store.kind_rows("thing", store.intervals(node, ["test"]))
+        rows = queries.kind_rows("thing", queries.intervals(node, ["test"]))
         assert sorted(str(r.values.get("extra")) for r in rows) == ["5", "None"]
 
 
@@ -111,7 +116,7 @@ def test_another_sqlite_database_is_refused(tmp_path: Path) -> None:
 
 def test_missing_database_for_readers(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="no database"):
-        Store.open(tmp_path / "nope.sqlite", readonly=True)
+        SqliteReader.open(tmp_path / "nope.sqlite")
 
 
 def test_older_schema_is_migrated_in_place_after_a_backup(db_path: Path) -> None:
@@ -122,10 +127,8 @@ def test_older_schema_is_migrated_in_place_after_a_backup(db_path: Path) -> None
         conn.execute("CREATE TABLE added_in_next (x)")
 
     Store.open(db_path).close()
-    with Store.open(
-        db_path, migrations={SCHEMA_VERSION: to_next}, version=SCHEMA_VERSION + 1
-    ) as store:
-        assert store.connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    Store.open(db_path, migrations={SCHEMA_VERSION: to_next}, version=SCHEMA_VERSION + 1).close()
+    assert sql(db_path, "PRAGMA user_version") == [(SCHEMA_VERSION + 1,)]
     assert calls == [1]
     backup = db_path.with_name(f"{db_path.name}.schema{SCHEMA_VERSION}.bak")
     assert backup.exists()
@@ -136,21 +139,22 @@ def test_older_schema_is_migrated_in_place_after_a_backup(db_path: Path) -> None
 def test_readers_cannot_migrate(db_path: Path) -> None:
     Store.open(db_path).close()
     with pytest.raises(StoreError, match="open it once for writing"):
-        Store.open(db_path, readonly=True, version=SCHEMA_VERSION + 1)
+        SqliteReader.open(db_path, version=SCHEMA_VERSION + 1)
 
 
 def test_a_reader_sees_what_the_writer_commits(db_path: Path) -> None:
     writer = Store.open(db_path)
     writer.register("test", [KIND])
-    reader = Store.open(db_path, readonly=True)
+    reader = SqliteReader.open(db_path)
     writer.write(interval(10))
-    node = reader.node_id("n1")
+    queries = reader.queries
+    node = queries.node_id("n1")
     assert node is not None
-    assert len(reader.intervals(node, ["test"])) == 1
+    assert len(queries.intervals(node, ["test"])) == 1
     writer.write(interval(11))
-    assert len(reader.intervals(node, ["test"])) == 2
+    assert len(queries.intervals(node, ["test"])) == 2
     with pytest.raises(sqlite3.OperationalError):
-        reader.connection.execute("DELETE FROM interval")
+        reader._conn.execute("DELETE FROM interval")  # a reader's connection is query-only
     writer.close()
     reader.close()
 
@@ -191,44 +195,44 @@ def test_sigkill_mid_write_loses_no_committed_interval(tmp_path: Path, db_path: 
             break
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    with Store.open(db_path, readonly=True) as store:
-        assert store.connection.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        node = store.node_id("n1")
+    assert sql(db_path, "PRAGMA integrity_check") == [("ok",)]
+    with SqliteReader.open(db_path) as reader:
+        queries = reader.queries
+        node = queries.node_id("n1")
         assert node is not None
-        infos = store.intervals(node, ["test"])
+        infos = queries.intervals(node, ["test"])
         assert len(infos) >= committed
-        rows = store.kind_rows("thing", infos)
+        rows = queries.kind_rows("thing", infos)
         assert len(rows) == 50 * len(infos)  # no interval without its rows
 
 
 def test_prune_by_age_and_by_size(db_path: Path) -> None:
     host_recording(db_path, n_intervals=3000)
+    ends = "SELECT end_us FROM interval WHERE source = 'host'"
     with Store.open(db_path) as store:
-        node = store.node_id(None)
-        assert node is not None
-        before = len(store.intervals(node, ["host"]))
+        before = len(sql(db_path, ends))
         now = START_US / 1e6 + 3000 * 60
         result = prune(store, keep_s=2000 * 60, now=now)
-        remaining = store.intervals(node, ["host"])
+        remaining = sql(db_path, ends)
         assert result.intervals_deleted > 0
         assert len(remaining) == 2001 < before  # the one ending exactly at the cutoff stays
-        assert min(i.end_us for i in remaining) >= (now - 2000 * 60) * 1e6
-        rows = store.connection.execute("SELECT COUNT(*) FROM k_cpu").fetchone()[0]
-        assert rows == 4 * len(remaining)
-        target = data_bytes(store) // 2
+        assert min(end for (end,) in remaining) >= (now - 2000 * 60) * 1e6
+        assert sql(db_path, "SELECT COUNT(*) FROM k_cpu") == [(4 * len(remaining),)]
+        target = store.data_bytes() // 2
         prune(store, max_bytes=target)
-        assert data_bytes(store) <= target
-        assert store.intervals(node, ["host"])  # the newest are kept
+        assert store.data_bytes() <= target
+        assert sql(db_path, ends)  # the newest are kept
         vacuum(store)
-        meta, sources, kinds = info(store)
-        assert meta["schema_version"] == str(SCHEMA_VERSION)
-        assert {s.source for s in sources} == {"host", "esatui"}
-        assert kinds["cpu"] > 0
+    with SqliteReader.open(db_path) as reader:
+        found = reader.info()
+    assert found.meta["schema_version"] == str(SCHEMA_VERSION)
+    assert {s.source for s in found.sources} == {"host", "esatui"}
+    assert found.rows["cpu"] > 0
 
 
 def test_bytes_per_interval_of_a_host_recording(db_path: Path) -> None:
     """Far below the 2 KB per interval budget for 8 CPUs (the benchmark measures it)."""
     host_recording(db_path, n_intervals=500, cpus=range(8))
     with Store.open(db_path) as store:
-        store.connection.execute("VACUUM")
-        assert data_bytes(store) / 500 < 2048
+        store.vacuum()
+        assert store.data_bytes() / 500 < 2048

@@ -10,8 +10,8 @@ import pytest
 from esatui.collectors.base import SourceContext
 from esatui.collectors.host import CPU, HostSource, user_hz
 from esatui.collectors.sysfs_cpu import parse_cpu_list
-from esatui.fakesys.procfs import ProcStat
 from esatui.sampling.builder import IntervalBuilder
+from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
 
 TREES = sorted(p.name for p in (DATA / "host" / "trees").iterdir())

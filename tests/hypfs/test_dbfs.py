@@ -21,7 +21,7 @@ from esatui.collectors.hypfs.dbfs import (
     tod_to_unix_us,
     unix_us_to_tod,
 )
-from esatui.fakesys.hypfs import guest
+from tests.fakes.hypfs import guest
 
 
 def sample_204() -> Diag204:

@@ -34,7 +34,7 @@ def _f32(x: float) -> float:
     return float(struct.unpack(">f", struct.pack(">f", x))[0])
 
 
-def field_value(f: FieldSpec) -> st.SearchStrategy[Value]:
+def field_value(f: FieldSpec) -> st.SearchStrategy[Value]:  # noqa: PLR0911 - one strategy per field type
     if f.mask:
         return st.integers(0, 1)
     if f.type in ("u8", "u16", "u32", "u64"):

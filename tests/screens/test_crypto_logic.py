@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esatui.db.query import EntityData, KindSlice, Slot
+from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens import crypto as C
 from esatui.screens.esacrypa import ap_values, card_id, reported
 from esatui.screens.esapoll import NOTE_WIDTH, explain, guest_poll

@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 
 from esatui.cli import main
-from esatui.db.query import load_slots
-from esatui.db.store import Store
-from esatui.export import render
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.formats import render
 from esatui.screens import catalog
 from esatui.screens import crypto as C
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op
 from esatui.screens.model import Level
 from esatui.screens.render import format_value, round_value
+from tests.fixtures.reading import load_slots
 from tests.monitor import fixtures as F
 from tests.screens import crypto_data as D
 from tests.screens.golden import check
@@ -160,10 +160,10 @@ def test_seed002_table1_through_the_cli(
 
 def test_seed002_hserv_through_the_data(seed002_db: Path) -> None:
     """HSERV is no ESAPOLL column (SPEC lists none); the recorded data gives it as printed."""
-    with Store.open(seed002_db, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(seed002_db) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        slots = load_slots(store, node, ("crypto",), (), None, None)
+        slots = load_slots(reader, ("crypto",), (), None, None)
     times = [C.service_times(d) for d in map(C.crypto_deltas, reversed(slots)) if d is not None]
     assert len(times) == 3
     for col, st in zip(F.SEED002_TABLE1, times, strict=True):
@@ -178,8 +178,8 @@ def test_seed002_hserv_through_the_data(seed002_db: Path) -> None:
 
 
 def test_esacrypt_highlights_and_drills(seed001_db: Path) -> None:
-    with Store.open(seed001_db, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYPT", catalog.Query())
+    with SqliteReader.open(seed001_db) as reader:
+        model = catalog.build_model(reader, "ESACRYPT", catalog.Query())
     by_end = {r.end_us: r for r in model.rows}
     at_1034 = by_end[F.end_us(F.SEED001_DATE, "10:34")]
     # 2.48 DQ/op, but only 497 unsuccessful DQs a second: nothing that costs
@@ -205,26 +205,26 @@ def test_thresholds_are_configurable(seed001_db: Path, capsys: pytest.CaptureFix
 
 
 def test_esacrypa_drills_to_the_guest_view_of_the_card(seed000_db: Path) -> None:
-    with Store.open(seed000_db, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYPA", catalog.Query(limit=1))
+    with SqliteReader.open(seed000_db) as reader:
+        model = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=1))
         assert [r.drill.entity for r in model.rows if r.drill] == ["00", "01", "02", "03"]
         assert {r.drill.screen for r in model.rows if r.drill} == {"ESACRYQ"}
-        one = catalog.build_model(store, "ESACRYPA", catalog.Query(limit=1, entity="02"))
+        one = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=1, entity="02"))
         assert [r.values["ap"] for r in one.rows] == ["02"]
 
 
 def test_drills_land_on_the_same_interval(seed000_db: Path) -> None:
-    with Store.open(seed000_db, readonly=True) as store:
-        crypt = catalog.build_model(store, "ESACRYPT", catalog.Query())
+    with SqliteReader.open(seed000_db) as reader:
+        crypt = catalog.build_model(reader, "ESACRYPT", catalog.Query())
         row = crypt.rows[2]
         assert row.drill is not None
         q = catalog.Query(after_us=row.drill.start_us, until_us=row.drill.end_us, snap=True)
-        crypa = catalog.build_model(store, "ESACRYPA", q)
+        crypa = catalog.build_model(reader, "ESACRYPA", q)
         assert {r.end_us for r in crypa.rows} == {row.end_us} and len(crypa.rows) == 4
-        poll = catalog.build_model(store, "ESAPOLL", q)
+        poll = catalog.build_model(reader, "ESAPOLL", q)
         assert len(poll.rows) == 1 and poll.rows[0].drill is not None
         assert poll.rows[0].drill.screen == "ESACRYPT"
-        back = catalog.build_model(store, "ESACRYPT", q)
+        back = catalog.build_model(reader, "ESACRYPT", q)
         assert [r.values for r in back.rows] == [row.values]
 
 
@@ -258,8 +258,8 @@ def test_esapoll_guest_poll_follows_the_zcrypt_bus(
 
 
 def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
-    with Store.open(seed002_db, readonly=True) as store:
-        model = catalog.build_model(store, "ESAPOLL", catalog.Query())
+    with SqliteReader.open(seed002_db) as reader:
+        model = catalog.build_model(reader, "ESAPOLL", catalog.Query())
         records, note = model.notes
         assert records == (
             "Records: z/VM 7.2.0, D5R9 360 bytes: NSERV/HSERV/DSERV (APAR VM66534). "
@@ -275,11 +275,11 @@ def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
 
 
 def test_esassum_helpers(seed001_db: Path) -> None:
-    with Store.open(seed001_db, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(seed001_db) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        slots = load_slots(store, node, ("crypto",), (), None, None)
-        empty = load_slots(store, node, ("crypto",), (), None, 0)
+        slots = load_slots(reader, ("crypto",), (), None, None)
+        empty = load_slots(reader, ("crypto",), (), None, 0)
     at_1034 = next(s for s in slots if s.end_us == F.end_us(F.SEED001_DATE, "10:34"))
     assert crypto_ops_s(at_1034) == pytest.approx(336.9)
     assert crypto_ms_op(at_1034) == pytest.approx(2.97)
@@ -322,11 +322,11 @@ def test_provisional_columns_are_marked(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.fixture
 def models(seed000_db: Path, seed002_db: Path) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    with Store.open(seed000_db, readonly=True) as store:
-        out["ESACRYPT"] = catalog.build_model(store, "ESACRYPT", catalog.Query())
-        out["ESACRYPA"] = catalog.build_model(store, "ESACRYPA", catalog.Query(limit=2))
-    with Store.open(seed002_db, readonly=True) as store:
-        out["ESAPOLL"] = catalog.build_model(store, "ESAPOLL", catalog.Query())
+    with SqliteReader.open(seed000_db) as reader:
+        out["ESACRYPT"] = catalog.build_model(reader, "ESACRYPT", catalog.Query())
+        out["ESACRYPA"] = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=2))
+    with SqliteReader.open(seed002_db) as reader:
+        out["ESAPOLL"] = catalog.build_model(reader, "ESAPOLL", catalog.Query())
     return out
 
 

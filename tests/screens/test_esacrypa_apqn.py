@@ -10,7 +10,7 @@ import pytest
 
 from esatui.cli import main
 from esatui.collectors.monitor import encode as E
-from esatui.db.store import Store
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from tests.monitor import fixtures as F
 from tests.monitor import published as P
@@ -72,9 +72,9 @@ def test_apqns_are_rows_under_their_card(db: Path, capsys: pytest.CaptureFixture
 
 
 def test_an_apqn_row_drills_to_its_card_on_esacryq(db: Path) -> None:
-    with Store.open(db, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYPA", catalog.Query(limit=1))
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=1))
         drills = {r.values["ap"]: r.drill.entity for r in model.rows if r.drill}
         assert drills == {"0a": "0a", "0a.0011": "0a", "0a.0012": "0a", "0b": "0b"}
-        card = catalog.build_model(store, "ESACRYPA", catalog.Query(limit=1, entity="0a"))
+        card = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=1, entity="0a"))
         assert [r.values["ap"] for r in card.rows] == ["0a", "0a.0011", "0a.0012"]

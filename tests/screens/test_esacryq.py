@@ -13,15 +13,15 @@ from typing import Any
 import pytest
 
 from esatui.cli import main
-from esatui.db.query import load_slots
-from esatui.db.store import Store
-from esatui.export import render
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.formats import render
 from esatui.screens import catalog
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.model import Drill, Row
 from esatui.screens.render import STYLE_NOTE, header_lines, pages
 from esatui.tui.state import ViewState
 from tests.fixtures.cryq_recording import CryptoGuest, record
+from tests.fixtures.reading import load_slots
 from tests.screens.golden import check
 
 Recorded = tuple[Path, CryptoGuest]
@@ -108,8 +108,8 @@ def test_json_rates_are_exact_to_the_deltas_over_the_measured_durations(
 
 def test_the_model_carries_the_unrounded_rates(recorded: Recorded) -> None:
     db_path, guest = recorded
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYQ", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESACRYQ", catalog.Query())
     for row in model.rows:
         k = interval_of(guest, row.end_us)
         requests = guest.script.requests.get((k, str(row.values["device"])))
@@ -120,8 +120,8 @@ def test_the_model_carries_the_unrounded_rates(recorded: Recorded) -> None:
 
 def test_cards_come_with_their_apqns_below_them(recorded: Recorded) -> None:
     db_path, _ = recorded
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYQ", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESACRYQ", catalog.Query())
     newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
     assert [r.values["device"] for r in newest] == [
         *("01", "01.0010", "01.0011", "01.0012"),
@@ -187,8 +187,8 @@ def test_text_marks_reset_and_new_rows_and_highlights_polling(
     flagged = [ln for ln in lines if ln.endswith((" R", " N"))]
     assert len(flagged) == 4
     assert all(" R" in ln for ln in flagged if "03" in ln.split()[0:2])
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESACRYQ", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESACRYQ", catalog.Query())
     columns = pages(model, 132)[0]
     head = header_lines(model, columns, 0, 1, 132)
     assert head[2][0][1] == "crit"  # the polling line: coloured too
@@ -201,16 +201,16 @@ def _drill_rows(db_path: Path, drill: Drill) -> tuple[Row, ...]:
     query = catalog.Query(
         after_us=after, until_us=until, limit=limit, entity=state.entity, snap=state.drilled
     )
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, state.screen, query)
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, state.screen, query)
     check("ESACRYQ-drill.text", render(model, "text"))
     return model.rows
 
 
 def test_drill_from_a_card_to_its_apqns(recorded: Recorded) -> None:
     db_path, _ = recorded
-    with Store.open(db_path, readonly=True) as store:
-        full = catalog.build_model(store, "ESACRYQ", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        full = catalog.build_model(reader, "ESACRYQ", catalog.Query())
     card = next(r for r in full.rows if r.values["device"] == "03" and r.flags)
     assert card.drill == Drill("ESACRYQ", card.start_us, card.end_us, "03")
     assert all(r.drill is None for r in full.rows if "." in str(r.values["device"]))
@@ -244,10 +244,10 @@ def test_a_changed_setting_is_said(
 
 def test_zcrypt_req_s_for_esassum(recorded: Recorded) -> None:
     db_path, guest = recorded
-    with Store.open(db_path, readonly=True) as store:
-        node = store.node_id("LNXT01")
+    with SqliteReader.open(db_path) as reader:
+        node = reader.queries.node_id("LNXT01")
         assert node is not None
-        slots = load_slots(store, node, ("zcrypt_card",), (), None, None)
+        slots = load_slots(reader, ("zcrypt_card",), (), None, None)
     script = guest.script
     for slot in slots:
         k = interval_of(guest, slot.end_us)
@@ -282,6 +282,7 @@ def test_collect_on_a_fake_tree_through_the_cli(
     assert "ESACRYQ" in capsys.readouterr().out
 
 
+@pytest.mark.usefixtures("ui_never_reads")
 async def test_enter_on_a_card_row_drills_in_the_monitor(recorded: Recorded) -> None:
     from esatui.tui.pilot import settle
     from tests.tui.test_keys import SIZE, app_for

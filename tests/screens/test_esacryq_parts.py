@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from esatui.db.query import EntityData, KindSlice, Slot
 from esatui.db.records import Flag, Value, max_column
+from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.esacryq import (
     BusSettings,
     bus_notes,

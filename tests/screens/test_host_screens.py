@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from esatui.db.store import Store
-from esatui.export import render
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.formats import render
 from esatui.screens import catalog
 from esatui.screens.model import Level, RowKind
 from tests.fixtures.recording import START_US, cpu_ticks, host_recording
@@ -18,12 +19,13 @@ MINUTE = 60_000_000
 
 
 @pytest.fixture
-def store(db_path: Path) -> Store:
+def store(db_path: Path) -> Iterator[SqliteReader]:
     host_recording(db_path, n_intervals=5)
-    return Store.open(db_path, readonly=True)
+    with SqliteReader.open(db_path) as reader:
+        yield reader
 
 
-def test_esalnxc_percentages_are_exact_and_add_up(store: Store) -> None:
+def test_esalnxc_percentages_are_exact_and_add_up(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESALNXC", catalog.Query())
     data = [r for r in model.rows if r.kind is RowKind.DATA]
     assert len(data) == 5 * 4
@@ -47,7 +49,7 @@ def test_esalnxc_percentages_are_exact_and_add_up(store: Store) -> None:
     assert model.machine == "8561" and model.system == "L32 z/VM 7.2.0" and model.node == "LNXT01"
 
 
-def test_steal_is_highlighted_above_the_thresholds(store: Store) -> None:
+def test_steal_is_highlighted_above_the_thresholds(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESALNXC", catalog.Query())
     for row in model.rows:
         steal = row.values["steal"]
@@ -56,7 +58,7 @@ def test_steal_is_highlighted_above_the_thresholds(store: Store) -> None:
             assert row.levels["steal"] == expected
 
 
-def test_esassum_counts_types_and_drills(store: Store) -> None:
+def test_esassum_counts_types_and_drills(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESASSUM", catalog.Query())
     ids = [c.id for c in model.columns]
     assert ids[:3] == ["time", "cpus_ifl", "busy_ifl"]
@@ -68,7 +70,7 @@ def test_esassum_counts_types_and_drills(store: Store) -> None:
     assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in model.notes
 
 
-def test_esaovhd(store: Store) -> None:
+def test_esaovhd(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESAOVHD", catalog.Query())
     assert [c.id for c in model.columns][-1] == "host_ms"
     row = model.rows[0]
@@ -79,12 +81,12 @@ def test_esaovhd(store: Store) -> None:
 
 @pytest.mark.parametrize("screen", ["ESASSUM", "ESALNXC", "ESAOVHD"])
 @pytest.mark.parametrize("fmt", ["text", "csv", "json", "jsonl"])
-def test_golden_exports(store: Store, screen: str, fmt: str) -> None:
+def test_golden_exports(store: SqliteReader, screen: str, fmt: str) -> None:
     model = catalog.build_model(store, screen, catalog.Query())
     check(f"{screen}.{fmt}", render(model, fmt))  # type: ignore[arg-type]
 
 
-def test_every_format_carries_the_same_numbers(store: Store) -> None:
+def test_every_format_carries_the_same_numbers(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESALNXC", catalog.Query())
     doc = json.loads(render(model, "json"))
     lines = render(model, "jsonl").splitlines()
@@ -96,21 +98,21 @@ def test_every_format_carries_the_same_numbers(store: Store) -> None:
         assert f"{record['total']:.1f}" in text
 
 
-def test_an_interval_length_aggregates(store: Store) -> None:
+def test_an_interval_length_aggregates(store: SqliteReader) -> None:
     query = catalog.Query(interval_len_us=5 * MINUTE)
     model = catalog.build_model(store, "ESALNXC", query)
     assert {r.end_us for r in model.rows} == {START_US + 5 * MINUTE}
     assert model.interval_len_s == 300
 
 
-def test_drilled_entity(store: Store) -> None:
+def test_drilled_entity(store: SqliteReader) -> None:
     model = catalog.build_model(store, "ESALNXC", catalog.Query(entity="2"))
     assert {r.values["id"] for r in model.rows} == {2}
 
 
 def test_a_screen_without_its_source_says_so(db_path: Path) -> None:
     host_recording(db_path, n_intervals=2)
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESALNXC", catalog.Query(until_us=START_US - 1))
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESALNXC", catalog.Query(until_us=START_US - 1))
         assert not model.rows
         assert "nothing recorded in this range" in model.notes[0]

@@ -13,15 +13,17 @@ from esatui.collectors.host import HostSource
 from esatui.collectors.hypfs import HypfsSource
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
-from esatui.export import render
-from esatui.fakesys.hypfs import HypfsLpar, HypfsVm, guest, lpar
-from esatui.fakesys.procfs import ProcStat
-from esatui.sampling.recorder import Recorder
+from esatui.formats import render
+from esatui.sampling.session import Recording
 from esatui.screens import catalog
 from esatui.screens.model import RowKind
+from esatui.sim.clock import SimClock
+from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
-from tests.fixtures.clock import StepClock
+from tests.fakes.hypfs import HypfsLpar, HypfsVm, guest, lpar
+from tests.fixtures.clock import stepping
 from tests.fixtures.recording import write
 from tests.screens.golden import check
 
@@ -29,12 +31,11 @@ MINUTE_S = 60
 START_US = 1_790_000_040_000_000  # on a minute boundary
 
 
-def record(db_path: Path, sources: list[PolledSource], clock: StepClock, count: int) -> None:
-    with Store.open(db_path) as store:
-        recorder = Recorder(
-            store, sources, interval_s=MINUTE_S, hf_s=None, clock=clock, node="LNXT01", warn=print
-        )
-        recorder.run(threading.Event(), count=count)
+def record(db_path: Path, sources: list[PolledSource], clock: SimClock, count: int) -> None:
+    recording = Recording(
+        db_path, sources, interval_s=MINUTE_S, hf_s=None, node="LNXT01", clock=clock
+    )
+    recording.run(threading.Event(), warn=print, count=count)
 
 
 def lpar_sysinfo(name: str) -> str:
@@ -66,15 +67,15 @@ def lpar_recording(tmp_path: Path, db_path: Path) -> Path:
 
     box.write()
     stat.write()
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     ctx = SourceContext(root, clock=clock)
     record(db_path, [HypfsSource(ctx, mode="debugfs"), HostSource(ctx)], clock, count=3)
     return db_path
 
 
 def test_esacpuu_from_hypfs_in_an_lpar(lpar_recording: Path) -> None:
-    with Store.open(lpar_recording, readonly=True) as store:
-        model = catalog.build_model(store, "ESACPUU", catalog.Query())
+    with SqliteReader.open(lpar_recording) as reader:
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query())
     rows = [r for r in model.rows if r.end_us == model.rows[0].end_us]
     data = [r for r in rows if r.kind is RowKind.DATA]
     assert [(r.values["type"], r.values["id"]) for r in data] == [("CP", 0), ("IFL", 1), ("IFL", 2)]
@@ -92,9 +93,9 @@ def test_esacpuu_from_hypfs_in_an_lpar(lpar_recording: Path) -> None:
 
 
 def test_esacpuu_normalized_view(lpar_recording: Path) -> None:
-    with Store.open(lpar_recording, readonly=True) as store:
+    with SqliteReader.open(lpar_recording) as reader:
         query = catalog.Query(options=frozenset({"normalized"}))
-        model = catalog.build_model(store, "ESACPUU", query)
+        model = catalog.build_model(reader, "ESACPUU", query)
     newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
     subtotals = {r.values["type"]: r for r in newest if r.kind is RowKind.SUBTOTAL}
     assert subtotals["CP"].values["total"] == pytest.approx(50.0 * 416 / 3085)
@@ -103,8 +104,8 @@ def test_esacpuu_normalized_view(lpar_recording: Path) -> None:
 
 
 def test_esassum_takes_the_hypervisor_view_when_recorded(lpar_recording: Path) -> None:
-    with Store.open(lpar_recording, readonly=True) as store:
-        model = catalog.build_model(store, "ESASSUM", catalog.Query())
+    with SqliteReader.open(lpar_recording) as reader:
+        model = catalog.build_model(reader, "ESASSUM", catalog.Query())
     row = model.rows[0]
     assert row.values["cpus_cp"] == 1 and row.values["cpus_ifl"] == 2
     assert row.values["busy_ifl"] == pytest.approx(100.0)
@@ -130,10 +131,10 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
         vm.write()
 
     vm.write()
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     record(db_path, [HypfsSource(SourceContext(root, clock=clock), mode="debugfs")], clock, 2)
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESAUSR2", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESAUSR2", catalog.Query())
     newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
     assert [r.values["userid"] for r in newest] == ["ZVSE1", "LNXT01", "TCPIP"]
     assert [r.values["cpu_pct"] for r in newest] == pytest.approx([120.0, 35.0, 1.0])
@@ -220,11 +221,11 @@ def test_esacpuu_reproduces_seed_000_from_monitor_counters(db_path: Path) -> Non
         last = minute
     with Store.open(db_path) as store:
         write(store, "monitor", (LCPU,), samples, node="VMSYS1")
-    with Store.open(db_path, readonly=True) as store:
+    with SqliteReader.open(db_path) as reader:
         for hhmm, expected in SEED000_ESACPUU.items():
             end = day + int(hhmm[3:]) * 60_000_000
             model = catalog.build_model(
-                store, "ESACPUU", catalog.Query(after_us=end - 60_000_000, until_us=end)
+                reader, "ESACPUU", catalog.Query(after_us=end - 60_000_000, until_us=end)
             )
             data = [r for r in model.rows if r.kind is RowKind.DATA]
             assert len(data) == 3
@@ -266,8 +267,8 @@ def test_esacpuu_from_smapi_gauges_shows_only_this_lpar(db_path: Path) -> None:
             (LCPU,),
             [smapi_sample(START_US, 10.0), smapi_sample(START_US + 60_000_000, 98.5)],
         )
-    with Store.open(db_path, readonly=True) as store:
-        model = catalog.build_model(store, "ESACPUU", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query())
     data = [r for r in model.rows if r.kind is RowKind.DATA]
     assert [(r.values["type"], r.values["id"], r.values["total"]) for r in data] == [
         ("IFL", 0, 98.5),
@@ -282,7 +283,7 @@ def test_esacpuu_from_smapi_gauges_shows_only_this_lpar(db_path: Path) -> None:
 def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: Path) -> None:
     """A z/VM guest with two IFLs and a CP: /proc cannot tell, QUERY VIRTUAL CPUS can."""
     from esatui.collectors.vmcp import VmcpSource
-    from esatui.fakesys.vmcp import ScriptedVmcp, zvm_guest
+    from esatui.sim.interfaces.vmcp import ScriptedVmcp, zvm_guest
 
     root = tmp_path / "root"
     shutil.copytree(DATA / "host/trees/util-linux-s390-zvm", root)
@@ -295,12 +296,12 @@ def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: 
             stat.advance(cpu, user=int(seconds * 40), idle=int(seconds * 60))
         stat.write()
 
-    clock = StepClock(START_US, advance)
+    clock = stepping(START_US, advance)
     ctx = SourceContext(root, clock=clock)
     record(db_path, [HostSource(ctx), VmcpSource(ctx, opener=device.open)], clock, count=2)
-    with Store.open(db_path, readonly=True) as store:
-        lnxc = catalog.build_model(store, "ESALNXC", catalog.Query())
-        summary = catalog.build_model(store, "ESASSUM", catalog.Query())
+    with SqliteReader.open(db_path) as reader:
+        lnxc = catalog.build_model(reader, "ESALNXC", catalog.Query())
+        summary = catalog.build_model(reader, "ESASSUM", catalog.Query())
     newest = [r for r in lnxc.rows if r.end_us == lnxc.rows[0].end_us and r.kind is RowKind.DATA]
     assert [(r.values["id"], r.values["type"]) for r in newest] == [
         (0, "IFL"),

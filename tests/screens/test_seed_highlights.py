@@ -11,6 +11,7 @@ import pytest
 
 from esatui.cli import main
 from esatui.collectors.kinds import LCPU
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.model import Level, RowKind, ScreenModel
@@ -29,8 +30,8 @@ def _imported(tmp_path: Path, monwrite: Path) -> Path:
 
 
 def _models(db: Path, screens: tuple[str, ...] = CRYPTO_SCREENS) -> dict[str, ScreenModel]:
-    with Store.open(db, readonly=True) as store:
-        return {name: catalog.build_model(store, name, catalog.Query()) for name in screens}
+    with SqliteReader.open(db) as reader:
+        return {name: catalog.build_model(reader, name, catalog.Query()) for name in screens}
 
 
 def _marks(model: ScreenModel) -> list[tuple[int, str, Level]]:

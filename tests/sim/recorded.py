@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from esatui.cli import main
-from esatui.db.store import IntervalInfo, Store
+from esatui.db.reading import IntervalInfo, Queries
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 
 START = "2026-01-05T00:00+00:00"
@@ -96,17 +97,17 @@ def _busy(guest_pct: float, cp_pct: float, etr: float) -> dict[str, float]:
     return {"guest": guest_pct / kvnq, "CP": cp_pct / kvnq, "total": (guest_pct + cp_pct) / kvnq}
 
 
-def _newest(store: Store, source: str) -> IntervalInfo:
-    node = store.node_id(None)
+def _newest(queries: Queries, source: str) -> IntervalInfo:
+    node = queries.node_id(None)
     assert node is not None
-    return store.intervals(node, [source], limit=1)[0]
+    return queries.intervals(node, [source], limit=1)[0]
 
 
 def from_recorded(db: Path) -> Metrics:
     """The same metrics from the recorded ``crypto`` and ``lcpu`` kinds (monitor source)."""
-    with Store.open(db, readonly=True) as store:
-        iv = _newest(store, "monitor")
-        (crypto,) = store.kind_rows("crypto", [iv])
+    with SqliteReader.open(db) as reader:
+        iv = _newest(reader.queries, "monitor")
+        (crypto,) = reader.queries.kind_rows("crypto", [iv])
         v = crypto.values
         vnq = num(v["virt_nq"])
         values = {
@@ -122,10 +123,11 @@ def from_recorded(db: Path) -> Metrics:
 
 
 def busy_recorded(db: Path) -> dict[str, float]:
-    with Store.open(db, readonly=True) as store:
-        iv = _newest(store, "monitor")
-        (crypto,) = store.kind_rows("crypto", [iv])
-        lcpus = [r for r in store.kind_rows("lcpu", [iv]) if r.values.get("emul_us") is not None]
+    with SqliteReader.open(db) as reader:
+        queries = reader.queries
+        iv = _newest(queries, "monitor")
+        (crypto,) = queries.kind_rows("crypto", [iv])
+        lcpus = [r for r in queries.kind_rows("lcpu", [iv]) if r.values.get("emul_us") is not None]
         seconds = iv.duration_us / 1e6
         etr = num(crypto.values["virt_nq"]) / seconds
         guest = sum(num(r.values["emul_us"]) for r in lcpus) / iv.duration_us * 100

@@ -17,14 +17,15 @@ from esatui.collectors.monitor.monreader import MonreaderSource
 from esatui.collectors.monitor.monwrite import MonwriteSource
 from esatui.collectors.procstat import parse_proc_stat
 from esatui.collectors.smapi.source import build_source
-from esatui.db.store import Store
-from esatui.sampling.recorder import Recorder
+from esatui.commands.common import registry
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.registry import SourceOptions
+from esatui.sampling.session import Recording
 from esatui.sim.clock import SimClock
 from esatui.sim.run import EndingEvent
 from esatui.sim.scenarios import identity, scenario
 from esatui.sim.site import SIMULATED_KEY, SimPolled, SimulatedSite
 from esatui.sim.smapi_feed import SMAPI_USER
-from esatui.sources import SOURCE_TYPES, SourceOptions, make_sources
 from tests.sim.recorded import num
 
 START_US = 1_767_571_200_000_000  # 2026-01-05T00:00Z
@@ -43,10 +44,11 @@ def _site(tmp_path: Path, name: str = "seed002-t3-polling", **kw: object) -> Sim
     )
 
 
-def _sum(store: Store, kind: str, source: str, key: str, field: str) -> int:
-    node = store.node_id(None)
+def _sum(reader: SqliteReader, kind: str, source: str, key: str, field: str) -> int:
+    queries = reader.queries
+    node = queries.node_id(None)
     assert node is not None
-    rows = store.kind_rows(kind, store.intervals(node, [source]))
+    rows = queries.kind_rows(kind, queries.intervals(node, [source]))
     return round(sum(num(r.values[field]) for r in rows if r.key == key))
 
 
@@ -56,18 +58,17 @@ def test_recorded_values_are_what_the_real_parsers_read(tmp_path: Path) -> None:
     warnings: list[str] = []
     with _site(tmp_path, monwrite=monwrite, monitor_interval_s=60) as site:
         clock = SimClock(START_US, on_advance=site.sync)
-        store = Store.open(db)
-        recorder = Recorder(
-            store,
+        recording = Recording(
+            db,
             site.sources(SourceContext(site.root, warnings.append, clock)),
             interval_s=60,
             hf_s=20,
-            warn=warnings.append,
             clock=clock,
         )
-        stats = recorder.run(EndingEvent(site.monitor.end), duration_s=180)
+        stats = recording.run(EndingEvent(site.monitor.end), warn=warnings.append, duration_s=180)
         assert stats.written == 18 and not stats.stopped_sources, warnings
         assert sorted(stats.sources_written) == sorted([*ORDINARY, "esatui"])
+        store = SqliteReader.open(db)
 
         # the guest's own files, parsed by the real parsers now, against the sums of deltas
         stat = parse_proc_stat((site.root / "proc/stat").read_text())
@@ -92,8 +93,8 @@ def test_recorded_values_are_what_the_real_parsers_read(tmp_path: Path) -> None:
     assert monitor_vnq > 0
     imported = tmp_path / "imported.sqlite"
     assert main(["collect", "--source", f"monwrite:{monwrite}", "--db", str(imported)]) == 0
-    with Store.open(imported, readonly=True) as again:
-        assert _sum(again, "crypto", "monitor", "system", "virt_nq") == monitor_vnq
+    with SqliteReader.open(imported) as reader:
+        assert _sum(reader, "crypto", "monitor", "system", "virt_nq") == monitor_vnq
 
 
 def test_the_database_holds_only_the_ordinary_sources(
@@ -102,12 +103,12 @@ def test_the_database_holds_only_the_ordinary_sources(
     db = tmp_path / "s.sqlite"
     assert main(["sim", "--scenario", "mode-vm-day", "--duration", "2m", "--db", str(db)]) == 0
     capsys.readouterr()
-    with Store.open(db, readonly=True) as store:
-        kinds = store.kind_fields()
-        sources = {s for kind in kinds for s in store.sources_of(kind)}
-        config = store.config_at(store.node_id(None) or 0, 2**62)
+    with SqliteReader.open(db) as reader:
+        kinds = reader.queries.kind_fields()
+        sources = {s for kind in kinds for s in reader.queries.sources_of(kind)}
+        config = reader.queries.config_at(reader.queries.node_id(None) or 0, 2**62)
     assert sources == ORDINARY | {"esatui"}
-    assert set(SOURCE_TYPES) | {"monitor"} >= ORDINARY
+    assert {t.name for t in registry()} | {"monitor"} >= ORDINARY
     assert config[SIMULATED_KEY] == "mode-vm-day"
 
 
@@ -126,7 +127,7 @@ def test_no_screen_or_store_module_imports_the_simulator() -> None:
     files = [*(ROOT / "screens").rglob("*.py"), *(ROOT / "db").rglob("*.py")]
     assert files
     for path in files:
-        bad = {m for m in _imports(path) if m.startswith(("esatui.sim", "esatui.fakesys"))}
+        bad = {m for m in _imports(path) if m.startswith("esatui.sim")}
         assert not bad, f"{path.relative_to(ROOT)} imports {bad}"
 
 
@@ -182,7 +183,9 @@ def test_smapi_answers_with_the_simulated_guests(tmp_path: Path) -> None:
 
 def test_source_sim_builds_the_ordinary_sources_and_cleans_up(tmp_path: Path) -> None:
     warnings: list[str] = []
-    sources = make_sources(["sim:seed002-t3-baseline"], SourceOptions(warn=warnings.append))
+    sources = registry().make_sources(
+        ["sim:seed002-t3-baseline"], SourceOptions(warn=warnings.append)
+    )
     assert sorted(s.name for s in sources) == sorted(ORDINARY)
     assert all(s.probe().available for s in sources)
     host = next(s for s in sources if s.name == "host")

@@ -11,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from esatui.cli import main
-from esatui.sim.demo import Demo
+from esatui.commands.demo import Demo
 from esatui.sim.run import resolve
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
@@ -30,6 +30,7 @@ def _newest(app: MonitorApp) -> int | None:
     return app.model.rows[0].end_us if app.model and app.model.rows else None
 
 
+@pytest.mark.usefixtures("ui_never_reads")
 async def test_demo_starts_on_esassum_with_moving_simulated_data(tmp_path: Path) -> None:
     db = tmp_path / "demo.sqlite"
     # two minutes of backlog, then 20 times wall-clock speed: a 10-s interval every 0.5 s

@@ -9,10 +9,10 @@ import pytest
 
 from esatui.collectors.diag2fc import encode_record, parse_record
 from esatui.sim import adapter_table
+from esatui.sim.guest_records import diag2fc_record
 from esatui.sim.model import DEFAULT_START_US, USER_HZ, SimulatedSystem
 from esatui.sim.scenarios import identity, scenario
 from esatui.sim.snapshot import SystemSnapshot
-from esatui.sim.views import diag2fc_record
 
 SIM_DIR = Path(__file__).parents[2] / "esatui" / "sim"
 DAY = scenario("mode-vm-day")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from esatui.db.store import Store
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from esatui.sim.params import PARAM_NAMES, SimParams
 from esatui.sim.run import resolve
@@ -103,29 +103,29 @@ def test_what_if_settings_on_top_of_a_scenario(
         duration="1m",
     )
     assert "1 intervals of seed002-t3-polling poll_timeout_us=50" in out
-    with Store.open(db, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(db) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        config = store.config_at(node, 2**62)
+        config = reader.queries.config_at(node, 2**62)
     assert config["simulated"] == "seed002-t3-polling poll_timeout_us=50"
 
 
 def _recorded(db: Path) -> dict[str, list[tuple[object, ...]]]:
     """Every recorded row of every kind but esatui's own, with the configuration."""
     out: dict[str, list[tuple[object, ...]]] = {}
-    with Store.open(db, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(db) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        for kind in store.kind_fields():
+        for kind in reader.queries.kind_fields():
             if kind in OWN_KINDS:
                 continue
-            sources = store.sources_of(kind)
-            rows = store.kind_rows(kind, store.intervals(node, sources))
+            sources = reader.queries.sources_of(kind)
+            rows = reader.queries.kind_rows(kind, reader.queries.intervals(node, sources))
             out[kind] = sorted(
                 (r.interval.source, r.interval.end_us, r.key, tuple(sorted(r.values.items())))
                 for r in rows
             )
-        out["config"] = [tuple(sorted(store.config_at(node, 2**62).items()))]
+        out["config"] = [tuple(sorted(reader.queries.config_at(node, 2**62).items()))]
     return out
 
 
@@ -162,11 +162,11 @@ def test_sub_second_intervals_for_tests(capsys: pytest.CaptureFixture[str], tmp_
     db = tmp_path / "fast.sqlite"
     out = sim(capsys, db, "--scenario", "seed002-t1-polling", "--interval", "0.5", duration="3")
     assert out.startswith("6 intervals of seed002-t1-polling")
-    with Store.open(db, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(db) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        assert len(store.intervals(node, ["monitor"])) == 6
-        assert len(store.intervals(node, ["host"])) == 6
+        assert len(reader.queries.intervals(node, ["monitor"])) == 6
+        assert len(reader.queries.intervals(node, ["host"])) == 6
 
 
 def test_longer_intervals_keep_every_column_a_recording_fills(

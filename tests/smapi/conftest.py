@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from esatui.fakesys.smapi_server import SimGuest, SmapiTestServer
+from tests.fakes.smapi_server import SimGuest, SmapiTestServer
 
 DATA = Path(__file__).parent.parent / "data" / "smapi"
 RECORDINGS = sorted(DATA.glob("*.json"))

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from esatui.db.store import Store
-from esatui.fakesys.smapi_server import SimCpu, SimGuest, SimLpar, SmapiTestServer
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.sim.interfaces.smapi_server import SimCpu, SimLpar
+from tests.fakes.smapi_server import SimGuest, SmapiTestServer
 
 PASSWORD = "Zq7-secret-pw"
 
@@ -59,10 +60,10 @@ def test_usr2_cpu_equals_the_advance_over_measured_durations(
         )
     out, err = capsys.readouterr()
     assert code == 0, err
-    with Store.open(db_path, readonly=True) as store:
-        node = store.node_id(None)
+    with SqliteReader.open(db_path) as reader:
+        node = reader.queries.node_id(None)
         assert node is not None
-        durations = {i.end_us: i.duration_us for i in store.intervals(node, ["smapi"])}
+        durations = {i.end_us: i.duration_us for i in reader.queries.intervals(node, ["smapi"])}
     assert len(durations) == 3
     assert main(["export", "ESAUSR2", "--db", str(db_path), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]

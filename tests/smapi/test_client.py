@@ -31,7 +31,7 @@ from esatui.collectors.smapi.transport import (
     make_tls_context,
     sockaddr_iucv,
 )
-from esatui.fakesys.smapi_server import Misbehave, SimGuest, SmapiTestServer
+from tests.fakes.smapi_server import Misbehave, SimGuest, SmapiTestServer
 from tests.smapi.conftest import PASSWORD
 
 

@@ -13,7 +13,7 @@ from esatui.collectors.smapi.credentials import Secret
 from esatui.collectors.smapi.layouts import lookup
 from esatui.collectors.smapi.transport import TcpTransport
 from esatui.collectors.smapi.wire import decode_request, encode_request
-from esatui.fakesys.smapi_server import SmapiTestServer
+from tests.fakes.smapi_server import SmapiTestServer
 from tests.smapi.conftest import RECORDINGS, recording
 
 IDS = [p.stem for p in RECORDINGS]

@@ -304,3 +304,46 @@ async def test_a_time_of_day_is_read_on_the_day_shown(db_path: Path) -> None:
         await pilot.press("j", *"-10m", "enter")
         await settle(pilot)
         assert newest(app) == START_US + 20 * MINUTE
+
+
+def ends(app: MonitorApp) -> set[int]:
+    assert app.model is not None
+    return {r.end_us for r in app.model.rows}
+
+
+async def test_step_in_a_drilled_view_goes_to_the_neighbouring_interval(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=30)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")  # ESALNXC for 14:28
+        await settle(pilot)
+        assert app.state.drilled and ends(app) == {START_US + 28 * MINUTE}
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert ends(app) == {START_US + 29 * MINUTE}
+        await pilot.press("left_square_bracket", "t")
+        await settle(pilot)
+        assert ends(app) == {START_US + 27 * MINUTE}
+        await pilot.press("T", "T", "T", "T")  # 14:28, 14:29, 14:30, then nothing further
+        await settle(pilot)
+        assert ends(app) == {START_US + 30 * MINUTE}
+        assert "no further interval" in str(app.query_one("#status").render())
+
+
+async def test_step_in_a_drilled_bucket_goes_to_the_neighbouring_bucket(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=30)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("plus", "plus")  # 5-minute buckets
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")  # ESALNXC for the bucket ending 14:20
+        await settle(pilot)
+        assert app.state.drilled and ends(app) == {START_US + 20 * MINUTE}
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert ends(app) == {START_US + 25 * MINUTE}
+        await pilot.press("left_square_bracket", "left_square_bracket")
+        await settle(pilot)
+        assert ends(app) == {START_US + 15 * MINUTE}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from esatui.collectors.zcrypt import attrs as fmt
-from esatui.fakesys.aptree import FUNCTIONS, hwtype_of
+from esatui.sim.interfaces.aptree import FUNCTIONS, hwtype_of
 
 DATA = Path(__file__).parent.parent / "data" / "zcrypt"
 

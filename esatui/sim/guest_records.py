@@ -1,4 +1,4 @@
-"""Parts of a snapshot in the record formats the sources parse (for the artifact writers)."""
+"""A guest of a snapshot in the record CP would return for it (what the SMAPI server serves)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``esatui demo``: the live monitor on a simulated z/VM system (imports Textual).
+"""``esatui demo``: the live monitor on a simulated z/VM system (imports Textual when run).
 
 The simulated system starts ``DEMO_BACKLOG_S`` before now; the recorder writes that
 backlog at full speed (so every screen has history at once), then keeps recording at
@@ -10,25 +10,51 @@ carries ``simulated``).
 
 from __future__ import annotations
 
+import argparse
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from esatui.collectors.base import SourceContext
-from esatui.db.records import Interval
-from esatui.db.store import Store
-from esatui.sampling.recorder import Recorder
-from esatui.sim.clock import SimClock
-from esatui.sim.run import Simulation, resolve
-from esatui.sim.site import SimulatedSite, grid_after
-from esatui.tui.app import MonitorApp
+from esatui.commands import arguments as A
+from esatui.commands.common import UsageError
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+    from esatui.db.records import Interval
+    from esatui.sim.run import Simulation
 
 DEMO_SCENARIO = "mode-vm-day"
 DEMO_INTERVAL_S = 10.0
 DEMO_HF_S = 2.0
 DEMO_BACKLOG_S = 30 * 60.0
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("demo", help="the live screens on a simulated z/VM system")
+    p.add_argument("--scenario", metavar="NAME", default=DEMO_SCENARIO, help=A.SCENARIO_HELP)
+    A.simulation_options(p)
+    p.add_argument("--speed", type=A.speed, default=1.0, metavar="X")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--db", type=Path, help="keep the recording here (default: temporary)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.sim.run import SimUsageError, resolve
+
+    try:
+        sim = resolve(args.scenario or DEMO_SCENARIO, args.set, args.seed)
+    except SimUsageError as exc:
+        raise UsageError(str(exc)) from None
+    demo = Demo(sim, db_path=args.db, speed=args.speed)
+    try:
+        demo.app.run()
+    finally:
+        demo.close()
+    return demo.app.return_code or 0
 
 
 class Demo:
@@ -45,25 +71,32 @@ class Demo:
         now_us: int | None = None,
         warn: Callable[[str], None] = print,
     ) -> None:
+        from esatui.collectors.base import SourceContext
+        from esatui.db.store import Store
+        from esatui.sampling.session import Recording, WarnChannel
+        from esatui.sim.clock import SimClock
+        from esatui.sim.site import grid_after
+        from esatui.tui.app import MonitorApp
+
         self._tmp = tempfile.TemporaryDirectory(prefix="esatui-demo-") if db_path is None else None
         self.db_path = db_path or Path(self._tmp.name if self._tmp else ".") / "demo.sqlite"
         now = time.time_ns() // 1000 if now_us is None else now_us
         interval_us = round(interval_s * 1e6)
         start = grid_after(now - round(backlog_s * 1e6) - interval_us, interval_us)
         self.clock = SimClock(start, speed=speed, live_from_us=now)
-        self.site = SimulatedSite(
-            sim.params,
-            label=sim.label,
-            start_us=start,
-            seed=sim.seed,
-            identity=sim.identity,
-            monitor_interval_s=interval_s,
-            warn=warn,
-        )
+        channel = WarnChannel(warn)  # on the status line once the monitor runs
+        self.site = sim.site(start, interval_s, warn=channel)
         self.clock.on_advance = self.site.sync
-        self._writer = Store.open(self.db_path)
-        self._interval_s = interval_s
-        self._node = sim.identity.node
+        Store.open(self.db_path).close()  # there to read before the first interval is written
+        self.recording = Recording(
+            self.db_path,
+            self.site.sources(SourceContext(self.site.root, channel, self.clock)),
+            interval_s=interval_s,
+            hf_s=DEMO_HF_S,
+            node=sim.identity.node,
+            clock=self.clock,
+            channel=channel,
+        )
         self.app = MonitorApp(self.db_path, live=True, screen="ESASSUM", recorder=self._record)
 
     def _record(
@@ -73,7 +106,6 @@ class Demo:
         warn: Callable[[str], None],
     ) -> None:
         site = self.site
-        site.warn = warn  # on the status line, not over the screen
 
         # End the simulated monitor's data when the app stops, so its source ends at once.
         def end_when_stopped() -> None:
@@ -81,38 +113,9 @@ class Demo:
             site.monitor.end()
 
         threading.Thread(target=end_when_stopped, daemon=True, name="esatui-demo").start()
-        recorder = Recorder(
-            self._writer,
-            site.sources(SourceContext(site.root, warn, self.clock)),
-            interval_s=self._interval_s,
-            hf_s=DEMO_HF_S,
-            node=self._node,
-            warn=warn,
-            on_interval=on_interval,
-            clock=self.clock,
-        )
-        recorder.run(stop)
+        self.recording.run(stop, warn=warn, on_interval=on_interval)
 
     def close(self) -> None:
         self.site.close()
-        self._writer.close()
         if self._tmp is not None:
             self._tmp.cleanup()
-
-
-def run_demo(
-    scenario: str | None,
-    settings: Sequence[str],
-    *,
-    speed: float = 1.0,
-    seed: int = 0,
-    db_path: Path | None = None,
-    warn: Callable[[str], None] = print,
-) -> int:
-    sim = resolve(scenario or DEMO_SCENARIO, settings, seed)
-    demo = Demo(sim, db_path=db_path, speed=speed, warn=warn)
-    try:
-        demo.app.run()
-    finally:
-        demo.close()
-    return demo.app.return_code or 0

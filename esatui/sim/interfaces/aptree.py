@@ -293,14 +293,6 @@ class ApTree:
             self.add_queue(card, q.domain, driver=q.driver)
         shutil.rmtree(parked)
 
-    def garbage(self, relpath: str, content: str | bytes) -> None:
-        """Put ``content`` into a file below /sys/devices/ap (``card0a/request_count``)."""
-        path = self.devices / relpath
-        data = content.encode() if isinstance(content, str) else content
-        with path.open("r+b" if path.exists() else "wb") as f:
-            f.write(data)
-            f.truncate()
-
     @property
     def apqns(self) -> list[tuple[int, int]]:
         return sorted(self._queues)

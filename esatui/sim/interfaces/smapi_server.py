@@ -1,46 +1,24 @@
-"""A SMAPI server on loopback: recorded exchanges, a small z/VM system, misbehaviour.
+"""A SMAPI server on loopback answering from a small z/VM system.
 
-Used by the tests and by the simulated z/VM system (``esatui sim``), which replaces its
-guests and LPARs as its clock advances. It answers one request per connection like the real
+The simulated z/VM system (``esatui sim``) serves its guests and LPAR through it, replacing
+them as its clock advances; the tests build on it (``tests/fakes/smapi_server.py`` adds
+recorded exchanges and misbehaviour). It answers one request per connection like the real
 server: the request id at once, then the output length, request id, return and reason codes
-and output. Responses come from (in this order) a queued one-shot misbehaviour or answer, the
-recorded exchanges loaded with :meth:`SmapiTestServer.load_recordings`, or its z/VM system
-(guests that give DIAGNOSE X'2FC' records, LPARs with logical CPUs). Its encoders are written
-here with ``struct`` on purpose, independently of the client's layout tables.
+and output, from its z/VM system (guests that give DIAGNOSE X'2FC' records, LPARs with
+logical CPUs). Its encoders are written here with ``struct`` on purpose, independently of
+the client's layout tables.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import random
 import socket
 import socketserver
-import ssl
 import struct
 import threading
-from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import Enum
-from pathlib import Path
-from typing import Protocol
-
-from esatui.collectors.diag2fc import Diag2fcRecord, encode_record
-
-
-class Misbehave(Enum):
-    CLOSE_BEFORE_ID = "read the request, close without a word"
-    CLOSE_AFTER_ID = "send the request id, close"
-    CLOSE_MID_OUTPUT = "send id, header and half the output, close"
-    LONG_LENGTH = "claim 100 more output bytes than sent, close"
-    SHORT_LENGTH = "claim 4 fewer output bytes than sent"
-    HUGE_LENGTH = "claim a 2 GiB output"
-    ID_MISMATCH = "repeat a different request id in the header"
-    STALL = "read the request, never answer"
-    STALL_AFTER_ID = "send the request id, never answer"
-    GARBAGE = "send random bytes, close"
-    REISSUE = "answer 900/99 (reissue)"
+from typing import Protocol, Self
 
 
 class ServedGuest(Protocol):
@@ -60,60 +38,6 @@ class ServedGuest(Protocol):
 
 
 @dataclass
-class SimGuest:
-    """A guest whose counters advance by ``step_*`` after every record served."""
-
-    name: str
-    cpu_us: int = 1_000_000
-    elapsed_us: int = 60_000_000
-    vcpus: int = 2
-    mem_used_kib: int = 1_048_576
-    mem_max_kib: int = 4_194_304
-    samp_cpu: int = 10
-    samp_delay: int = 2
-    samp_page: int = 1
-    samp_idle: int = 80
-    samp_other: int = 7
-    step_cpu_us: int = 0
-    step_elapsed_us: int = 0
-    step_samples: int = 0
-    logged_on: bool = True
-
-    def record(self) -> bytes:
-        total = self.samp_cpu + self.samp_delay + self.samp_page + self.samp_idle + self.samp_other
-        return encode_record(
-            Diag2fcRecord(
-                version=1,
-                flags=0,
-                used_cpu_us=self.cpu_us,
-                elapsed_us=self.elapsed_us,
-                mem_min_kib=0,
-                mem_max_kib=self.mem_max_kib,
-                mem_share_kib=0,
-                mem_used_kib=self.mem_used_kib,
-                pcpus=8,
-                lcpus=4,
-                vcpus=self.vcpus,
-                ocpus=0,
-                cpu_max=100,
-                cpu_shares=100,
-                samp_cpu=self.samp_cpu,
-                samp_delay=self.samp_delay,
-                samp_page=self.samp_page,
-                samp_idle=self.samp_idle,
-                samp_other=self.samp_other,
-                samp_total=total,
-                guest=self.name,
-            )
-        )
-
-    def advance(self) -> None:
-        self.cpu_us += self.step_cpu_us
-        self.elapsed_us += self.step_elapsed_us
-        self.samp_cpu += self.step_samples
-
-
-@dataclass
 class SimCpu:
     cpu_type: str = "IFL"
     busy_pct: float = 50.0
@@ -125,17 +49,6 @@ class SimLpar:
     name: str
     number: int
     cpus: list[SimCpu] = field(default_factory=lambda: [SimCpu()])
-
-
-@dataclass(frozen=True)
-class Received:
-    """A request as the server saw it (the password is never kept)."""
-
-    function: str
-    userid: str
-    target: str
-    params: bytes
-    password_matched: bool
 
 
 def _i4(value: int) -> bytes:
@@ -158,8 +71,8 @@ class _ThreadingServer(socketserver.ThreadingMixIn, _Server):
     daemon_threads = True
 
 
-class SmapiTestServer:
-    """Start with ``with SmapiTestServer(...) as srv:``; connect to ``srv.port``."""
+class SmapiServer:
+    """Start with ``with SmapiServer(...) as srv:``; connect to ``srv.port``."""
 
     def __init__(
         self,
@@ -171,9 +84,6 @@ class SmapiTestServer:
         lpars: Iterable[SimLpar] = (SimLpar("LP1", 1, [SimCpu("CP"), SimCpu("IFL")]),),
         my_lpar: str = "LP1",
         namelists: dict[str, list[str]] | None = None,
-        tls: ssl.SSLContext | None = None,
-        allow_empty_credentials: bool = False,
-        recovery_with_header: bool = True,
         cp_version: str = "7.1.0",
         timezone: str = "EDT",
         history: int | None = None,
@@ -185,26 +95,18 @@ class SmapiTestServer:
         self.lpars = list(lpars)
         self.my_lpar = my_lpar
         self.namelists = namelists or {}
-        self.tls = tls
-        self.allow_empty_credentials = allow_empty_credentials
-        self.recovery_with_header = recovery_with_header
-        # what was asked and answered; ``history`` bounds both for long runs (the simulator)
-        self.received: deque[Received] = deque(maxlen=history)
+        # answers kept for Response_Recovery; ``history`` bounds them for long runs
         self._history = history
-        # one thread per connection (tests that stall a connection need it); the simulator's
-        # single client is served faster in the server's own thread
+        # one thread per connection (a client that stalls one must not stop the others); the
+        # simulator's single client is served faster in the server's own thread
         self._threaded = threaded
-        self.unsupported: set[str] = set()  # functions answered 900/12
         self.cpu_id = "FF01917729640000"
         self.cp_version = cp_version
         self.timezone = timezone
-        self._script: deque[Misbehave | tuple[int, int, bytes]] = deque()
-        self._recorded: dict[bytes, bytes] = {}
         self._saved: dict[int, bytes] = {}
         self._next_id = 1000
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self._rng = random.Random(5)
         self._port = port
         self._server: socketserver.TCPServer | None = None
         self._thread: threading.Thread | None = None
@@ -217,7 +119,7 @@ class SmapiTestServer:
         port: int = self._server.server_address[1]
         return port
 
-    def start(self) -> SmapiTestServer:
+    def start(self) -> Self:
         outer = self
 
         class Handler(socketserver.BaseRequestHandler):
@@ -239,29 +141,11 @@ class SmapiTestServer:
             self._server.shutdown()
             self._server.server_close()
 
-    def __enter__(self) -> SmapiTestServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    # --- what the next connections get ------------------------------------------------------
-
-    def misbehave(self, *how: Misbehave) -> None:
-        """The next ``len(how)`` connections misbehave in these ways, in order."""
-        self._script.extend(how)
-
-    def answer_next(self, rc: int, rs: int, output: bytes = b"") -> None:
-        """The next connection gets this return code, reason code and output."""
-        self._script.append((rc, rs, output))
-
-    def load_recordings(self, files: Iterable[Path]) -> None:
-        """Answer requests byte-identical to a recorded one with the recorded response."""
-        for path in files:
-            data = json.loads(path.read_text())
-            self._recorded[bytes.fromhex(data["request_hex"])] = bytes.fromhex(
-                data["response_hex"]
-            )[4:]
 
     def saved_ids(self) -> list[int]:
         return list(self._saved)
@@ -270,13 +154,11 @@ class SmapiTestServer:
 
     def _serve(self, sock: socket.socket) -> None:
         sock.settimeout(5.0)
-        if self.tls is not None:
-            try:
-                sock = self.tls.wrap_socket(sock, server_side=True)
-            except (ssl.SSLError, OSError):
-                return
+        connected = self._accept(sock)
+        if connected is None:
+            return
         try:
-            request = self._read_request(sock)
+            request = self._read_request(connected)
         except (OSError, struct.error):
             return
         if request is None:
@@ -284,14 +166,17 @@ class SmapiTestServer:
         with self._lock:
             self._next_id += 1
             request_id = self._next_id
-            step = self._script.popleft() if self._script else None
-        if isinstance(step, Misbehave):
-            self._misbehave(sock, step, request, request_id)
-            return
-        if step is not None:
-            rc, rs, output = step
-        else:
-            rc, rs, output = self._answer(request)
+        self._respond(connected, request, request_id)
+
+    def _accept(self, sock: socket.socket) -> socket.socket | None:
+        """The connection to talk on (``None``: drop it)."""
+        return sock
+
+    def _respond(self, sock: socket.socket, request: bytes, request_id: int) -> None:
+        rc, rs, output = self._answer(request)
+        self._reply(sock, request_id, rc, rs, output)
+
+    def _reply(self, sock: socket.socket, request_id: int, rc: int, rs: int, output: bytes) -> None:
         body = self._body(request_id, rc, rs, output)
         self._save(request_id, body)
         self._send(sock, _i4(request_id) + body)
@@ -330,62 +215,22 @@ class SmapiTestServer:
     def _body(request_id: int, rc: int, rs: int, output: bytes) -> bytes:
         return struct.pack(">Iiii", 12 + len(output), request_id, rc, rs) + output
 
-    def _misbehave(self, sock: socket.socket, how: Misbehave, request: bytes, rid: int) -> None:
-        if how is Misbehave.REISSUE:
-            self._send(sock, _i4(rid) + self._body(rid, 900, 99, b""))
-            return
-        if how in (Misbehave.STALL, Misbehave.STALL_AFTER_ID):
-            if how is Misbehave.STALL_AFTER_ID:
-                self._send(sock, _i4(rid))
-            self._stop.wait(30)
-            return
-        if how is Misbehave.CLOSE_BEFORE_ID:
-            return
-        if how is Misbehave.CLOSE_AFTER_ID:
-            self._send(sock, _i4(rid))
-            return
-        if how is Misbehave.GARBAGE:
-            self._send(sock, bytes(self._rng.randrange(256) for _ in range(37)))
-            return
-        rc, rs, output = self._answer(request)
-        body = self._body(rid, rc, rs, output)
-        self._save(rid, body)
-        if how is Misbehave.CLOSE_MID_OUTPUT:
-            self._send(sock, _i4(rid) + body[: 16 + len(output) // 2])
-        elif how is Misbehave.LONG_LENGTH:
-            self._send(sock, _i4(rid) + struct.pack(">I", 12 + len(output) + 100) + body[4:])
-        elif how is Misbehave.SHORT_LENGTH:
-            self._send(sock, _i4(rid) + struct.pack(">I", 12 + len(output) - 4) + body[4:])
-        elif how is Misbehave.HUGE_LENGTH:
-            self._send(sock, _i4(rid) + struct.pack(">I", 0x7FFFFFFF) + body[4:])
-        elif how is Misbehave.ID_MISMATCH:
-            self._send(sock, _i4(rid) + body[:4] + _i4(rid + 1) + body[8:])
-
     # --- the simulated system ------------------------------------------------------------------
 
     def _answer(self, request: bytes) -> tuple[int, int, bytes]:
         fields, params = self._parse(request)
         function, userid, password, target = fields
-        full = struct.pack(">I", len(request)) + request
-        if full in self._recorded:
-            recorded = self._recorded[full]
-            _, _, rc, rs = struct.unpack(">Iiii", recorded[:16])
-            return rc, rs, recorded[16:]
-        empty = not userid and not password
-        matched = (empty and self.allow_empty_credentials) or (
-            userid.upper() == self.userid and password == self._password
-        )
-        self.received.append(Received(function, userid, target, params, matched))
-        if not matched:
+        if not self._authorized(userid, password):
             return 120, 0, b""
-        if function in self.unsupported:
-            return 900, 12, b""
         handler: Callable[[str, bytes], tuple[int, int, bytes]] | None = getattr(
             self, f"_f_{function}", None
         )
         if handler is None:
             return 900, 12, b""
         return handler(target, params)
+
+    def _authorized(self, userid: str, password: bytes) -> bool:
+        return userid.upper() == self.userid and password == self._password
 
     @staticmethod
     def _parse(request: bytes) -> tuple[tuple[str, str, bytes, str], bytes]:
@@ -499,7 +344,4 @@ class SmapiTestServer:
         saved = self._saved.get(failed)
         if saved is None:
             return 4, 4, b""
-        if self.recovery_with_header:
-            return 0, 0, saved
-        _, _, rc, rs = struct.unpack(">Iiii", saved[:16])
-        return rc, rs, saved[16:]
+        return 0, 0, saved  # the lost answer whole, its header included

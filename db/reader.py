@@ -1,0 +1,92 @@
+"""The reading interface: what screens, the navigator and exports read, whatever the backend.
+
+A *timeline* is what makes a screen's rows: the intervals of the first of its kinds that has
+data (from that kind's sources in the screen's order of preference), as recorded or in
+buckets of a chosen length aligned to local time. A *window* is a run of a timeline's spans
+(intervals or buckets) in a time range; *slots* are a window's spans with every kind's data
+in them. SQLite (``db/reading.py``) is one backend; another (Prometheus, say) implements
+:class:`Reader` and every screen, the TUI and the exports work on it unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from esatui.db.slots import Slot
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """The spans a screen's rows are made of: of ``node`` (``None``: the only node, or the
+    one most recently written), the first of ``kinds`` with data, its sources in the order
+    of ``prefer``; ``length_us`` buckets of that length, or ``None`` as recorded."""
+
+    node: str | None
+    kinds: tuple[str, ...]
+    prefer: tuple[str, ...] = ()
+    length_us: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """One interval, or one bucket, of a timeline."""
+
+    start_us: int
+    end_us: int  # the time a row is shown at (a bucket's nominal end)
+    duration_us: int  # measured: the recorded intervals' durations added up
+    flags: int
+
+
+@dataclass(frozen=True)
+class Window:
+    """The spans of a timeline in (after_us, until_us], oldest first, from ``source``."""
+
+    timeline: Timeline
+    source: str  # the timeline's source in this window ("" when there is none)
+    spans: tuple[Span, ...]
+    after_us: int | None = None
+    until_us: int | None = None
+    # what the backend read to find the spans, kept for reading their slots (or None)
+    backend: object = field(default=None, compare=False, repr=False)
+
+
+class Reader(Protocol):
+    """Reading recorded data (``close`` when done)."""
+
+    def nodes(self) -> list[str]:
+        """The systems recorded, by name."""
+        ...
+
+    def node(self, name: str | None) -> str | None:
+        """``name`` if it was recorded; with ``None``, the only node or the one most
+        recently written; ``None`` when there is none."""
+        ...
+
+    def window(
+        self,
+        timeline: Timeline,
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        limit: int | None = None,
+        newest_first: bool = True,
+        snap: bool = False,
+    ) -> Window:
+        """The timeline's spans ending in (after_us, until_us]: with ``limit``, the newest
+        (or, not ``newest_first``, the oldest) that many. With ``snap`` the range is one
+        interval of another timeline (a drill-down): the spans that overlap it for at least
+        half their length (in buckets, the buckets of the intervals that end in it)."""
+        ...
+
+    def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
+        """The window's spans, newest first, with the data of its timeline's kinds and of
+        ``kinds``."""
+        ...
+
+    def config_at(self, node: str, time_us: int) -> dict[str, str]:
+        """The system facts every source last reported at or before ``time_us``."""
+        ...
+
+    def close(self) -> None: ...

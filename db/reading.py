@@ -1,0 +1,509 @@
+"""Reading the store: every query that reads recorded data, raw and rolled up, is here.
+
+:class:`Queries` holds them, over one connection: intervals, entity rows, entities, kinds,
+configuration, the hourly rollups summed into buckets, and the facts ``esatui db info``
+prints. The writer (``db/store.py``) looks up what it needs through its own
+:class:`Queries`, the SQLite reader (``db/sqlite_reader.py``) through its; no other module
+runs a query.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from esatui.collectors.model import Role
+from esatui.db.records import Value, max_column
+from esatui.db.schema import (
+    READY_KEY,
+    READY_VALUE,
+    rollup_table,
+    table_name,
+    wn_column,
+    wsum_column,
+)
+
+ROW_META = ("interval_id", "entity_id", "flags", "hf_n")
+"""The columns of every kind row before its values."""
+
+RawRow = tuple[Any, ...]
+"""A kind row as stored: (interval_id, entity_id, flags, hf_n, *value columns)."""
+
+_CHUNK = 500  # interval ids per ``IN (...)``, well below SQLite's parameter limit
+
+
+@dataclass(frozen=True, slots=True)
+class IntervalInfo:
+    id: int
+    source: str
+    start_us: int
+    end_us: int
+    duration_us: int
+    flags: int
+
+
+@dataclass(frozen=True, slots=True)
+class KindRow:
+    """A recorded entity row together with its interval."""
+
+    interval: IntervalInfo
+    key: str
+    attrs: Mapping[str, str]
+    values: Mapping[str, Value]
+    flags: int
+    hf_n: int
+
+
+@dataclass(frozen=True)
+class KindLayout:
+    """A kind's value columns as stored, and the role each field was declared with."""
+
+    kind: str
+    columns: tuple[str, ...]  # value columns of ``k_<kind>``, in table order
+    roles: Mapping[str, Role]  # field -> role, as the kind was last declared
+
+    @property
+    def counters(self) -> tuple[str, ...]:
+        return tuple(c for c in self.columns if self.roles.get(c) is Role.COUNTER)
+
+    @property
+    def gauges(self) -> tuple[str, ...]:
+        """Gauges whose average and maximum are both stored."""
+        have = set(self.columns)
+        return tuple(
+            c for c in self.columns if self.roles.get(c) is Role.GAUGE and max_column(c) in have
+        )
+
+    def at(self, column: str) -> int:
+        """Where ``column`` is in a :data:`RawRow`."""
+        return len(ROW_META) + self.columns.index(column)
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    node: str
+    source: str
+    intervals: int
+    first_us: int
+    last_us: int
+
+
+# The bucket of an hour: as ``buckets.bucket_end`` for any end in the hour, when the local
+# offset is a whole number of hours and the same over the hour.
+_BUCKET = "((hour_end_us + :off + :len - 1) / :len) * :len - :off"
+_HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hour_end_us <= :last"
+
+
+@dataclass(frozen=True)
+class HourRun:
+    """Whole UTC hours of one source read from the rollups into buckets: the first and the
+    last hour end, the local offset over them, the bucket length."""
+
+    node_id: int
+    source: str
+    first: int
+    last: int
+    offset_us: int
+    length_us: int
+
+    def params(self) -> dict[str, object]:
+        return {
+            "node": self.node_id,
+            "source": self.source,
+            "first": self.first,
+            "last": self.last,
+            "off": self.offset_us,
+            "len": self.length_us,
+        }
+
+
+class Queries:
+    """The read queries of one connection (SQLite serialises them; callers share it under
+    their own lock when they run in several threads)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
+        self._ready = False
+
+    # --- the database's shape --------------------------------------------------------
+
+    def schema_version(self) -> int:
+        return int(self._conn.execute("PRAGMA user_version").fetchone()[0])
+
+    def empty(self) -> bool:
+        """Whether the file holds no table at all (a database being created)."""
+        return not self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
+
+    def table_columns(self, table: str) -> list[str]:
+        return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
+
+    def kind_tables(self) -> list[str]:
+        return self._tables("k")
+
+    def rollup_tables(self) -> list[str]:
+        return self._tables("h")
+
+    def _tables(self, prefix: str) -> list[str]:
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ? ESCAPE '!'",
+                (f"{prefix}!_%",),
+            )
+        ]
+
+    # --- nodes, sources, kinds --------------------------------------------------------
+
+    def nodes(self) -> list[str]:
+        return [r[0] for r in self._conn.execute("SELECT name FROM node ORDER BY name")]
+
+    def node_id(self, name: str | None) -> int | None:
+        """The node's id; with ``None``, the only node (or the one most recently written)."""
+        if name is not None:
+            row = self._conn.execute("SELECT id FROM node WHERE name = ?", (name,)).fetchone()
+            return None if row is None else int(row[0])
+        row = self._conn.execute(
+            "SELECT node_id FROM interval ORDER BY end_us DESC LIMIT 1"
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def node_name(self, node_id: int) -> str:
+        row = self._conn.execute("SELECT name FROM node WHERE id = ?", (node_id,)).fetchone()
+        return "" if row is None else str(row[0])
+
+    def sources_of(self, kind: str) -> list[str]:
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT source FROM kind_source WHERE kind = ? ORDER BY source", (kind,)
+            )
+        ]
+
+    def kinds_of(self, source: str) -> list[str]:
+        return [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT kind FROM kind_source WHERE source = ? ORDER BY kind", (source,)
+            )
+        ]
+
+    def declared(self, kind: str) -> list[tuple[str, Role]]:
+        """(field, role) as the kind was last declared, in declaration order."""
+        row = self._conn.execute("SELECT fields FROM kind WHERE name = ?", (kind,)).fetchone()
+        return [] if row is None else [(f["name"], Role(f["role"])) for f in json.loads(row[0])]
+
+    def kind_fields(self) -> dict[str, list[dict[str, object]]]:
+        """Every kind's declared fields, as stored."""
+        return {
+            name: json.loads(fields)
+            for name, fields in self._conn.execute("SELECT name, fields FROM kind ORDER BY name")
+        }
+
+    def columns(self, kind: str) -> tuple[str, ...]:
+        """The value columns of ``k_<kind>`` in table order (none if it was never written)."""
+        table = table_name(kind)
+        if not self._has_table(table):
+            return ()
+        return tuple(c for c in self.table_columns(table) if c not in ROW_META)
+
+    def layout(self, kind: str) -> KindLayout:
+        """The kind's stored value columns and declared roles."""
+        return KindLayout(kind, self.columns(kind), dict(self.declared(kind)))
+
+    def _has_table(self, table: str) -> bool:
+        return bool(
+            self._conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+            ).fetchone()
+        )
+
+    # --- intervals and rows -----------------------------------------------------------
+
+    def bounds(self, node_id: int | None = None) -> tuple[int, int] | None:
+        """Earliest interval start and latest interval end (of one node, or all)."""
+        if node_id is None:
+            row = self._conn.execute("SELECT MIN(start_us), MAX(end_us) FROM interval").fetchone()
+        else:
+            row = self._conn.execute(
+                "SELECT MIN(start_us), MAX(end_us) FROM interval WHERE node_id = ?", (node_id,)
+            ).fetchone()
+        return None if row is None or row[0] is None else (int(row[0]), int(row[1]))
+
+    def intervals(
+        self,
+        node_id: int,
+        sources: Sequence[str],
+        after_us: int | None = None,
+        until_us: int | None = None,
+        *,
+        limit: int | None = None,
+        newest_first: bool = True,
+    ) -> list[IntervalInfo]:
+        """Intervals of the given sources whose end lies in (after_us, until_us]."""
+        if not sources:
+            return []
+        sql = (
+            "SELECT id, source, start_us, end_us, duration_us, flags FROM interval"
+            f" WHERE node_id = ? AND source IN ({','.join('?' * len(sources))})"
+        )
+        params: list[object] = [node_id, *sources]
+        if after_us is not None:
+            sql += " AND end_us > ?"
+            params.append(after_us)
+        if until_us is not None:
+            sql += " AND end_us <= ?"
+            params.append(until_us)
+        sql += " ORDER BY end_us " + ("DESC" if newest_first else "ASC")
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [IntervalInfo(*r) for r in self._conn.execute(sql, params)]
+
+    def newest_end(self, node_id: int, source: str) -> int | None:
+        row = self._conn.execute(
+            "SELECT MAX(end_us) FROM interval WHERE node_id = ? AND source = ?",
+            (node_id, source),
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def any_interval(self, node_id: int, source: str, after_us: int, until_us: int) -> bool:
+        """Whether the source has an interval ending in (after_us, until_us]."""
+        return bool(
+            self._conn.execute(
+                "SELECT 1 FROM interval WHERE node_id = ? AND source = ? AND end_us > ?"
+                " AND end_us <= ? LIMIT 1",
+                (node_id, source, after_us, until_us),
+            ).fetchone()
+        )
+
+    def oldest_ids(self, until_us: int | None, count: int) -> list[int]:
+        """Up to ``count`` oldest intervals (of every node and source) ending before
+        ``until_us``."""
+        if until_us is None:
+            rows = self._conn.execute("SELECT id FROM interval ORDER BY end_us LIMIT ?", (count,))
+        else:
+            rows = self._conn.execute(
+                "SELECT id FROM interval WHERE end_us < ? ORDER BY end_us LIMIT ?",
+                (until_us, count),
+            )
+        return [r[0] for r in rows]
+
+    def newest_ends(self, interval_ids: Sequence[int]) -> list[tuple[int, str, int]]:
+        """(node_id, source, newest end) over the given intervals."""
+        marks = ",".join("?" * len(interval_ids))
+        return [
+            (int(n), str(s), int(e))
+            for n, s, e in self._conn.execute(
+                f"SELECT node_id, source, MAX(end_us) FROM interval WHERE id IN ({marks})"
+                " GROUP BY node_id, source",
+                list(interval_ids),
+            )
+        ]
+
+    def source_spans(self) -> list[tuple[int, str, int, int]]:
+        """(node_id, source, oldest end, newest end) of every node's sources."""
+        return self._conn.execute(
+            "SELECT node_id, source, MIN(end_us), MAX(end_us) FROM interval"
+            " GROUP BY node_id, source"
+        ).fetchall()
+
+    def interval_count(self) -> int:
+        return int(self._conn.execute("SELECT COUNT(*) FROM interval").fetchone()[0])
+
+    def kind_rows(self, kind: str, intervals: Sequence[IntervalInfo]) -> list[KindRow]:
+        """Every row of ``kind`` recorded in the given intervals."""
+        if not intervals or not self._has_table(table_name(kind)):
+            return []
+        columns = self.columns(kind)
+        by_id = {i.id: i for i in intervals}
+        out: list[KindRow] = []
+        for r in self.raw_rows(kind, list(by_id), columns):
+            key, attrs = self.entity(r[1])
+            values = dict(zip(columns, r[4:], strict=True))
+            out.append(KindRow(by_id[r[0]], key, attrs, values, r[2], r[3]))
+        return out
+
+    def raw_rows(
+        self, kind: str, interval_ids: Sequence[int], columns: Sequence[str]
+    ) -> list[RawRow]:
+        """Every row of ``kind`` in the given intervals, as stored."""
+        table = table_name(kind)
+        if not interval_ids or not self._has_table(table):
+            return []
+        select = ", ".join((*ROW_META, *columns))
+        out: list[RawRow] = []
+        ids = sorted(interval_ids)
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            out += self._conn.execute(
+                f"SELECT {select} FROM {table} WHERE interval_id IN ({','.join('?' * len(chunk))})",
+                chunk,
+            ).fetchall()
+        return out
+
+    def raw_row_at(
+        self,
+        kind: str,
+        node_id: int,
+        source: str,
+        end_us: int,
+        entity_id: int,
+        columns: Sequence[str],
+    ) -> RawRow | None:
+        """As :meth:`raw_rows`, the one row of an entity in the source's interval ending at
+        ``end_us``."""
+        select = ", ".join(f"r.{c}" for c in (*ROW_META, *columns))
+        row: RawRow | None = self._conn.execute(
+            f"SELECT {select} FROM {table_name(kind)} r JOIN interval i ON i.id = r.interval_id"
+            " WHERE i.node_id = ? AND i.source = ? AND i.end_us = ? AND r.entity_id = ?",
+            (node_id, source, end_us, entity_id),
+        ).fetchone()
+        return row
+
+    # --- entities and configuration ---------------------------------------------------
+
+    def entity(self, entity_id: int) -> tuple[str, dict[str, str]]:
+        """An entity's key and attributes (read once, then kept)."""
+        found = self._entity_by_id.get(entity_id)
+        if found is None:
+            for eid, kind, key, attrs in self._conn.execute(
+                "SELECT id, kind, key, attrs FROM entity WHERE id >= ?", (entity_id,)
+            ):
+                self._entity_by_id[eid] = (kind, key, json.loads(attrs))
+            found = self._entity_by_id.get(entity_id, ("", "?", {}))
+        return found[1], found[2]
+
+    def entity_id(self, node_id: int, kind: str, key: str, attrs_json: str) -> int | None:
+        row = self._conn.execute(
+            "SELECT id FROM entity WHERE node_id = ? AND kind = ? AND key = ? AND attrs = ?",
+            (node_id, kind, key, attrs_json),
+        ).fetchone()
+        return None if row is None else int(row[0])
+
+    def config_data(self, node_id: int, source: str, time_us: int) -> str | None:
+        """The configuration (JSON) the source last reported at or before ``time_us``."""
+        row = self._conn.execute(
+            "SELECT data FROM config WHERE node_id = ? AND source = ? AND time_us <= ?"
+            " ORDER BY time_us DESC LIMIT 1",
+            (node_id, source, time_us),
+        ).fetchone()
+        return None if row is None else str(row[0])
+
+    def config_at(self, node_id: int, time_us: int) -> dict[str, str]:
+        """The configuration every source last reported at or before ``time_us`` (merged;
+        the first configuration recorded when there is none before)."""
+        merged: dict[str, str] = {}
+        sources = [
+            r[0]
+            for r in self._conn.execute(
+                "SELECT DISTINCT source FROM config WHERE node_id = ? ORDER BY source", (node_id,)
+            )
+        ]
+        for source in sources:
+            data = self.config_data(node_id, source, time_us)
+            if data is None:
+                row = self._conn.execute(
+                    "SELECT data FROM config WHERE node_id = ? AND source = ?"
+                    " ORDER BY time_us ASC LIMIT 1",
+                    (node_id, source),
+                ).fetchone()
+                data = None if row is None else row[0]
+            if data is not None:
+                merged.update(json.loads(data))
+        return merged
+
+    # --- hourly rollups ---------------------------------------------------------------
+
+    def rollups_ready(self) -> bool:
+        """Whether every interval is rolled up by hour (a database written before rollups
+        is not until it is opened once for writing)."""
+        if not self._ready:
+            try:
+                row = self._conn.execute(
+                    "SELECT value FROM meta WHERE key = ?", (READY_KEY,)
+                ).fetchone()
+            except sqlite3.OperationalError:
+                return False
+            self._ready = row is not None and row[0] == READY_VALUE
+        return self._ready
+
+    def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
+        found = set(self.table_columns(rollup_table(kind)))
+        return bool(found) and set(columns) <= found
+
+    def interval_buckets(self, run: HourRun) -> list[tuple[int, int, int, str]]:
+        """(bucket end, intervals, summed duration, distinct flags "a,b") of the run's
+        hours."""
+        return self._conn.execute(
+            f"SELECT {_BUCKET} AS b, SUM(n), SUM(duration_us), group_concat(DISTINCT flags)"
+            f" FROM interval_hour WHERE {_HOURS} GROUP BY b",
+            run.params(),
+        ).fetchall()
+
+    def kind_buckets(
+        self, kind: str, counters: Sequence[str], gauges: Sequence[str], run: HourRun
+    ) -> list[tuple[Any, ...]]:
+        """Per bucket and entity: (bucket end, entity_id, rows, distinct flags, distinct
+        interval flags, hf_n, newest end, *counter sums, *gauge weights, *gauge maxima)."""
+        select = [
+            f"{_BUCKET} AS b",
+            "entity_id",
+            "SUM(rows_n)",
+            "group_concat(DISTINCT flags)",
+            "group_concat(DISTINCT iflags)",
+            "SUM(hf_n)",
+            "MAX(last_end_us)",
+            *(f"SUM({c})" for c in counters),
+            *(f"SUM({wn_column(g)})" for g in gauges),
+            *(f"MAX({max_column(g)})" for g in gauges),
+        ]
+        return self._conn.execute(
+            f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE {_HOURS}"
+            " GROUP BY b, entity_id",
+            run.params(),
+        ).fetchall()
+
+    def gauge_hours(self, kind: str, gauges: Sequence[str], run: HourRun) -> list[tuple[Any, ...]]:
+        """(bucket end, entity_id, *weighted sums) of every hour that has one: the parts a
+        bucket's weighted sums are made of (added with ``math.fsum``, never in SQL, whose
+        float sums depend on its version and the order it reads in)."""
+        sums = [wsum_column(g) for g in gauges]
+        return self._conn.execute(
+            f"SELECT {_BUCKET} AS b, entity_id, {', '.join(sums)} FROM {rollup_table(kind)}"
+            f" WHERE {_HOURS} AND ({' OR '.join(f'{s} IS NOT NULL' for s in sums)})",
+            run.params(),
+        ).fetchall()
+
+    # --- the database as a whole ------------------------------------------------------
+
+    def data_bytes(self) -> int:
+        """Bytes the database uses (pages in use; free pages are not counted)."""
+        pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
+        free = self._conn.execute("PRAGMA freelist_count").fetchone()[0]
+        size = self._conn.execute("PRAGMA page_size").fetchone()[0]
+        return int((pages - free) * size)
+
+    def info(self) -> tuple[dict[str, str], list[SourceInfo], dict[str, int], dict[str, int]]:
+        """Meta facts, intervals per node and source, rows per kind and rollup rows."""
+        conn = self._conn
+        meta = dict(conn.execute("SELECT key, value FROM meta ORDER BY key"))
+        meta["schema_version"] = str(self.schema_version())
+        sources = [
+            SourceInfo(*r)
+            for r in conn.execute(
+                "SELECT n.name, i.source, COUNT(*), MIN(i.start_us), MAX(i.end_us)"
+                " FROM interval i JOIN node n ON n.id = i.node_id"
+                " GROUP BY n.name, i.source ORDER BY n.name, i.source"
+            )
+        ]
+        return meta, sources, self._counts(self.kind_tables()), self._counts(self.rollup_tables())
+
+    def _counts(self, tables: Iterable[str]) -> dict[str, int]:
+        return {
+            table[2:]: int(self._conn.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+            for table in tables
+        }

@@ -1,0 +1,97 @@
+"""The SQLite backend of the reading interface (:class:`~esatui.db.reader.Reader`).
+
+It opens a database read-only and answers through the queries of ``db/reading.py``: windows
+and slots as recorded come from ``db/query.py``, in buckets of a chosen length from
+``db/buckets.py``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from esatui.db import buckets, query
+from esatui.db.database import connect, file_bytes
+from esatui.db.reader import Timeline, Window
+from esatui.db.reading import Queries, SourceInfo
+from esatui.db.schema import SCHEMA_VERSION
+from esatui.db.slots import Slot
+
+
+@dataclass(frozen=True)
+class DatabaseInfo:
+    """What ``esatui db info`` prints."""
+
+    meta: dict[str, str]  # the meta table, the schema version, file and data bytes
+    sources: list[SourceInfo]
+    rows: dict[str, int]  # rows per kind
+    rollup_rows: dict[str, int]  # hourly rollup rows per kind
+
+
+class SqliteReader:
+    """A database opened for reading (``with``, or :meth:`close` after use)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self._conn = conn
+        self.path = path
+        self.queries = Queries(conn)
+
+    @classmethod
+    def open(cls, path: Path | str, *, version: int = SCHEMA_VERSION) -> SqliteReader:
+        path = Path(path)
+        return cls(connect(path, readonly=True, version=version), path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> SqliteReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the Reader interface ---------------------------------------------------------
+
+    def nodes(self) -> list[str]:
+        return self.queries.nodes()
+
+    def node(self, name: str | None) -> str | None:
+        node_id = self.queries.node_id(name)
+        return None if node_id is None else self.queries.node_name(node_id)
+
+    def window(
+        self,
+        timeline: Timeline,
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        limit: int | None = None,
+        newest_first: bool = True,
+        snap: bool = False,
+    ) -> Window:
+        node_id = self.queries.node_id(timeline.node)
+        if node_id is None:
+            return Window(timeline, "", (), after_us, until_us)
+        make = query.window if timeline.length_us is None else buckets.window
+        return make(self.queries, node_id, timeline, after_us, until_us, limit, newest_first, snap)
+
+    def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
+        node_id = self.queries.node_id(window.timeline.node)
+        if node_id is None or not window.spans:
+            return []
+        make = query.slots if window.timeline.length_us is None else buckets.slots
+        return make(self.queries, node_id, window, kinds)
+
+    def config_at(self, node: str, time_us: int) -> dict[str, str]:
+        node_id = self.queries.node_id(node)
+        return {} if node_id is None else self.queries.config_at(node_id, time_us)
+
+    # --- SQLite only ------------------------------------------------------------------
+
+    def info(self) -> DatabaseInfo:
+        meta, sources, rows, rolled = self.queries.info()
+        meta["file_bytes"] = str(file_bytes(self.path))
+        meta["data_bytes"] = str(self.queries.data_bytes())
+        return DatabaseInfo(meta, sources, rows, rolled)

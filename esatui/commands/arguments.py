@@ -1,0 +1,153 @@
+"""Argument types and the option groups several commands share."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn, TypeVar
+
+from esatui.commands.common import UsageError
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad arguments are a :class:`UsageError` (one line, exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+T = TypeVar("T")
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Parser]
+
+
+def _parsed(parse: Callable[[str], T], text: str) -> T:
+    """``parse(text)``, its ParseError an argparse type error (the message as it is)."""
+    from esatui.timeparse import ParseError
+
+    try:
+        return parse(text)
+    except ParseError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def duration(text: str) -> float:
+    from esatui.timeparse import parse_duration
+
+    return _parsed(parse_duration, text)
+
+
+def size(text: str) -> int:
+    from esatui.timeparse import parse_size
+
+    return _parsed(parse_size, text)
+
+
+def moment(text: str) -> int:
+    from esatui.timeparse import parse_time
+
+    return _parsed(parse_time, text)
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
+    return value
+
+
+def speed(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value <= 1e6:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be above 0 (1 is wall-clock speed)")
+    return value
+
+
+def threshold(text: str) -> tuple[str, float, float]:
+    name, sep, levels = text.partition("=")
+    warn_s, _, crit_s = levels.partition(",")
+    try:
+        if not sep:
+            raise ValueError
+        return name.strip(), float(warn_s), float(crit_s or warn_s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give NAME=WARN,CRIT, e.g. steal=10,25"
+        ) from None
+
+
+# Spelled out here so that building the parser never imports the simulator.
+SCENARIO_HELP = "mode-vm-day, or seed002-t1|t2|t3-baseline|polling|interrupts (seed 002's runs)"
+SET_HELP = (
+    "a model parameter: guests, threads, op (rsa_sign, rsa_verify, rsa_sign_verify), key_bits, "
+    "cards, card_type, poll_timeout_us (a number or irq), cp_crypto_mode (baseline, polling, "
+    "interrupts), smt, lpar_cpus (e.g. 1CP+2IFL), cpu_load; and vcpus, domains, rate, "
+    "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load (docs/MODEL.md)"
+)
+
+
+def db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", type=Path, help="database (default: $ESATUI_DB or the user data dir)")
+
+
+def source_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--interval", type=duration, default=60.0, help="interval length (default 60s)")
+    p.add_argument("--hf", type=duration, default=2.0, help="gauge sampling rate (default 2s)")
+    p.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="auto (default), host, zcrypt, hypfs, vmcp, monreader[:DEV], "
+        "monwrite:FILE, smapi:HOST[:PORT], smapi:iucv, sim:SCENARIO",
+    )
+    p.add_argument(
+        "--root", type=Path, default=Path("/"), help="read /proc and /sys below this directory"
+    )
+    p.add_argument("--node", help="node name to record under (default: VM00 name or host name)")
+    p.add_argument("--smapi-user", help="SMAPI authenticated userid")
+    p.add_argument("--smapi-password-file", type=Path, help="file holding the SMAPI password")
+    p.add_argument(
+        "--smapi-guests",
+        default="*",
+        metavar="LIST",
+        help="guests to query: * (all active), U1,U2 or namelist:NAME",
+    )
+    p.add_argument("--smapi-tls", action="store_true", help="SMAPI over TLS (certificates checked)")
+    p.add_argument("--smapi-ca", type=Path, metavar="FILE", help="CA certificates for --smapi-tls")
+    p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
+    p.add_argument("--keep", type=duration, help="retention: delete intervals older than this")
+    p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
+
+
+def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> None:
+    p.add_argument(
+        "--threshold",
+        action="append",
+        type=threshold,
+        default=[],
+        metavar="NAME=WARN,CRIT",
+        help=(
+            "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op "
+            "(defaults and reasons: esatui screens, the README)"
+        )
+        if with_help
+        else None,
+    )
+
+
+def view_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--screen", default="ESASSUM", help="first screen (default ESASSUM)")
+    threshold_option(p)
+
+
+def simulation_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)

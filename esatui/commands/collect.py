@@ -1,0 +1,71 @@
+"""``esatui collect``: record without a screen (an import, or a headless recorder)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from typing import TYPE_CHECKING
+
+from esatui.commands import arguments as A
+from esatui.commands.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    db_path,
+    registry,
+    restore_signals,
+    retention,
+    source_options,
+    stop_on_signals,
+    warn,
+)
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("collect", help="record without a screen")
+    A.db_option(p)
+    A.source_options(p)
+    stop = p.add_mutually_exclusive_group()
+    stop.add_argument("--count", type=A.positive_int, help="stop after N intervals")
+    stop.add_argument("--duration", type=A.duration, help="stop after this long")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.progress import ImportProgress
+    from esatui.sampling.session import Recording, WarnChannel
+
+    bar = ImportProgress(sys.stderr)
+    channel = WarnChannel(warn)
+    sources = registry().make_sources(args.source, source_options(args, bar.update, channel))
+    if not sources:
+        raise RuntimeError("no source is available here (see esatui sources)")
+    recording = Recording(
+        db_path(args),
+        sources,
+        interval_s=args.interval,
+        hf_s=args.hf,
+        node=args.node,
+        retention=retention(args),
+        channel=channel,
+    )
+    stop = threading.Event()
+    previous = stop_on_signals(stop)
+    try:
+        with bar:
+            stats = recording.run(stop, warn=warn, count=args.count, duration_s=args.duration)
+    finally:
+        restore_signals(previous)
+    names = ", ".join(stats.sources_written) or "no source"
+    summary = f"{stats.written} intervals of {names} recorded in {recording.db_path}"
+    if stats.duplicates:
+        summary += f" ({stats.duplicates} already recorded)"
+    print(summary)
+    for source in sources:
+        report = getattr(source, "import_summary", None)
+        if callable(report):
+            print(f"{source.name}: {report()}")
+    return EXIT_ERROR if stats.stopped_sources else EXIT_OK

@@ -1,0 +1,111 @@
+"""What several commands share: one-line errors, the database's default place, the warning
+line, and the source registry with every source type the app ships."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from esatui.registry import Registry, SourceOptions
+    from esatui.sampling.recorder import Retention
+    from esatui.screens.model import Threshold
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+# The modules whose source types the app offers, in the order ``esatui sources`` lists them.
+SOURCE_TYPE_MODULES = ("esatui.source_types", "esatui.sim.source_type")
+
+
+class UsageError(Exception):
+    """Bad arguments: exit status 2."""
+
+
+def default_db() -> Path:
+    env = os.environ.get("ESATUI_DB")
+    if env:
+        return Path(env)
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("esatui")) / "esatui.sqlite"
+
+
+def db_path(args: argparse.Namespace) -> Path:
+    given: Path | None = args.db
+    return given or default_db()
+
+
+def warn(message: str) -> None:
+    print(f"esatui: {message}", file=sys.stderr, flush=True)
+
+
+def registry() -> Registry:
+    """The source registry, with the source types of every module the app ships."""
+    from esatui.registry import REGISTRY
+
+    for module in SOURCE_TYPE_MODULES:
+        importlib.import_module(module)
+    return REGISTRY
+
+
+def source_options(
+    args: argparse.Namespace,
+    progress: Callable[[int, int], None] | None = None,
+    warn_to: Callable[[str], None] = warn,
+) -> SourceOptions:
+    from esatui.registry import SourceOptions
+
+    return SourceOptions(
+        root=args.root,
+        warn=warn_to,
+        smapi_user=getattr(args, "smapi_user", None),
+        smapi_password_file=getattr(args, "smapi_password_file", None),
+        smapi_guests=getattr(args, "smapi_guests", "*"),
+        smapi_tls=getattr(args, "smapi_tls", False),
+        smapi_ca=getattr(args, "smapi_ca", None),
+        monitor_layout=getattr(args, "monitor_layout", None),
+        progress=progress,
+    )
+
+
+def retention(args: argparse.Namespace) -> Retention | None:
+    from esatui.sampling.recorder import Retention
+
+    if args.keep is None and args.max_size is None:
+        return None
+    return Retention(args.keep, args.max_size)
+
+
+def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:
+    from esatui.screens.model import DEFAULT_THRESHOLDS, Threshold
+
+    found = dict(DEFAULT_THRESHOLDS)
+    for name, low, high in args.threshold:
+        if name not in found:
+            raise UsageError(f"unknown threshold {name!r} (thresholds: {', '.join(found)})")
+        found[name] = Threshold(low, high)
+    return found
+
+
+def stop_on_signals(stop: threading.Event) -> dict[int, Any]:
+    """SIGINT and SIGTERM end a recording cleanly; returns the handlers they replaced."""
+
+    def handler(signum: int, frame: object) -> None:
+        stop.set()
+
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, handler)
+    return previous
+
+
+def restore_signals(previous: dict[int, Any]) -> None:
+    for sig, handler in previous.items():
+        signal.signal(sig, handler)

@@ -1,0 +1,62 @@
+"""``esatui db info | prune | vacuum``: what a database holds, retention, compaction."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from esatui.commands import arguments as A
+from esatui.commands.common import EXIT_OK, UsageError, db_path
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Parser, Subparsers
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("db", help="database maintenance")
+    parser_class: type[Parser] = type(p)
+    db_sub = p.add_subparsers(dest="db_command", parser_class=parser_class, required=True)
+    info = db_sub.add_parser("info", help="what the database holds")
+    A.db_option(info)
+    prune = db_sub.add_parser("prune", help="delete old intervals")
+    A.db_option(prune)
+    prune.add_argument("--keep", type=A.duration, help="keep this much history, e.g. 30d")
+    prune.add_argument("--max-size", type=A.size, help="keep the data under this size, e.g. 2GB")
+    vacuum = db_sub.add_parser("vacuum", help="rebuild the file to its smallest size")
+    A.db_option(vacuum)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.db import maintenance
+    from esatui.db.sqlite_reader import SqliteReader
+    from esatui.db.store import Store
+    from esatui.timeparse import iso
+
+    path = db_path(args)
+    if args.db_command == "info":
+        with SqliteReader.open(path) as reader:
+            found = reader.info()
+        print(f"database   {path}")
+        for key, value in found.meta.items():
+            print(f"{key:<14} {value}")
+        for s in found.sources:
+            print(
+                f"node {s.node}  source {s.source}: {s.intervals} intervals, "
+                f"{iso(s.first_us)} to {iso(s.last_us)}"
+            )
+        for kind, n in found.rows.items():
+            print(f"kind {kind}: {n} rows, {found.rollup_rows.get(kind, 0)} hourly rollup rows")
+        return EXIT_OK
+    with Store.open(path, create=False) as store:
+        if args.db_command == "prune":
+            if args.keep is None and args.max_size is None:
+                raise UsageError("db prune needs --keep DUR and/or --max-size SIZE")
+            result = maintenance.prune(store, args.keep, args.max_size)
+        else:
+            result = maintenance.vacuum(store)
+    print(
+        f"{result.intervals_deleted} intervals deleted; file {result.bytes_before} -> "
+        f"{result.bytes_after} bytes"
+    )
+    return EXIT_OK

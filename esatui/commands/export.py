@@ -1,0 +1,91 @@
+"""``esatui export``: a screen as text, CSV or JSON, from a recording."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from esatui.commands import arguments as A
+from esatui.commands.common import EXIT_OK, UsageError, db_path, thresholds
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+    from esatui.screens.model import Row
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("export", help="a screen as text, CSV or JSON")
+    p.add_argument("screen")
+    A.db_option(p)
+    p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
+    p.add_argument("--to", type=A.moment, metavar="T")
+    p.add_argument("--interval-len", type=A.duration, metavar="DUR")
+    p.add_argument("--format", choices=("text", "csv", "json", "jsonl"), default="text")
+    p.add_argument("--order", choices=("desc", "asc"), default="desc")
+    p.add_argument("--node")
+    p.add_argument("--width", type=A.positive_int, default=132)
+    p.add_argument("--output", type=Path)
+    p.add_argument("--option", action="append", default=[], help="screen view option")
+    A.threshold_option(p, with_help=False)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.db.sqlite_reader import SqliteReader
+    from esatui.formats import render
+    from esatui.screens import catalog
+
+    try:
+        screen = catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if args.from_ is not None and args.to is not None and args.from_ >= args.to:
+        raise UsageError("--from must be before --to")
+    query = catalog.Query(
+        node=args.node,
+        after_us=args.from_,
+        until_us=args.to,
+        interval_len_us=None if args.interval_len is None else int(args.interval_len * 1e6),
+        thresholds=thresholds(args),
+        options=frozenset(args.option),
+    )
+    with SqliteReader.open(db_path(args)) as reader:
+        nodes = reader.nodes()
+        if args.node is not None and args.node not in nodes:
+            raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
+        model = catalog.build_model(reader, screen.name, query)
+    if not model.rows:
+        reason = model.notes[0] if model.notes else "nothing recorded in this range"
+        raise RuntimeError(f"no {screen.name} data: {reason}")
+    if args.order == "asc":
+        model = replace(model, rows=ascending(model.rows))
+    text = render(model, args.format, args.width)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        write_atomically(args.output, text)
+    return EXIT_OK
+
+
+def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """Oldest interval first, keeping each interval's rows in their order."""
+    groups: list[list[Row]] = []
+    for row in rows:
+        if groups and groups[-1][0].end_us == row.end_us and not row.first:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return tuple(r for group in reversed(groups) for r in group)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.esatui-tmp")
+    try:
+        tmp.write_text(text)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)

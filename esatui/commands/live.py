@@ -1,0 +1,96 @@
+"""``esatui live`` (the default command): the monitor on this system, recording as it goes."""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from esatui.commands import arguments as A
+from esatui.commands.common import db_path, registry, retention, source_options, thresholds, warn
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+    from esatui.registry import SourceOptions
+    from esatui.sampling.recorder import Retention
+    from esatui.sampling.session import WarnChannel
+    from esatui.screens.model import Threshold
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("live", help="monitor this system (the default command)")
+    A.db_option(p)
+    A.source_options(p)
+    A.view_options(p)
+    p.add_argument(
+        "--no-record", action="store_true", help="keep nothing: use a temporary database"
+    )
+    p.set_defaults(run=run)
+
+
+@dataclass(frozen=True)
+class Live:
+    """What ``esatui live`` was asked for."""
+
+    db_path: Path
+    specs: Sequence[str]
+    options: SourceOptions  # their ``warn`` is ``channel``
+    channel: WarnChannel  # the sources' warnings: on the status line once the monitor runs
+    interval_s: float
+    hf_s: float
+    node: str | None
+    retention: Retention | None
+    screen: str
+    thresholds: Mapping[str, Threshold]
+    keep: bool  # False: --no-record, a temporary database
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.sampling.session import WarnChannel
+
+    channel = WarnChannel(warn)
+    return run_live(
+        Live(
+            db_path(args),
+            args.source,
+            source_options(args, warn_to=channel),
+            channel,
+            args.interval,
+            args.hf,
+            args.node,
+            retention(args),
+            args.screen,
+            thresholds(args),
+            not args.no_record,
+        )
+    )
+
+
+def run_live(live: Live) -> int:
+    from esatui.db.store import Store
+    from esatui.sampling.session import Recording
+    from esatui.tui.app import MonitorApp
+
+    sources = registry().make_sources(live.specs, live.options)
+    if not sources:
+        raise RuntimeError("no source is available here (see esatui sources)")
+    with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
+        path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
+        Store.open(path).close()  # there to read before the first interval is written
+        recording = Recording(
+            path,
+            sources,
+            interval_s=live.interval_s,
+            hf_s=live.hf_s,
+            node=live.node,
+            retention=live.retention,
+            channel=live.channel,
+        )
+        app = MonitorApp(
+            path, live=True, screen=live.screen, thresholds=live.thresholds, recorder=recording
+        )
+        app.run()
+    return app.return_code or 0

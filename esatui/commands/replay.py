@@ -1,0 +1,41 @@
+"""``esatui replay``: move through a recording with the same screens."""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from esatui.commands import arguments as A
+from esatui.commands.common import db_path, thresholds
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("replay", help="move through a recording with the same screens")
+    A.db_option(p)
+    p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
+    p.add_argument("--to", type=A.moment, metavar="T")
+    p.add_argument("--node")
+    A.view_options(p)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from esatui.db.sqlite_reader import SqliteReader
+    from esatui.tui.app import MonitorApp
+
+    path = db_path(args)
+    SqliteReader.open(path).close()  # a clear error before the screen starts
+    app = MonitorApp(
+        path,
+        live=False,
+        screen=args.screen,
+        after_us=args.from_,
+        until_us=args.to,
+        node=args.node,
+        thresholds=thresholds(args),
+    )
+    app.run()
+    return app.return_code or 0

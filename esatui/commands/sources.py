@@ -1,0 +1,29 @@
+"""``esatui sources``: which sources can run here, and why not."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from esatui.commands.common import EXIT_OK, registry, source_options
+
+if TYPE_CHECKING:
+    from esatui.commands.arguments import Subparsers
+
+
+def register(sub: Subparsers) -> None:
+    p = sub.add_parser("sources", help="which sources can run here, and why")
+    p.add_argument("--root", type=Path, default=Path("/"))
+    p.add_argument("--source", action="append", default=[], metavar="SPEC")
+    p.add_argument("--smapi-user")
+    p.add_argument("--smapi-password-file", type=Path)
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    for name, doc, found in registry().availability(source_options(args), args.source):
+        state = "available" if found.available else "not available"
+        print(f"{name:<10} {state:<14} {found.reason}")
+        print(f"{'':10} reads {doc}")
+    return EXIT_OK

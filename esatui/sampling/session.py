@@ -1,0 +1,79 @@
+"""One way to wire a recorder: a database, its sources, the interval settings and a clock.
+
+``esatui collect``, ``esatui live``, ``esatui sim`` and ``esatui demo`` (and the tests and
+benchmarks that record) all build a :class:`Recording` and run it. Sources are built before
+the recording runs (so a SPEC that does not fit fails at once) with a :class:`WarnChannel` as
+their warning function; running the recording points the channel where the recorder's own
+warnings go (stderr for ``collect``, the status line in the TUI), so every warning takes
+one way out.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from esatui.collectors.base import SYSTEM_CLOCK, Clock, PolledSource, StreamSource
+from esatui.db.records import Interval
+from esatui.db.store import Store
+from esatui.sampling.recorder import Recorder, RecorderStats, Retention
+
+Warn = Callable[[str], None]
+OnInterval = Callable[[Interval], None]
+
+
+class WarnChannel:
+    """A warning function that can be pointed elsewhere after it was handed out."""
+
+    def __init__(self, target: Warn) -> None:
+        self.target = target
+
+    def __call__(self, message: str) -> None:
+        self.target(message)
+
+
+@dataclass(frozen=True)
+class Recording:
+    """What to record, where and how often; :meth:`run` records until stopped."""
+
+    db_path: Path
+    sources: Sequence[PolledSource | StreamSource]
+    interval_s: float
+    hf_s: float | None
+    node: str | None = None
+    retention: Retention | None = None
+    clock: Clock = SYSTEM_CLOCK
+    channel: WarnChannel | None = None  # the sources' warnings, pointed at ``run``'s warn
+
+    def run(
+        self,
+        stop: threading.Event,
+        *,
+        warn: Warn,
+        on_interval: OnInterval | None = None,
+        count: int | None = None,
+        duration_s: float | None = None,
+    ) -> RecorderStats:
+        """Record into the database until ``stop`` is set, ``count`` intervals were
+        recorded or ``duration_s`` has passed, or every source has stopped."""
+        if self.channel is not None:
+            self.channel.target = warn
+        with Store.open(self.db_path) as store:
+            recorder = Recorder(
+                store,
+                self.sources,
+                interval_s=self.interval_s,
+                hf_s=self.hf_s,
+                node=self.node,
+                warn=warn,
+                on_interval=on_interval,
+                retention=self.retention,
+                clock=self.clock,
+            )
+            return recorder.run(stop, count=count, duration_s=duration_s)
+
+    def __call__(self, stop: threading.Event, on_interval: OnInterval, warn: Warn) -> None:
+        """As the live monitor runs a recorder (``esatui.tui.app.RecordFn``)."""
+        self.run(stop, warn=warn, on_interval=on_interval)

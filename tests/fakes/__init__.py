@@ -1,0 +1,1 @@
+"""Test doubles the product never imports: fake systems and servers that misbehave on cue."""
