@@ -302,7 +302,7 @@ def short_name(name: str, room: int) -> str:
         return name
     if room < 3:
         return name[:room]
-    tail = (room - 1) // 3
+    tail = (room - 1) // 2  # a host name's domain says as much as its first label
     return name[: room - 1 - tail] + "…" + (name[-tail:] if tail else "")
 
 

@@ -88,6 +88,17 @@ class Length:
 Move = Later | Neighbour | Length
 
 
+@dataclass(frozen=True)
+class Layout:
+    """What is drawn: a model's horizontal page ``page`` of ``pages`` at a width."""
+
+    model: ScreenModel
+    columns: tuple[Column, ...]
+    page: int
+    pages: int
+    width: int
+
+
 class Loaded(Message):
     """A model finished loading for a view state, asked for by ``request``; ``notice``: what
     the user should know of where it landed (a jump outside the recording)."""
@@ -236,6 +247,7 @@ class MonitorApp(App[int]):
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
+        self._layout: Layout | None = None  # what the screen shows now
 
     # --- layout -----------------------------------------------------------------------
 
@@ -457,9 +469,14 @@ class MonitorApp(App[int]):
             else "first interval."
         )
         query = self._query(self.state, self._window())
-        return catalog.model_of(
+        model = catalog.model_of(
             screen, [slot], config, query, node_of(config), None, recorded=False, notes=(note,)
         )
+        if model.rows:
+            return model
+        sources = ", ".join(sorted(self._firsts))
+        missing = f"{screen.name} needs {screen.needs}: the first samples ({sources}) hold none."
+        return replace(model, notes=(missing, *model.notes))
 
     def _start_countdown(self) -> None:
         if self._countdown is None:
@@ -500,6 +517,7 @@ class MonitorApp(App[int]):
         for c in columns:
             spans.append((x, x + c.cell_width))
             x += c.cell_width + 1
+        self._layout = Layout(model, columns, hpage, len(all_pages), width)
         on_newest = self.table.at_top
         self.table.set_content(shown, spans)
         if on_newest and self.state.following:
@@ -509,24 +527,25 @@ class MonitorApp(App[int]):
         self._render_status()
 
     def _render_header(self) -> None:
-        model = self._shown_model()
-        if model is None:
+        """The header of the layout shown, its time range that of the rows on view."""
+        layout = self._layout
+        if layout is None:
             return
-        width = self._content_width()
-        all_pages = pages(model, width)
-        hpage = min(self.state.hpage, len(all_pages) - 1)
         visible = self.table.visible_rows
         shown = (
             (min(r.start_us for r in visible), max(r.end_us for r in visible)) if visible else None
         )
-        lines = header_lines(model, all_pages[hpage], hpage, len(all_pages), width, shown)
-        self.header.set_lines(lines)
+        self.header.set_lines(
+            header_lines(
+                layout.model, layout.columns, layout.page, layout.pages, layout.width, shown
+            )
+        )
 
     def on_interval_table_viewed(self, message: IntervalTable.Viewed) -> None:
         self._render_header()
 
-    def on_resize(self, event: events.Resize) -> None:
-        self.call_after_refresh(self._render)
+    def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
+        self._render()
 
     def _render_status(self) -> None:
         state = self.state
@@ -619,11 +638,8 @@ class MonitorApp(App[int]):
 
     def action_page(self, direction: int) -> None:
         table = self.table
-        height = max(1, table.size.height - 1)
-        if direction > 0 and not table.at_bottom:
-            table.move(height)
-        elif direction < 0 and not table.at_top:
-            table.move(-height)
+        if (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
+            table.page(direction)
         elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
             # the page just before the oldest interval shown
             self.reload(self.state.at(min(r.end_us for r in self.model.rows) - 1))

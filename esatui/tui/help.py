@@ -81,11 +81,11 @@ class HelpScreen(ModalScreen[None]):
 
     def __init__(self, content: RenderableType) -> None:
         super().__init__()
-        self._content = content
+        self.content = content
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Static(self._content)
+            yield Static(self.content)
 
     def on_mount(self) -> None:
         self.query_one(VerticalScroll).focus()

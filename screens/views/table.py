@@ -99,6 +99,9 @@ class IntervalTable(ScrollView, can_focus=True):
     class Viewed(Message):
         """The rows on view changed (scrolled, or new content)."""
 
+    class Resized(Message):
+        """The table's size changed: its pages and header are laid out again."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._body = Body([], [])
@@ -177,12 +180,23 @@ class IntervalTable(ScrollView, can_focus=True):
             i = j
         self.cursor = i
 
+    def page(self, direction: int) -> None:
+        """Scroll a page (the height less one line of overlap) older or newer; the cursor
+        moves as far and keeps its place on the screen."""
+        height = max(1, self.size.height - 1)
+        on_screen = self.cursor - int(self.scroll_offset.y)
+        self.move(height if direction > 0 else -height)
+        self.scroll_to(y=max(0, self.cursor - on_screen), animate=False, force=True)
+
     def action_move(self, delta: int) -> None:
         self.move(delta)
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
         self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
