@@ -48,7 +48,7 @@ def test_db_prune_dry_run_by_size_counts_what_a_prune_would_delete(
     assert code == 0, err
     assert "more to fit --max-size" in said
     assert interval_count(db_path) == 400  # host and esatui, untouched
-    code, out, err = run(capsys, *args)
+    code, _, err = run(capsys, *args)
     assert code == 0, err
     deleted = 400 - interval_count(db_path)
     assert deleted > 0 and f"would delete {deleted:,} of 400 intervals" in said

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from esatui.collectors.kinds import GUEST, LCPU
+from esatui.collectors.kinds import GUEST
 from esatui.commands.common import registry
 from esatui.db.records import Interval
 from esatui.db.store import Store
@@ -24,7 +24,7 @@ from esatui.tui.app import MonitorApp
 from esatui.tui.help import HelpScreen
 from esatui.tui.pilot import settle
 from esatui.tui.preview import SampleChannel, tapped
-from tests.fixtures.hypervisor import hypervisor_samples
+from tests.fixtures.hypervisor import guests_recording, hypervisor_samples
 from tests.fixtures.recording import CONFIG, START_US, host_recording, write
 
 MINUTE = 60_000_000
@@ -266,15 +266,6 @@ def test_an_empty_database_shows_no_placeholder_columns(db_path: Path) -> None:
 
 
 # --- 6. one rule for screen names; Esc goes back; the command palette --------------------
-
-
-def guests_recording(db_path: Path) -> Path:
-    host_recording(db_path, n_intervals=5)
-    cpus, guests = hypervisor_samples()
-    with Store.open(db_path) as store:
-        write(store, "monitor", (LCPU,), cpus)
-        write(store, "hypfs", (GUEST,), guests)
-    return db_path
 
 
 async def test_typing_a_screen_name_opens_it_and_escape_comes_back(db_path: Path) -> None:

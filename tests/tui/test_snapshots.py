@@ -7,24 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from esatui.collectors.kinds import GUEST, LCPU
-from esatui.db.store import Store
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
-from tests.fixtures.hypervisor import hypervisor_samples
-from tests.fixtures.recording import host_recording, write
+from tests.fixtures.hypervisor import guests_recording
 
 SnapCompare = Callable[..., bool]
 
 
 @pytest.fixture
 def recording(db_path: Path) -> Path:
-    host_recording(db_path, n_intervals=5)
-    cpus, guests = hypervisor_samples()
-    with Store.open(db_path) as store:
-        write(store, "monitor", (LCPU,), cpus)
-        write(store, "hypfs", (GUEST,), guests)
-    return db_path
+    return guests_recording(db_path)
 
 
 @pytest.mark.parametrize("screen", ["ESASSUM", "ESALNXC", "ESACPUU", "ESAUSR2", "ESAOVHD"])
