@@ -146,6 +146,32 @@ def _poll_text(poll: GuestPoll) -> str:
     return ""
 
 
+# docs/ZCRYPT.md section 5: where DSERV sits on the guest's poll timer tells the regime
+_IN_STEP = 0.7  # DSERV of at least this many ticks: requests released by the tick
+_BETWEEN_TICKS = 0.3  # below this: other requests' enqueues read the replies
+_OVER_A_TICK = 1.25  # DSERV beyond a tick of this guest's timer: not its timer alone
+
+
+def poll_regime(dserv: float | None, hserv: float | None, poll: GuestPoll) -> str | None:
+    """Which regime of docs/ZCRYPT.md section 5 the guests' polling is in, as a short
+    clause, or None without the guest's poll timeout or the split: requests in step with
+    the ticks (each reply releases the next request: nearly a whole tick), independent of
+    them (half a tick), read between ticks by other requests' enqueues, or ticks shorter
+    than the service (part of a tick, half on average)."""
+    if not isinstance(poll, int) or poll <= 0 or dserv is None or hserv is None:
+        return None
+    ticks = dserv / poll
+    if ticks > _OVER_A_TICK:  # this Linux's timer is not every guest's, or ticks run late
+        return "over its tick (others slower?)"
+    if hserv >= poll:
+        return "ticks shorter than HSERV (half a tick)"
+    if ticks >= _IN_STEP:
+        return "in step (a whole tick per op)"
+    if ticks >= _BETWEEN_TICKS:
+        return "independent of it (half a tick)"
+    return "replies read between its ticks"
+
+
 def _fit(*variants: str) -> str:
     """The most detailed variant that fits one line of the default text export."""
     for text in variants:
@@ -171,7 +197,18 @@ def explain(d: C.CryptoDeltas | None, poll: GuestPoll = None) -> str:
         timer = f"{head}: guest poll timer"
         cost = "; shorter poll_timeout cuts it, multiplying unsuccessful DQs"
         setting = _poll_text(poll)
+        regime = poll_regime(st.dserv, st.hserv, poll)
+        faster = "; faster polling: more DQs"
+        step = (
+            [
+                f"{timer}{setting}, {regime}{faster}{count} and CPU",
+                f"{timer}{setting}, {regime}{faster} and CPU",
+            ]
+            if regime
+            else []
+        )
         return _fit(
+            *step,
             f"{timer}{setting}{cost}{count} and CPU",
             f"{timer}{setting}{cost} and CPU",
             f"{timer}{cost} and CPU",

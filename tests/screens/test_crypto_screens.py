@@ -257,8 +257,8 @@ def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
         model = catalog.build_model(store, "ESAPOLL", catalog.Query())
         (note,) = model.notes
         assert note == (
-            "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs); shorter poll_timeout "
-            "cuts it, multiplying unsuccessful DQs (3333/s) and CPU"
+            "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs), over its tick (others "
+            "slower?); faster polling: more DQs (3333/s) and CPU"
         )
         assert [r.levels["dserv_pct"] for r in model.rows] == [Level.CRIT] * 3
 
