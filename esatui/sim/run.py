@@ -18,6 +18,7 @@ from esatui.collectors.base import SourceContext
 from esatui.db.store import Store
 from esatui.sampling.recorder import Recorder, RecorderStats
 from esatui.sim.clock import SimClock
+from esatui.sim.confidence import describe
 from esatui.sim.model import DEFAULT_START_US
 from esatui.sim.params import ParamError, SimParams, parse_params
 from esatui.sim.scenarios import identity as scenario_identity
@@ -136,7 +137,9 @@ def run_command(
     seed: int = 0,
     warn: Callable[[str], None] = print,
 ) -> str:
-    """``esatui sim``: record, and say in one line what was recorded where."""
+    """``esatui sim``: record, and say in one line what was recorded where, and in a
+    second how the configuration relates to the calibration and how large the model's
+    error is there (:mod:`esatui.sim.confidence`)."""
     sim = resolve(scenario, settings, seed)
     start = DEFAULT_START_US if start_us is None else start_us
     began = time.perf_counter()
@@ -153,4 +156,4 @@ def run_command(
     )
     if stats.duplicates:
         line += f" ({stats.duplicates} intervals were already recorded)"
-    return line
+    return f"{line}\n{describe(sim.params)}"
