@@ -220,9 +220,13 @@ def explain(d: C.CryptoDeltas | None, poll: GuestPoll = None) -> str:
         )
     dq_real = C.dq_per_op_real(d)
     if dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ:
+        # One CP DQ per operation wastes none, but it does not tell interrupts from a polling
+        # DQ loop that finds a reply at every pass (frequent replies: docs/MODEL.md, CP)
         return _fit(
-            f"{head}: the adapter itself ({dq_real:.2f} CP DQ/op: no CP polling left); "
-            "only more or faster adapters cut it"
+            f"{head}: adapter + CP's DQ ({dq_real:.2f} DQ/op, none wasted); if CP still "
+            "polls, SET CRYPTO POLLING OFF cuts it 40-60%; else only more or faster adapters",
+            f"{head}: adapter + CP's DQ ({dq_real:.2f} DQ/op, none wasted); if CP still "
+            "polls, SET CRYPTO POLLING OFF cuts it 40-60%",
         )
     cost = "; SET CRYPTO POLLING OFF cuts it 40-60% for ~50% more CP CPU/op"
     detailed = [f"{head}: adapter + CP's DQ polling ({dq_real:.2f} DQ/op){cost}"] if dq_real else []

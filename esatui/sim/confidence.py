@@ -124,7 +124,8 @@ def describe(params: SimParams) -> str:
             f"{run['median']:.0%}, 90% within {run['p90']:.0%}, worst {run['worst']:.0%} "
             "(docs/MODEL.md section 6)."
         )
-    why = "; ".join(a.reasons[:3]) + ("; ..." if len(a.reasons) > 3 else "")
+    more = len(a.reasons) - 3
+    why = "; ".join(a.reasons[:3]) + (f"; {more} more" if more > 0 else "")
     if a.standing == "near":
         return (
             f"Calibration: near {PUBLISHED}: {why}. Leaving a whole table out errs by median "

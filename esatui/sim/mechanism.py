@@ -4,7 +4,9 @@ These are not scenario parameters: they describe how the machine, CP and Linux b
 they are the same for every configuration. docs/MODEL.md ("Mechanism constants") gives each
 one's source. *Fact*: from kernel source or hardware documentation. *Derived*: read off a
 published number by a mechanism. *Fitted*: chosen, with the others, so that seed 002's
-Tables 1-3 come out within 25%. *Assumed*: a plausible value nothing published pins down.
+Tables 1-3 come out within 25%: the timing constants on a grid and the CPU costs by least
+squares (``esatui.sim.fit``, docs/MODEL.md section 6; ``tests/sim/test_fit.py`` checks these
+values are that fit's). *Assumed*: a plausible value nothing published pins down.
 Times are microseconds on an IFL-speed processor.
 """
 

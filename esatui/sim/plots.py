@@ -50,6 +50,7 @@ def _xs(sweep: Sweep) -> tuple[list[float], list[str], bool]:
 def sweep_text(sweep: Sweep, points: Sequence[Point]) -> str:
     """The chart as terminal text with ANSI colours: rates left, service times right."""
     xs, labels, log = _xs(sweep)
+    plt.main()  # the whole figure, not the subplot the last chart left active
     plt.clear_figure()
     plt.limitsize(False, False)  # the size asked for, not the terminal's (there is none)
     plt.subplots(1, 2)
