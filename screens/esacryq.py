@@ -12,9 +12,11 @@ Per interval, each card and below it its APQNs (``0a``, then ``0a.0010``, ``0a.0
   shares add up to 100, a card's queues add up to the card's share, and a drilled view shows
   the same numbers as the full one.
 
-The header says how the guest learns that a reply is ready: by interrupt, or by polling
-every ``poll_timeout`` (seed 000 "Polling and Waiting", seed 002: up to the whole timeout is
-added to each request's latency, half of it on average). Polling is highlighted.
+The header says how the guest learns that a reply is ready: by interrupt, or by a timer
+ticking every ``poll_timeout`` on a fixed grid (docs/ZCRYPT.md section 5): a thread that
+waits for each reply before its next request is in step with the ticks and waits nearly the
+whole timeout; requests that arrive independently of them wait half of it on average.
+Polling is highlighted.
 """
 
 from __future__ import annotations
@@ -283,8 +285,8 @@ def bus_notes(settings: BusSettings) -> list[str]:
         )
     else:
         notes.append(
-            "A timer looks for the replies: half the timeout is added on average; a shorter"
-            " timeout costs more CPU (and CP time)."
+            "Timer on a fixed grid: a thread awaiting each reply waits nearly the whole"
+            " timeout, independent requests half; shorter costs CPU."
         )
     return notes
 

@@ -27,6 +27,7 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from esatui.sim.confidence import describe
     from esatui.sim.model import DEFAULT_START_US
     from esatui.sim.run import SimUsageError, record, resolve
     from esatui.timeparse import iso
@@ -58,4 +59,5 @@ def run(args: argparse.Namespace) -> int:
     if stats.duplicates:
         line += f" ({stats.duplicates} intervals were already recorded)"
     print(line)
+    print(describe(sim.params))  # how far the configuration is from the calibration
     return EXIT_OK
