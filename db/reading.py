@@ -480,6 +480,13 @@ class Queries:
 
     # --- the database as a whole ------------------------------------------------------
 
+    def page_size(self) -> int:
+        return int(self._conn.execute("PRAGMA page_size").fetchone()[0])
+
+    def auto_vacuum(self) -> int:
+        """0 none, 1 full, 2 incremental."""
+        return int(self._conn.execute("PRAGMA auto_vacuum").fetchone()[0])
+
     def data_bytes(self) -> int:
         """Bytes the database uses (pages in use; free pages are not counted)."""
         pages = self._conn.execute("PRAGMA page_count").fetchone()[0]
