@@ -79,6 +79,16 @@ def gauge(name: str, unit: str, doc: str = "", *, provisional: bool = False) -> 
     return Field(name, Role.GAUGE, unit, doc, provisional)
 
 
+def unsigned(bits: int, fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    """``fields`` with every counter marked as an unsigned ``bits``-bit value that wraps."""
+    return tuple(
+        Field(f.name, f.role, f.unit, f.doc, f.provisional, f.monotonic, bits)
+        if f.role is Role.COUNTER
+        else f
+        for f in fields
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """What one entity showed in one sample.
