@@ -5,6 +5,7 @@ and assert on what was recorded, never on how long it took."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from pathlib import Path
 
@@ -25,7 +26,7 @@ def _ends(db: Path, source: str) -> list[int]:
 
 def _on_time(ends: list[int]) -> bool:
     """Every interval ends on a boundary, one interval after the one before."""
-    return all(b - a == INTERVAL_S * 1e6 for a, b in zip(ends, ends[1:], strict=False))
+    return all(b - a == INTERVAL_S * 1e6 for a, b in itertools.pairwise(ends))
 
 
 def test_a_hung_source_is_skipped_and_never_delays_the_others(db_path: Path) -> None:
@@ -69,7 +70,7 @@ def test_a_slow_source_keeps_its_counts_and_the_others_their_times(db_path: Path
     assert all(duration > 0 and end > start for start, end, duration, _ in slow_rows)
     # each late answer closed the slow source's next interval: its intervals follow one
     # another without a hole, so no count was lost
-    assert all(b[0] == a[1] for a, b in zip(slow_rows, slow_rows[1:], strict=False))
+    assert all(b[0] == a[1] for a, b in itertools.pairwise(slow_rows))
     assert all(ops > 0 and ops % 10 == 0 for *_, ops in slow_rows)
     assert [m for m in said if m.startswith("slow: no sample")], said
     record_figure("slow source", f"5 of 5 intervals of the others on time, {len(slow_rows)} slow")
