@@ -28,6 +28,7 @@ from esatui import __version__
 from esatui.db.reading import Queries
 from esatui.db.schema import (
     FRAMEWORK,
+    FRAMEWORK_TABLES,
     MIGRATIONS,
     READY_KEY,
     READY_VALUE,
@@ -216,6 +217,13 @@ def _prepare(
         raise StoreError(
             f"{path} has schema version {found}, newer than this esatui reads "
             f"({version}): upgrade esatui"
+        )
+    if found == version and (missing := queries.missing_tables(FRAMEWORK_TABLES)):
+        tables = ", ".join(missing)
+        plural = "tables are" if len(missing) > 1 else "table is"
+        raise StoreError(
+            f"{path} is damaged: its {tables} {plural} missing "
+            "(restore it from a backup, or record into a new file)"
         )
     if found < version:
         if readonly:

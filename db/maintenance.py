@@ -19,13 +19,29 @@ from esatui.db.store import Store
 
 _CHUNK = 2000  # intervals deleted per transaction
 _WAL_MAX = 4 * 1024 * 1024  # SQLite's own automatic checkpoint point (1000 pages of 4 KiB)
-_WAL_MIN = 32 * 1024
+_WAL_MIN = 8 * 1024
 
 
 def wal_allowance(max_bytes: int) -> int:
-    """The write-ahead log a recorder bounded to ``max_bytes`` may keep: an eighth of the
-    bound, at least 32 KiB, at most SQLite's default 4 MiB."""
+    """The write-ahead log a recorder bounded to ``max_bytes`` keeps (``Store.bound_wal``):
+    an eighth of the bound, at least two pages, at most SQLite's default 4 MiB."""
     return max(_WAL_MIN, min(_WAL_MAX, max_bytes // 8))
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """How a recorder keeps its files within ``--max-size``: the log is checkpointed at
+    ``wal`` bytes (it may hold one commit more before the checkpoint), retention starts when
+    the database file passes ``trigger`` and cuts the data down to ``target``."""
+
+    wal: int
+    trigger: int
+    target: int
+
+    @classmethod
+    def of(cls, max_bytes: int) -> SizePlan:
+        wal = wal_allowance(max_bytes)
+        return cls(wal, max(0, max_bytes - 2 * wal), max(0, max_bytes - 3 * wal))
 
 
 @dataclass(frozen=True)

@@ -138,6 +138,12 @@ class Queries:
         """Whether the file holds no table at all (a database being created)."""
         return not self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
 
+    def missing_tables(self, tables: Iterable[str]) -> list[str]:
+        """Those of ``tables`` the file does not have."""
+        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        have = {name for (name,) in rows}
+        return [t for t in tables if t not in have]
+
     def table_columns(self, table: str) -> list[str]:
         return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
 

@@ -92,6 +92,10 @@ CREATE TABLE IF NOT EXISTS config (
 """
     + INTERVAL_HOUR
 )
+FRAMEWORK_TABLES: tuple[str, ...] = tuple(
+    re.findall(r"CREATE TABLE IF NOT EXISTS (\w+)", FRAMEWORK)
+)
+"""The tables every esatui database has."""
 
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -295,10 +295,12 @@ class Store:
 
     def release_free_pages(self) -> None:
         """Give the pages freed by deletions back to the file system (every free page: the
-        pragma frees one page per step, so it is run to its end), and the WAL with them."""
+        pragma frees one page per step, and ``execute`` steps a statement without result
+        columns once, so it goes through ``executescript``, which steps it to its end), and
+        the WAL with them."""
         with self._lock:
             if self._queries.auto_vacuum() == AUTO_VACUUM_INCREMENTAL:
-                self._conn.execute("PRAGMA incremental_vacuum").fetchall()
+                self._conn.executescript("PRAGMA incremental_vacuum;")
             else:  # a file made without incremental vacuum shrinks only by a rebuild
                 self._conn.execute("VACUUM")
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()

@@ -39,8 +39,7 @@ from esatui.collectors.selfmon import (
     process_cpu_ns,
     thread_cpu_ns,
 )
-from esatui.db.database import file_bytes
-from esatui.db.maintenance import prune, wal_allowance
+from esatui.db.maintenance import SizePlan, prune
 from esatui.db.records import Interval
 from esatui.db.store import Store
 from esatui.sampling.builder import DAY_US, IntervalBuilder
@@ -55,8 +54,6 @@ NODE_KEYS = ("node", "system_name")
 
 
 DEADLINE_SHARE = 0.5  # of the interval (of the --hf period for gauges) a pass waits
-SIZE_TRIGGER = 15 / 16  # of --max-size: the files' size that starts retention
-SIZE_TARGET = 7 / 8  # of --max-size: what retention brings them down to
 
 
 @dataclass(frozen=True)
@@ -151,8 +148,10 @@ class Recorder:
         for source in sources:
             store.register(source.name, source.kinds)
         store.register(SELF_SOURCE, (SELF, COLLECTOR))
+        self._size_plan: SizePlan | None = None
         if retention is not None and retention.max_bytes is not None:
-            store.bound_wal(wal_allowance(retention.max_bytes))
+            self._size_plan = SizePlan.of(retention.max_bytes)
+            store.bound_wal(self._size_plan.wal)
 
     # --- the interval clock ---------------------------------------------------------
 
@@ -456,9 +455,10 @@ class Recorder:
             self._on_interval(interval)
 
     def _retain(self) -> None:
-        """Retention as the recording goes: by size whenever the files (database and
-        write-ahead log) pass 15/16 of ``--max-size`` (looked at after every interval),
-        down to 7/8 of it; by age every tenth of ``--keep``."""
+        """Retention as the recording goes: by size whenever the database file passes
+        ``--max-size`` less two WAL allowances (looked at after every interval), down to
+        three allowances under it, so the file and its log stay within the bound; by age
+        every tenth of ``--keep``."""
         retention = self._retention
         if retention is None:
             return
@@ -468,17 +468,14 @@ class Recorder:
             if now - self._last_age_prune >= retention.age_every_s(self._interval_s):
                 keep_s = retention.keep_s
                 self._last_age_prune = now
-        max_bytes = retention.max_bytes
-        if max_bytes is not None and file_bytes(self._store.path) <= max_bytes * SIZE_TRIGGER:
-            max_bytes = None
-        if keep_s is None and max_bytes is None:
+        plan = self._size_plan
+        if plan is not None and self._store.path.stat().st_size <= plan.trigger:
+            plan = None
+        if keep_s is None and plan is None:
             return
-        target = None if max_bytes is None else int(max_bytes * SIZE_TARGET)
-        wal = 0 if max_bytes is None else wal_allowance(max_bytes)
+        target = None if plan is None else plan.target
         try:
             with self._write_lock:
-                self._writes.count(
-                    lambda: prune(self._store, keep_s, target, now=self._now(), wal_bytes=wal)
-                )
+                self._writes.count(lambda: prune(self._store, keep_s, target, now=self._now()))
         except Exception as exc:  # noqa: BLE001 - retention must never stop the recording
             self._warn(f"retention: {exc}")
