@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         report = getattr(source, "import_summary", None)
         if callable(report):
             print(f"{source.name}: {report()}")
-    silent = [s for s in sources if s.name not in stats.sources_written]
+    # a stopped source has said why; any other that recorded nothing is said here
+    done = {*stats.sources_written, *stats.stopped_sources}
+    silent = [s for s in sources if s.name not in done]
     if silent:
         # a run that recorded nothing of a source it was asked for did not do its job
         raise RuntimeError(
