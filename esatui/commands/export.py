@@ -27,7 +27,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--format", choices=("text", "csv", "json", "jsonl"), default="text")
     p.add_argument("--order", choices=("desc", "asc"), default="desc")
     p.add_argument("--node")
-    p.add_argument("--width", type=A.positive_int, default=132)
+    p.add_argument("--width", type=A.width, default=132)
     p.add_argument("--output", type=Path)
     p.add_argument("--option", action="append", default=[], help="screen view option")
     A.threshold_option(p, with_help=False)
