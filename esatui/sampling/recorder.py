@@ -122,6 +122,7 @@ class Recorder:
         self._on_interval = on_interval
         self._retention = retention
         longest = max(DAY_US, int(4 * interval_s * 1e6))  # an interval longer is a gap
+        self._order = {s.name: i for i, s in enumerate(sources)}  # for the stats' lists
         self._builders = {
             s.name: IntervalBuilder(s.name, s.kinds, warn=warn, max_duration_us=longest)
             for s in sources
@@ -199,6 +200,8 @@ class Recorder:
                 else:
                     self._close(polled)
             self.stats.store_bytes = self._writes.total
+            # in the order the sources were given (they answer in any order), esatui last
+            self.stats.sources_written.sort(key=lambda n: self._order.get(n, len(self._order)))
         return self.stats
 
     def _close(self, source: PolledSource | StreamSource) -> None:
