@@ -152,6 +152,32 @@ def _poll_text(poll: GuestPoll) -> str:
     return ""
 
 
+# docs/ZCRYPT.md section 5: where DSERV sits on the guest's poll timer tells the regime
+_IN_STEP = 0.7  # DSERV of at least this many ticks: requests released by the tick
+_BETWEEN_TICKS = 0.3  # below this: other requests' enqueues read the replies
+_OVER_A_TICK = 1.25  # DSERV beyond a tick of this guest's timer: not its timer alone
+
+
+def poll_regime(dserv: float | None, hserv: float | None, poll: GuestPoll) -> str | None:
+    """Which regime of docs/ZCRYPT.md section 5 the guests' polling is in, as a short
+    clause, or None without the guest's poll timeout or the split: requests in step with
+    the ticks (each reply releases the next request: nearly a whole tick), independent of
+    them (half a tick), read between ticks by other requests' enqueues, or ticks shorter
+    than the service (part of a tick, half on average)."""
+    if not isinstance(poll, int) or poll <= 0 or dserv is None or hserv is None:
+        return None
+    ticks = dserv / poll
+    if ticks > _OVER_A_TICK:  # this Linux's timer is not every guest's, or ticks run late
+        return "over its tick (others slower?)"
+    if hserv >= poll:
+        return "ticks shorter than HSERV (half a tick)"
+    if ticks >= _IN_STEP:
+        return "in step (a whole tick per op)"
+    if ticks >= _BETWEEN_TICKS:
+        return "independent of it (half a tick)"
+    return "replies read between its ticks"
+
+
 def _fit(*variants: str) -> str:
     """The most detailed variant that fits one line of the default text export."""
     for text in variants:
@@ -181,7 +207,18 @@ def explain(  # noqa: PLR0911 - one sentence per dominant part and level
         timer = f"{head}: guest poll timer"
         cost = "; shorter poll_timeout cuts it, multiplying unsuccessful DQs"
         setting = _poll_text(poll)
+        regime = poll_regime(st.dserv, st.hserv, poll)
+        faster = "; faster polling: more DQs"
+        step = (
+            [
+                f"{timer}{setting}, {regime}{faster}{count} and CPU",
+                f"{timer}{setting}, {regime}{faster} and CPU",
+            ]
+            if regime
+            else []
+        )
         return _fit(
+            *step,
             f"{timer}{setting}{cost}{count} and CPU",
             f"{timer}{setting}{cost} and CPU",
             f"{timer}{cost} and CPU",
@@ -197,16 +234,41 @@ def explain(  # noqa: PLR0911 - one sentence per dominant part and level
             "80-95% for a little CP CPU"
         )
     dq_real = C.dq_per_op_real(d)
-    if facts.polling == "off" or (dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ):
-        why = "CP's DQ by interrupts" if facts.polling == "off" else "no CP polling left"
-        shown = f"{dq_real:.2f} CP DQ/op: {why}" if dq_real is not None else why
+    if facts.polling == "off":
+        shown = f" ({dq_real:.2f} CP DQ/op)" if dq_real is not None else ""
         return _fit(
-            f"{head}: the adapter itself ({shown}); only more or faster adapters cut it",
+            f"{head}: the adapter itself, CP's DQ by interrupts{shown}; only more or faster "
+            "adapters cut it",
             f"{head}: the adapter itself; only more or faster adapters cut it",
         )
+    if dq_real is not None and dq_real <= _INTERRUPT_LIKE_DQ:
+        # One CP DQ per operation wastes none, but it does not tell interrupts from a polling
+        # DQ loop that finds a reply at every pass (frequent replies: docs/MODEL.md, CP)
+        wasted = f"{head}: adapter + CP's DQ ({dq_real:.2f} DQ/op, none wasted)"
+        return _fit(*_one_dq_advice(wasted, facts))
     cost = _interrupts_advice(facts)
     detailed = [f"{head}: adapter + CP's DQ polling ({dq_real:.2f} DQ/op){cost}"] if dq_real else []
     return _fit(*detailed, f"{head}: adapter + CP's DQ polling{cost}")
+
+
+def _one_dq_advice(wasted: str, facts: C.RecordFacts) -> tuple[str, ...]:
+    """What to say when CP dequeues once per operation: interrupts, or a polling DQ loop
+    that finds a reply at every pass; what would cut RSERV, as far as the level has it."""
+    if facts.ptf:
+        return (
+            f"{wasted}; if CP still polls, SET CRYPTO POLLING OFF cuts it 40-60%; else only "
+            "more or faster adapters",
+            f"{wasted}; if CP still polls, SET CRYPTO POLLING OFF cuts it 40-60%",
+        )
+    if facts.ptf is False:
+        return (
+            f"{wasted}; PTF UM35974 brings SET CRYPTO POLLING OFF: 40-60% less",
+            f"{wasted}; only more or faster adapters cut it",
+        )
+    return (
+        f"{wasted}; with PTF UM35974, SET CRYPTO POLLING OFF may cut it 40-60%",
+        f"{wasted}; only more or faster adapters cut it",
+    )
 
 
 def _interrupts_advice(facts: C.RecordFacts) -> str:

@@ -34,6 +34,10 @@ class WarnChannel:
         self.target(message)
 
 
+def _ignore(message: str) -> None:
+    del message
+
+
 @dataclass(frozen=True)
 class Recording:
     """What to record, where and how often; :meth:`run` records until stopped."""
@@ -46,6 +50,7 @@ class Recording:
     retention: Retention | None = None
     clock: Clock = SYSTEM_CLOCK
     channel: WarnChannel | None = None  # the sources' warnings, pointed at ``run``'s warn
+    make_dirs: bool = False  # create the database's missing directories (0700)
 
     def run(
         self,
@@ -60,7 +65,7 @@ class Recording:
         recorded or ``duration_s`` has passed, or every source has stopped."""
         if self.channel is not None:
             self.channel.target = warn
-        with Store.open(self.db_path) as store:
+        with Store.open(self.db_path, make_dirs=self.make_dirs) as store:
             recorder = Recorder(
                 store,
                 self.sources,
@@ -72,7 +77,13 @@ class Recording:
                 retention=self.retention,
                 clock=self.clock,
             )
-            return recorder.run(stop, count=count, duration_s=duration_s)
+            try:
+                return recorder.run(stop, count=count, duration_s=duration_s)
+            finally:
+                if self.channel is not None:
+                    # a source still sampling when the recording ended (the recorder said it
+                    # was not waited for) has nobody left to tell
+                    self.channel.target = _ignore
 
     def __call__(self, stop: threading.Event, on_interval: OnInterval, warn: Warn) -> None:
         """As the live monitor runs a recorder (``esatui.tui.app.RecordFn``)."""

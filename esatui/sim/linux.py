@@ -38,13 +38,14 @@ _TASKLET = "tasklet"
 
 
 class GuestThread:
-    __slots__ = ("ephemeral", "guest", "home", "method_crt")
+    __slots__ = ("ephemeral", "guest", "home", "method_crt", "replied")
 
     def __init__(self, guest: LinuxGuest, home: VirtualCpu, method_crt: bool, ephemeral: bool):
         self.guest = guest
         self.home = home
         self.method_crt = method_crt
         self.ephemeral = ephemeral
+        self.replied = -1.0  # when it last took a reply (closed loops)
 
 
 class VirtualCpu:
@@ -84,6 +85,8 @@ class LinuxGuest:
         self.c_dqap = m.guest_dqap_us
         self.c_tick = m.guest_tick_us
         self.c_wake = m.guest_wake_us
+        # elapsed time per µs of CPU: a busy LPAR makes every burst wait for a processor
+        self.slow = world.load.cpu_stretch
         self.cp_vnq = m.cp_vnq_us * world.cp_factor
         self.cp_vdq = m.cp_vdq_us * world.cp_factor
         self.cp_vdq_empty = m.cp_vdq_empty_us * world.cp_factor
@@ -91,6 +94,7 @@ class LinuxGuest:
         self.cp_vtimer = m.cp_vtimer_us * world.cp_factor
         self.user_part = m.op_user_fraction
         self.wake_mean = m.vcpu_wake_us * world.load.dispatch_stretch
+        self.cp_wake_mean = m.vcpu_interrupt_wake_us * world.load.dispatch_stretch
         self.bg_busy = world.load.cpu_load
         bits = p.key_bits
         crt = table.function_index("CRT", bits)
@@ -126,16 +130,19 @@ class LinuxGuest:
         if v is not current and not v.busy and not v.waking:
             self._wake_cpu(now, v)
 
-    def _wake_cpu(self, now: float, v: VirtualCpu) -> None:
+    def _wake_cpu(self, now: float, v: VirtualCpu, by_cp: bool = False) -> None:
+        """Wake ``v``: by another virtual CPU's signal (SIGP, simulated by CP) or, with
+        ``by_cp``, by an interruption CP itself presents (clock comparator, adapter)."""
         v.waking = True
         w = self.w
         if self.bg_busy and w.rng.random() < self.bg_busy:
             # already running background work: only the scheduler's wake-up preemption
-            w.sched.at(now + self.c_wake, self._woken, v)
+            w.sched.at(now + self.c_wake * self.slow, self._woken, v)
             return
         self.t.vcpu_wakes += 1
         self.t.charge(v.index, IRQ, self.c_wake, self.cp_vwake)
-        w.sched.at(now + w.gamma(self.wake_mean) + self.c_wake, self._woken, v)
+        mean = self.cp_wake_mean if by_cp else self.wake_mean
+        w.sched.at(now + (w.gamma(mean) + self.c_wake) * self.slow, self._woken, v)
 
     def _woken(self, now: float, v: VirtualCpu) -> None:
         v.waking = False
@@ -153,11 +160,11 @@ class LinuxGuest:
             self.t.tasklets += 1
             self.t.charge(v.index, IRQ, self.c_tick, self.cp_vtimer)
             cost = self._poll(now, v, SOFTIRQ)
-            self.w.sched.at(now + self.c_tick + cost, self._free, v)
+            self.w.sched.at(now + (self.c_tick + cost) * self.slow, self._free, v)
         else:
             self.t.charge(v.index, USER, self.c_op * self.user_part, 0.0)
             self.t.charge(v.index, SYSTEM, self.c_op * (1.0 - self.user_part), 0.0)
-            self.w.sched.at(now + self.c_op, self._burst_end, (item, v))
+            self.w.sched.at(now + self.c_op * self.slow, self._burst_end, (item, v))
 
     def _free(self, now: float, v: VirtualCpu) -> None:
         self._run_next(now, v)
@@ -169,10 +176,12 @@ class LinuxGuest:
         var = self.w.mech.card_variation
         service = base * (1.0 - var + 2.0 * var * self.w.rng.random())
         self._gauges(now)
-        self.requestq.append(Request(th, self.fn[i], service))
+        if th.replied >= 0.0:
+            self.w.tally.think_us += now - th.replied
+        self.requestq.append(Request(th, self.fn[i], service, now))
         self.t.request_count += 1
         cost = self._poll(now, v, SYSTEM)
-        self.w.sched.at(now + cost, self._free, v)
+        self.w.sched.at(now + cost * self.slow, self._free, v)
 
     # --- the AP queue state machine -------------------------------------------------------
     def _poll(self, now: float, v: VirtualCpu, category: int) -> float:
@@ -220,6 +229,7 @@ class LinuxGuest:
             tally.dserv += now - req.t_cpdq
             tally.vserv += now - req.t_vnq
             self.queue_count -= 1
+            req.thread.replied = now
             woken.append(req.thread)
             if self.queue_count > 0:
                 self.state = _WORKING
@@ -237,6 +247,7 @@ class LinuxGuest:
             return _NONE, 0.0, 0.0
         req = self.requestq.popleft()
         req.t_vnq = now
+        self.w.tally.requestq_wait_us += now - req.t_made
         self.t.vnq += 1
         self.queue_count += 1
         self.w.cp.virtual_nq(now, req)
@@ -264,7 +275,7 @@ class LinuxGuest:
             return
         v.runq.appendleft(_TASKLET)
         if not v.busy and not v.waking:
-            self._wake_cpu(now, v)
+            self._wake_cpu(now, v, by_cp=True)
 
     def post_reply(self, at: float, req: Request) -> None:
         """CP made a reply available in this guest's virtual queue at ``at``."""

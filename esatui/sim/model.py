@@ -406,17 +406,26 @@ class SimulatedSystem:
             waiting_nq=waiting,
         )
         hwtype = table.CARD_HWTYPE[p.card_type]
+        mode = table.mode_of(p.card_type)
         nf = lay.functions
+
+        def functions(i: int) -> tuple[CmbFunction, ...]:
+            counts = [int(c[lay.card(i) + k]) for k in range(nf)]
+            times = [int(c[lay.card(i) + nf + k]) for k in range(nf)]
+            if mode == "cca":  # a coprocessor's CMB counts all CCA requests together
+                return (CmbFunction("cca_all", sum(counts), sum(times)),)
+            return tuple(
+                CmbFunction(name, n, t)
+                for name, n, t in zip(table.FUNCTION_NAMES, counts, times, strict=True)
+            )
+
         adapters = tuple(
             AdapterCounters(
                 ap=i,
                 card_type=p.card_type,
                 hwtype=hwtype,
-                mode="accelerator",
-                functions=tuple(
-                    CmbFunction(name, int(c[lay.card(i) + k]), int(c[lay.card(i) + nf + k]))
-                    for k, name in enumerate(table.FUNCTION_NAMES)
-                ),
+                mode=mode,
+                functions=functions(i),
                 busy_us=int(c[lay.card(i) + 2 * nf]),
             )
             for i in range(p.cards)

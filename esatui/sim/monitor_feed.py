@@ -25,7 +25,7 @@ from pathlib import Path
 
 from esatui.collectors.monitor import encode
 from esatui.collectors.monitor.encode import CmbSpec
-from esatui.collectors.monitor.kinds import FUNCTIONS, MODE_ACCEL
+from esatui.collectors.monitor.kinds import FUNCTIONS, MODE_ACCEL, MODE_CCA
 from esatui.sim.guest_tree import cpu_serial
 from esatui.sim.snapshot import Identity, SystemSnapshot
 
@@ -103,17 +103,15 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
             d5r9_length(snap.identity),
         )
     ]
-    order = FUNCTIONS[MODE_ACCEL]
     cmbs = []
     for a in snap.adapters:
+        mode = MODE_CCA if a.mode == "cca" else MODE_ACCEL
         by_name = {f.name: f for f in a.functions}
         pairs = tuple(
             (by_name[name].time_us, by_name[name].count) if name in by_name else (0, 0)
-            for name in order
+            for name in FUNCTIONS[mode]
         )
-        cmbs.append(
-            CmbSpec(ap=a.ap, pairs=pairs, mode=MODE_ACCEL, ap_type=a.hwtype, scale=CMB_SCALE)
-        )
+        cmbs.append(CmbSpec(ap=a.ap, pairs=pairs, mode=mode, ap_type=a.hwtype, scale=CMB_SCALE))
     records += encode.cmb_records(at, cmbs, per_record=16)
     records += [
         encode.processor_record(

@@ -24,7 +24,7 @@ OPS: tuple[Op, ...] = ("rsa_sign", "rsa_verify", "rsa_sign_verify")
 CP_CRYPTO_MODES: tuple[CpCryptoMode, ...] = ("baseline", "polling", "interrupts")
 PROFILES: tuple[Profile, ...] = ("flat", "day")
 KEY_BITS: tuple[int, ...] = (1024, 2048, 4096)
-CARD_TYPES: tuple[str, ...] = ("CEX4A", "CEX5A", "CEX6A", "CEX7A", "CEX8A")
+CARD_TYPES: tuple[str, ...] = ("CEX4A", "CEX5A", "CEX6A", "CEX7A", "CEX8A", "CEX7C", "CEX8C")
 PROCESSOR_TYPES: tuple[str, ...] = ("CP", "IFL", "ZIIP", "ICF")
 
 MAX_THREADS = 20_000

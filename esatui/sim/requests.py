@@ -12,13 +12,24 @@ if TYPE_CHECKING:
 class Request:
     """Timestamps (µs) of the phases seed 002's accumulators measure."""
 
-    __slots__ = ("function", "queue", "service", "t_card", "t_cpdq", "t_rnq", "t_vnq", "thread")
+    __slots__ = (
+        "function",
+        "queue",
+        "service",
+        "t_card",
+        "t_cpdq",
+        "t_made",
+        "t_rnq",
+        "t_vnq",
+        "thread",
+    )
 
-    def __init__(self, thread: GuestThread, function: int, service: float) -> None:
+    def __init__(self, thread: GuestThread, function: int, service: float, made: float) -> None:
         self.thread = thread
         self.function = function
         self.service = service  # engine time it will need
         self.queue: RealQueue | None = None
+        self.t_made = made  # the thread made it (queued in the guest's requestq)
         self.t_vnq = 0.0  # guest NQAP delivered to CP
         self.t_rnq = 0.0  # CP delivered it to the real queue
         self.t_card = 0.0  # the card finished it

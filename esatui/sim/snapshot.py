@@ -65,7 +65,7 @@ class AdapterCounters:
     card_type: str
     hwtype: int
     mode: str
-    """``accelerator`` (CMB mode 8)."""
+    """``accelerator`` (CMB mode 8) or ``cca`` (a coprocessor, CMB mode 9)."""
     functions: tuple[CmbFunction, ...]
     busy_us: int
 

@@ -81,6 +81,11 @@ class Tally:
     cp_interrupts: int = 0
     nq_passes: int = 0
     dq_passes: int = 0
+    # the rest of a closed-loop thread's cycle (Little's law checks, docs/MODEL.md)
+    requestq_wait_us: float = 0.0
+    """Time requests waited in a guest's requestq before their NQAP (summed)."""
+    think_us: float = 0.0
+    """Time from a closed-loop thread taking its reply to its next request (summed)."""
 
     @classmethod
     def empty(cls, vcpus: list[int], cards: int, functions: int) -> Tally:

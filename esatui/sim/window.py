@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import random
 from dataclasses import dataclass
 
@@ -33,8 +34,11 @@ from esatui.sim.zvm import ControlProgram
 
 TARGET_OPS = 24_000
 """Operations a window measures (the relative error of a mean is then well under 1%)."""
-MIN_WINDOW_US = 60_000.0
-"""At least this long (40 poll timer periods at the z/VM default)."""
+MIN_WINDOW_US = 300_000.0
+"""At least this long (200 poll timer periods at the z/VM default): at 200,000 operations a
+second, 24,000 would last 0.12 s, and the chains of enqueue polls of seed 002's ten-thread
+interrupt runs change their throughput by 7% from one such window to the next (2-3% over
+0.3 s)."""
 MAX_WINDOW_US = 900e6
 """At most this long (low-rate open workloads)."""
 MIN_OPS = 4_000
@@ -105,6 +109,12 @@ class WindowResult:
     """Every scaled counter's rate in :class:`~esatui.sim.batches.Layout` order."""
     spread: Spread = NO_SPREAD
     """How the rates varied between the window's batches (the interval variation)."""
+    cp_factor: float = 1.0
+    """How much longer CP's paths were than on a lone thread (SMT, :func:`smt_factor`)."""
+    requestq_wait_us: float = 0.0
+    """µs per second requests waited in the guests' requestqs before their NQAP."""
+    think_us: float = 0.0
+    """µs per second closed-loop threads spent between a reply and their next request."""
 
     @property
     def vnq(self) -> float:
@@ -225,7 +235,7 @@ def batch_us(params: SimParams) -> float:
 
 def warmup_us(params: SimParams, load: Load, mech: Mechanism) -> float:
     tick = 0.0 if params.poll_timeout_us == "irq" else float(params.poll_timeout_us)
-    warm = max(20 * tick, 30_000.0, 10 * mech.cp_dq_poll_min_us)
+    warm = max(20 * tick, 30_000.0, 10 * mech.cp_nq_poll_min_us)
     if not params.closed_loop and load.rate > 0:
         warm = max(warm, min(20.0 / load.rate * 1e6, 60e6))
     return warm
@@ -239,6 +249,7 @@ def simulate(
     *,
     target_ops: int = TARGET_OPS,
     max_us: float = MAX_WINDOW_US,
+    min_us: float = MIN_WINDOW_US,
 ) -> WindowResult:
     """Simulate a steady-state window at ``load`` and return its per-second rates."""
     world = build_world(params, mech, load, seed)
@@ -251,13 +262,13 @@ def simulate(
     )
     end = warm
     # Grow the window in steps sized from the rate seen so far.
-    step = MIN_WINDOW_US
+    step = min_us
     while True:
         end += step
         batches.run(world.sched, end)
         ops = world.tally.vnq
         elapsed = end - warm
-        if (ops >= target_ops and elapsed >= MIN_WINDOW_US) or elapsed >= max_us:
+        if (ops >= target_ops and elapsed >= min_us) or elapsed >= max_us:
             break
         if ops >= min(MIN_OPS, target_ops) and world.sched.handled - warm_events >= EVENT_BUDGET:
             break
@@ -273,10 +284,10 @@ def simulate(
     for g in world.guests:
         g.flush(end)
     world.cp.flush(end)
-    return _rates(world.tally, end - warm, batches.spread())
+    return _rates(world.tally, end - warm, batches.spread(), world.cp_factor)
 
 
-def _rates(t: Tally, elapsed_us: float, spread: Spread) -> WindowResult:
+def _rates(t: Tally, elapsed_us: float, spread: Spread, cp_factor: float) -> WindowResult:
     s = elapsed_us / 1e6
     guests = tuple(
         GuestRates(
@@ -331,6 +342,9 @@ def _rates(t: Tally, elapsed_us: float, spread: Spread) -> WindowResult:
         cards=cards,
         vector=tuple(x / s for x in totals(t)),
         spread=spread,
+        cp_factor=cp_factor,
+        requestq_wait_us=t.requestq_wait_us / s,
+        think_us=t.think_us / s,
     )
 
 
@@ -339,12 +353,77 @@ def background_busy_us(params: SimParams, load: Load) -> float:
     return load.cpu_load * params.vcpus * params.guests * 1e6
 
 
-def sibling_busy(params: SimParams, load: Load, result: WindowResult) -> float:
-    """Utilisation of the Linux guests' processor type: the chance a sibling thread is busy."""
+def type_utilisation(params: SimParams, load: Load, result: WindowResult) -> float:
+    """CPU time on the Linux guests' processor type over its capacity (not capped: a
+    window that assumed free processors can ask for more than there are)."""
     ptype = guest_cpu_type(params)
     n = sum(1 for lp in logical_processors(params) if lp.ptype == ptype)
     busy = result.guest_emul_us + result.cp_user_us + result.cp_system_us
-    return min((busy + background_busy_us(params, load)) / (n * 1e6), 1.0)
+    return (busy + background_busy_us(params, load)) / (n * 1e6)
+
+
+def sibling_busy(params: SimParams, load: Load, result: WindowResult) -> float:
+    """Utilisation of the Linux guests' processor type: the chance a sibling thread is busy."""
+    return min(type_utilisation(params, load, result), 1.0)
+
+
+CONTENTION_FROM = 0.5
+"""Utilisation above which the wait for a free processor is simulated (below it the
+Erlang-C wait is under 1% of a burst for 8 processors and is left out)."""
+MAX_RHO = 0.995
+
+
+def erlang_c_stretch(processors: int, utilisation: float) -> float:
+    """Elapsed over CPU time of a burst on ``processors`` busy ``utilisation`` of the time:
+    1 + the mean wait for a processor in units of a burst (M/M/n, Erlang C)."""
+    n = max(processors, 1)
+    rho = min(max(utilisation, 0.0), MAX_RHO)
+    a = n * rho
+    term = 1.0
+    total = 1.0
+    for k in range(1, n):
+        term *= a / k
+        total += term
+    last = term * a / n / (1.0 - rho)
+    c = last / (total + last)
+    return 1.0 + c / (n * (1.0 - rho))
+
+
+def settle_contention(
+    params: SimParams,
+    mech: Mechanism,
+    load: Load,
+    seed: int,
+    first: WindowResult,
+    target_ops: int,
+    min_us: float = MIN_WINDOW_US,
+) -> WindowResult:
+    """The window at the processor contention its own load causes.
+
+    A window simulates each virtual CPU and CP as if a processor were always free; when the
+    result keeps the guests' processor type busy, every burst also waits for one. The
+    stretch of elapsed over CPU time is where the load the stretched window produces gives
+    back the same stretch (bisection: more stretch, less throughput, less load).
+    """
+    ptype = guest_cpu_type(params)
+    n = sum(1 for lp in logical_processors(params) if lp.ptype == ptype)
+    own = type_utilisation(params, load, first) - background_busy_us(params, load) / (n * 1e6)
+    if own <= CONTENTION_FROM:
+        # the background load's own wait is in ``Load.dispatch_stretch`` and the threads'
+        # stretched bursts; only crypto work that fills the processors itself is settled
+        return first
+    u = type_utilisation(params, load, first)
+    lo, hi = 1.0, erlang_c_stretch(n, u)
+    best = first
+    for _ in range(6):
+        mid = math.sqrt(lo * hi)
+        stretched = dataclasses.replace(load, cpu_stretch=mid)
+        best = simulate(params, mech, stretched, seed, target_ops=target_ops, min_us=min_us)
+        if erlang_c_stretch(n, type_utilisation(params, stretched, best)) > mid:
+            lo = mid
+        else:
+            hi = mid
+    return best
 
 
 @functools.lru_cache(maxsize=128)
@@ -354,16 +433,26 @@ def steady_window(params: SimParams, mech: Mechanism, load: Load, seed: int) -> 
 
 
 def simulate_steady(
-    params: SimParams, mech: Mechanism, load: Load, seed: int, *, target_ops: int = TARGET_OPS
+    params: SimParams,
+    mech: Mechanism,
+    load: Load,
+    seed: int,
+    *,
+    target_ops: int = TARGET_OPS,
+    min_us: float = MIN_WINDOW_US,
 ) -> WindowResult:
-    """:func:`simulate`, with SMT's slowdown of CP consistent with the load it produces.
+    """:func:`simulate`, with SMT's slowdown of CP and the wait for a free processor
+    consistent with the load they produce.
 
     The busier the LPAR, the more often an SMT thread's sibling is busy and the longer CP's
-    paths take; a second window at the utilisation the first one measured settles it.
+    paths take; a second window at the utilisation the first one measured settles it. When
+    the LPAR is busy enough for bursts to wait for a processor, :func:`settle_contention`.
     """
     if not params.smt:
-        return simulate(params, mech, load, seed, target_ops=target_ops)
+        result = simulate(params, mech, load, seed, target_ops=target_ops, min_us=min_us)
+        return settle_contention(params, mech, load, seed, result, target_ops, min_us)
     first = dataclasses.replace(load, sibling_busy=background_busy_us(params, load) / 1e6)
-    result = simulate(params, mech, first, seed, target_ops=target_ops)
+    result = simulate(params, mech, first, seed, target_ops=target_ops, min_us=min_us)
     settled = dataclasses.replace(load, sibling_busy=sibling_busy(params, first, result))
-    return simulate(params, mech, settled, seed, target_ops=target_ops)
+    second = simulate(params, mech, settled, seed, target_ops=target_ops, min_us=min_us)
+    return settle_contention(params, mech, settled, seed, second, target_ops, min_us)

@@ -29,6 +29,9 @@ class Load:
     """Delay factor of CP dispatching (>= 1) from contention for the logical processors."""
     sibling_busy: float = 0.0
     """With SMT: the fraction of time a thread's sibling is busy (the LPAR's utilisation)."""
+    cpu_stretch: float = 1.0
+    """Elapsed over CPU time of every burst on the guests' processor type (>= 1): the wait
+    for a free processor when the LPAR is busy (settled by ``window.settle_contention``)."""
 
 
 @dataclass

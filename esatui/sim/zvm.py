@@ -11,9 +11,16 @@ CP busy time, which is why CP time per operation grows with the operation rate. 
 that finds every real queue full stays queued in CP until a DQ frees an entry; with the PTF
 the NQ task then starts a DQ pass at once.
 
-The polling loops' period is inversely proportional to CP's estimate of the request rate,
-clamped between the loop's minimum and ``cp_poll_max_us``. Passes that find nothing to do
-are counted (their CPU cost) without being simulated one by one.
+Seed 002: "Depending on the frequency of crypto requests the wait time of the polling loops
+varied between 50 µs and 200 ms". The NQ loop's period is inversely proportional to CP's
+estimate of the request rate, clamped between its fitted minimum and ``cp_poll_max_us``;
+passes that find nothing are counted (their CPU cost) without being simulated one by one.
+The DQ loop runs while real requests are outstanding and adapts to what it finds: its wait
+is halved after a pass that dequeued a reply and doubled after one that found none, between
+``cp_poll_min_us`` (50 µs) and ``cp_poll_max_us`` (200 ms), and each pass runs after CP has
+dispatched the task (``cp_loop_wake_us``). At seed 000's 5 requests a second that settles at
+about one empty DQ per reply (2.2 real DQs per operation, there); with replies every few µs
+it stays at 50 µs.
 """
 
 from __future__ import annotations
@@ -46,27 +53,34 @@ class ControlProgram:
         self.w = world
         m = world.mech
         f = world.cp_factor
+        # a busy LPAR stretches CP's paths too (elapsed over CPU: ``Load.cpu_stretch``)
+        self.slow = world.load.cpu_stretch
         self.mode = world.params.cp_crypto_mode
         self.queues = queues
         self.pending: deque[Request] = deque()  # received from guests, not yet on a real queue
         self.lock_free_at = 0.0
         self._rr = 0
-        self.c_rnq = m.cp_rnq_us * f
-        self.c_rdq = m.cp_rdq_us * f
-        self.c_rdq_empty = m.cp_rdq_empty_us * f
-        self.c_pass = m.cp_pass_us * f
+        # durations of CP's paths (CPU x SMT factor x contention); CPU is charged unstretched
+        self.c_rnq = m.cp_rnq_us * f * self.slow
+        self.c_rdq = m.cp_rdq_us * f * self.slow
+        self.c_rdq_empty = m.cp_rdq_empty_us * f * self.slow
+        self.c_pass = m.cp_pass_us * f * self.slow
         self.c_int = m.cp_int_us * f
         self.depth = m.real_queue_depth
         self.nq_start = m.cp_nq_start_us
         self.nq_min = m.cp_nq_poll_min_us
-        self.dq_min = m.cp_dq_poll_min_us
+        self.dq_min = m.cp_poll_min_us
+        self.dq_max = m.cp_poll_max_us
+        self.dq_wait = m.cp_poll_min_us  # the DQ loop's current wait (adapts pass by pass)
+        self.dq_active = False
+        self.task_wake = m.cp_task_wake_us * world.load.dispatch_stretch
+        self.loop_wake = m.cp_loop_wake_us * world.load.dispatch_stretch
         # CP's estimate of the request rate (per µs), exponentially decayed; it starts in
         # the busy regime and settles during the window's warm-up.
         self._tau = m.cp_rate_tau_s * 1e6
         self._rate = 1.0 / m.cp_nq_poll_min_us
         self._rate_t = 0.0
         self.nq_next = 0.0
-        self.dq_next = 0.0
         self.nq_loop = _LockUser()  # a pass of the NQ polling loop is scheduled
         self.dq_loop = _LockUser()  # the DQ polling loop is active
         self.demand = _LockUser()
@@ -113,7 +127,7 @@ class ControlProgram:
 
     def _hold(self, start: float, end: float) -> None:
         self.lock_free_at = end
-        self.w.tally.cp_system_us += end - start
+        self.w.tally.cp_system_us += (end - start) / self.slow
 
     # --- from the guests --------------------------------------------------------------
     def virtual_nq(self, now: float, req: Request) -> None:
@@ -139,24 +153,16 @@ class ControlProgram:
     def _ensure_nq_pass(self, now: float) -> None:
         if self.nq_loop.pending:
             return
-        k, self.nq_next = self._idle_passes(now, self.nq_next, self.nq_min)
-        self.w.tally.nq_passes += k
-        self._arm(self.nq_loop, self.nq_next, self._nq_pass)
-
-    def _idle_passes(self, now: float, due: float, min_us: float) -> tuple[int, float]:
-        """The passes an idle polling loop made between ``due`` and ``now`` (their CP time
-        charged), and when its next pass is due."""
-        if due >= now:
-            return 0, due
-        p = self.period(min_us)
-        k = math.ceil((now - due) / p)
-        self.w.tally.cp_system_us += k * self.c_pass
-        return k, due + k * p
-
-    def _arm(self, loop: _LockUser, at: float, run: Callable[[float, object], None]) -> None:
-        loop.pending = True
-        loop.since = at
-        self.w.sched.at(at, run)
+        if self.nq_next < now:
+            p = self.period(self.nq_min)
+            k = math.ceil((now - self.nq_next) / p)
+            t = self.w.tally
+            t.nq_passes += k
+            t.cp_system_us += k * self.c_pass / self.slow
+            self.nq_next += k * p
+        self.nq_loop.pending = True
+        self.nq_loop.since = self.nq_next
+        self.w.sched.at(self.nq_next, self._nq_pass)
 
     def _nq_pass(self, now: float, _: object = None) -> None:
         if not self._acquire(now, self.nq_loop, self._nq_pass):
@@ -220,7 +226,7 @@ class ControlProgram:
         if self.dq_state != _IDLE:
             return
         self.dq_state = _WAKING
-        at = now + self.w.gamma(self.w.mech.cp_task_wake_us * self.w.load.dispatch_stretch)
+        at = now + self.w.gamma(self.task_wake)
         self.dq_task.since = at
         self.w.sched.at(at, self._dq_run)
 
@@ -245,23 +251,36 @@ class ControlProgram:
 
     # --- DQ: the polling loop -----------------------------------------------------------
     def _ensure_dq_pass(self, now: float) -> None:
-        if self.dq_loop.pending:
+        """Forwarding a request (re)starts the DQ loop if it was resting: its first pass
+        comes after the loop's current wait and CP's dispatch of the task."""
+        if self.dq_active:
             return
-        k, self.dq_next = self._idle_passes(now, self.dq_next, self.dq_min)
-        self.w.tally.dq_passes += k
-        self._arm(self.dq_loop, self.dq_next, self._dq_pass)
+        self.dq_active = True
+        self._schedule_dq_pass(now)
+
+    def _schedule_dq_pass(self, after: float) -> None:
+        at = after + self.dq_wait + self.w.gamma(self.loop_wake)
+        self.dq_loop.pending = True
+        self.dq_loop.since = at
+        self.w.sched.at(at, self._dq_pass)
 
     def _dq_pass(self, now: float, _: object = None) -> None:
         if not self._acquire(now, self.dq_loop, self._dq_pass):
             return
-        # dq_loop stays pending while the pass runs: forwarding must not start another loop
-        self.dq_next = now + self.period(self.dq_min)
-        self._hold(now, self._dq_pass_body(now))
+        before = self.w.tally.rdone
+        end = self._dq_pass_body(now)
+        self._hold(now, end)
+        # The wait adapts to what the pass found: halved after a pass that dequeued a
+        # reply, doubled after one that found none, within the loop's 50 µs .. 200 ms.
+        if self.w.tally.rdone > before:
+            self.dq_wait = max(self.dq_min, self.dq_wait / 2.0)
+        else:
+            self.dq_wait = min(self.dq_max, self.dq_wait * 2.0)
         if self.outstanding:
-            self.dq_loop.since = self.dq_next
-            self.w.sched.at(self.dq_next, self._dq_pass)
+            self._schedule_dq_pass(end)
         else:
             self.dq_loop.pending = False
+            self.dq_active = False
 
     def _dq_pass_body(self, now: float) -> float:
         self.w.tally.dq_passes += 1

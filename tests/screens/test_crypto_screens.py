@@ -272,8 +272,8 @@ def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
             "CP crypto: SET CRYPTO POLLING ON or OFF, not known."
         )
         assert note == (
-            "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs); shorter poll_timeout "
-            "cuts it, multiplying unsuccessful DQs (3333/s) and CPU"
+            "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs), over its tick (others "
+            "slower?); faster polling: more DQs (3333/s) and CPU"
         )
         # DSERV 87% and 91% of VSERV, but 1,296 and 1,257 µs: the default poll timer at work,
         # not a wait that is a problem (dserv_us); with CP interrupts 318 µs

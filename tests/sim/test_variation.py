@@ -192,13 +192,15 @@ def test_levels_move_continuously() -> None:
 
 
 def test_steady_runs_average_out() -> None:
-    """Seed 002's steady runs: consecutive minutes differ, by far less than 1%."""
+    """Seed 002's steady runs: consecutive minutes differ, by far less than 1%. (A single
+    thread in step with its guest's 1.5 ms timer completes exactly one operation per tick,
+    so the count of operations may repeat to the last one; the times never do.)"""
     system = SimulatedSystem(scenario("seed002-t3-polling"), seed=0)
     system.advance(60)
     snaps = _run(system, 60, 3)
     ivs = [_interval(a, b) for a, b in itertools.pairwise(snaps)]
     for a, b in itertools.pairwise(ivs):
-        assert a.ops != b.ops and a.vserv != b.vserv and a.rserv != b.rserv
+        assert a.vserv != b.vserv and a.rserv != b.rserv
         assert b.ops == pytest.approx(a.ops, rel=0.005)
         assert b.vserv == pytest.approx(a.vserv, rel=0.005)
         assert sum(b.busy) == pytest.approx(sum(a.busy), rel=0.005)

@@ -52,7 +52,9 @@ def test_50us_poll_time_trade_off(default_t3: PollingMetrics, fast_t3: PollingMe
 def test_guest_interrupts_remove_the_poll_latency(default_t3: PollingMetrics) -> None:
     irq = _m("seed002-t3-polling", poll_timeout_us="irq")
     assert irq.dserv_us < default_t3.dserv_us / 10
-    assert irq.unsuccessful_vdq < default_t3.unsuccessful_vdq * 10
+    # no ticks: only each enqueue's own DQAP finds nothing (docs/ZCRYPT.md section 5)
+    per_op = irq.unsuccessful_vdq / (irq.etr * irq.interval_s)
+    assert per_op == pytest.approx(1.0, abs=0.05)
 
 
 def test_more_threads_more_throughput() -> None:
