@@ -97,3 +97,75 @@ def test_esassum_crypto_rate_is_what_its_help_says(
     assert rows["ESASSUM"].keys() == rows["ESACRYPT"].keys()
     for t, summary in rows["ESASSUM"].items():
         assert summary["crypto_ops_s"] == rows["ESACRYPT"][t]["nq_virt"]
+
+
+def test_from_minus_90m_as_the_readme_writes_it(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    """Before: ``--from -90m`` was taken for an option ("expected one argument")."""
+    now_us = int(time.time()) // 60 * 60_000_000
+    host_recording(db_path, n_intervals=5, start_us=now_us - 10 * 60_000_000)
+    code, out, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--from", "-90m")
+    assert code == 0, err
+    assert out.startswith("Screen: ESALNXC")
+
+
+@pytest.mark.parametrize(("name", "screen"), [("cpuu", "ESACPUU"), ("usr2", "ESAUSR2")])
+def test_export_takes_screen_names_as_the_monitor_does(
+    capsys: pytest.CaptureFixture[str], db_path: Path, name: str, screen: str
+) -> None:
+    """Before: ``export cpuu`` was refused though the monitor's ``:cpuu`` opened it."""
+    from tests.fixtures.hypervisor import guests_recording
+
+    guests_recording(db_path)
+    code, out, err = run(capsys, "export", name, "--db", str(db_path))
+    assert code == 0, err
+    assert out.startswith(f"Screen: {screen}")
+
+
+@pytest.mark.parametrize(
+    ("screen", "args", "said"),
+    [
+        ("ESACPUU", ("--option", "foo"), "ESACPUU has no view option 'foo' (options: normalized)"),
+        ("ESALNXC", ("--width", "20"), "--width 20: screens need at least 40 columns"),
+        (
+            "ESALNXC",
+            ("--interval-len", "7s"),
+            "--interval-len 7s is shorter than the recorded intervals (1m): give 1m or longer",
+        ),
+    ],
+)
+def test_export_refuses_what_it_cannot_do_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+    db_path: Path,
+    screen: str,
+    args: tuple[str, str],
+    said: str,
+) -> None:
+    """Before: --option foo was ignored, --width 20 printed 50,000 lines, --interval-len 7s
+    gave unaligned rows past --to."""
+    host_recording(db_path, n_intervals=3)
+    code, out, err = run(capsys, "export", screen, "--db", str(db_path), *args)
+    assert code == 2 and not out
+    assert err.startswith(f"esatui: error: {said}") and len(err.strip().splitlines()) == 1
+
+
+def test_machine_type_from_cpuinfo_when_sysinfo_is_absent(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, db_path: Path
+) -> None:
+    """Before: a KVM guest without /proc/sysinfo showed no machine type, though every line
+    of /proc/cpuinfo names it (``machine = 2817``)."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    root = tmp_path / "kvm"
+    shutil.copytree(DATA / "host" / "trees" / "util-linux-s390-kvm", root)
+    (root / "proc" / "sysinfo").unlink()
+    (root / "proc" / "stat").write_text(Path("/proc/stat").read_text(encoding="ascii"))
+    argv = ("collect", "--source", "host", "--root", str(root), "--db", str(db_path))
+    code, _, err = run(capsys, *argv, "--interval", "0.2", "--count", "2")
+    assert code == 0, err
+    code, out, err = run(capsys, "export", "ESALNXC", "--db", str(db_path))
+    assert code == 0, err
+    assert out.splitlines()[1].split()[-1] == "2817"
