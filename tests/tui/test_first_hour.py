@@ -513,3 +513,42 @@ async def test_a_long_node_name_is_shortened_on_screen_only(
 
     assert main(["export", "ESALNXC", "--db", str(db_path), "--format", "json"]) == 0
     assert json.loads(capsys.readouterr().out)["node"] == name  # the data keeps it whole
+
+
+@pytest.mark.parametrize(
+    ("screen", "data"),
+    [
+        ("ESASSUM", "guests"),
+        ("ESALNXC", "guests"),
+        ("ESACPUU", "guests"),
+        ("ESAUSR2", "guests"),
+        ("ESAOVHD", "guests"),
+        ("ESACRYPT", "seed000"),
+        ("ESACRYPA", "seed000"),
+        ("ESAPOLL", "seed002"),
+    ],
+)
+async def test_at_80x24_every_page_of_every_screen_shows_all_of_its_rows(
+    tmp_path: Path, screen: str, data: str
+) -> None:
+    """No value is cut by the scrollbar or the right edge: the rows are paged horizontally,
+    and each page's lines are drawn whole (before: ESACRYPA's 2.16 read 2.0)."""
+    from tests.screens import crypto_data as D
+    from tests.tui.test_snapshots import imported
+
+    if data == "guests":
+        db = guests_recording(tmp_path / "g.sqlite")
+    else:
+        db = imported(tmp_path, D.seed000_file if data == "seed000" else D.seed002_file)
+    app = MonitorApp(db, live=False, screen=screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        seen = set()
+        while app.header.text_lines[0] not in seen:
+            seen.add(app.header.text_lines[0])
+            assert app.table.text_lines, screen
+            for line, full in zip(shown_lines(app), app.table.text_lines, strict=False):
+                assert line.rstrip() == full.rstrip(), (screen, full)
+            assert all(len(line.rstrip()) <= 80 for line in app.header.text_lines)
+            await pilot.press("right")
+            await settle(pilot)
