@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -552,3 +553,46 @@ async def test_at_80x24_every_page_of_every_screen_shows_all_of_its_rows(
             assert all(len(line.rstrip()) <= 80 for line in app.header.text_lines)
             await pilot.press("right")
             await settle(pilot)
+
+
+async def test_the_demo_header_never_shows_a_range_other_than_the_rows_on_view(
+    tmp_path: Path,
+) -> None:
+    """Before: the demo's first frame showed a stale range, and the header the loaded
+    window's range rather than the rows shown. Every header drawn, from the first frame on,
+    is checked against the rows on view at that moment."""
+    from esatui.commands.demo import Demo
+    from esatui.screens.render import Line, date_range
+    from esatui.sim.run import resolve
+
+    demo = Demo(resolve("mode-vm-day", [], 0), db_path=tmp_path / "d.sqlite", speed=20,
+                backlog_s=120)  # fmt: skip
+    app = demo.app
+    drawn: list[tuple[str, str | None]] = []
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            set_lines = app.header.set_lines
+
+            def checked(lines: Sequence[Line], scroll_x: int = 0) -> None:
+                rows = app.table.visible_rows
+                shown = (
+                    date_range(min(r.start_us for r in rows), max(r.end_us for r in rows))
+                    if rows
+                    else None
+                )
+                drawn.append((lines[0][0][0], shown))
+                set_lines(lines, scroll_x)
+
+            app.header.set_lines = checked  # type: ignore[method-assign]
+            for _ in range(20):
+                await settle(pilot)
+                await asyncio.sleep(0.05)
+    finally:
+        demo.close()
+    ranged = [(head, shown) for head, shown in drawn if shown is not None]
+    assert ranged, drawn
+    for head, shown in drawn:
+        if shown is None:
+            assert not re.search(r"\d\d/\d\d \d\d:\d\d-", head), head  # no range of nothing
+        else:
+            assert head.endswith(shown), (head, shown)
