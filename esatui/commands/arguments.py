@@ -61,10 +61,14 @@ def interval(text: str) -> float:
 
 
 def width(text: str) -> int:
-    """A report width in columns, at most :data:`MAX_WIDTH`."""
+    """A report width in columns: at least what a screen needs, at most :data:`MAX_WIDTH`."""
+    from esatui.screens.render import MIN_WIDTH
+
     value = positive_int(text)
     if value > MAX_WIDTH:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at most {MAX_WIDTH} columns")
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"{text!r}: screens need at least {MIN_WIDTH} columns")
     return value
 
 

@@ -38,7 +38,6 @@ def run(args: argparse.Namespace) -> int:
     from esatui.db.sqlite_reader import SqliteReader
     from esatui.formats import render
     from esatui.screens import catalog
-    from esatui.screens.render import MIN_WIDTH
 
     try:
         screen = catalog.get(args.screen)
@@ -50,8 +49,6 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         offered = f"options: {', '.join(screen.options)}" if screen.options else "it has none"
         raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
-    if args.width < MIN_WIDTH:
-        raise UsageError(f"--width {args.width}: screens need at least {MIN_WIDTH} columns")
     query = catalog.Query(
         node=args.node,
         after_us=args.from_,

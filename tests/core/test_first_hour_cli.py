@@ -127,7 +127,7 @@ def test_export_takes_screen_names_as_the_monitor_does(
     ("screen", "args", "said"),
     [
         ("ESACPUU", ("--option", "foo"), "ESACPUU has no view option 'foo' (options: normalized)"),
-        ("ESALNXC", ("--width", "20"), "--width 20: screens need at least 40 columns"),
+        ("ESALNXC", ("--width", "20"), "argument --width: '20': screens need at least 40 columns"),
         (
             "ESALNXC",
             ("--interval-len", "7s"),
