@@ -169,3 +169,25 @@ def test_machine_type_from_cpuinfo_when_sysinfo_is_absent(
     code, out, err = run(capsys, "export", "ESALNXC", "--db", str(db_path))
     assert code == 0, err
     assert out.splitlines()[1].split()[-1] == "2817"
+
+
+def test_csv_and_json_carry_the_marks_the_text_shows(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    """Before: a value marked ``*`` or ``!`` on screen lost its mark in CSV and JSON, and
+    data rows had no ``row`` key."""
+    host_recording(db_path, n_intervals=4)
+    base = ("export", "ESALNXC", "--db", str(db_path), "--threshold", "steal=5,20")
+    code, text, _ = run(capsys, *base)
+    assert code == 0 and "*" in text and "!" in text
+    code, out, _ = run(capsys, *base, "--format", "json")
+    rows = json.loads(out)["rows"]
+    assert {r["row"] for r in rows} == {"data", "total"}
+    assert {r["steal_mark"] for r in rows} == {None, "warn", "crit"}
+    for r in (r for r in rows if r["row"] == "data"):  # (the all row is judged per CPU)
+        level = None if r["steal"] < 5 else "warn" if r["steal"] < 20 else "crit"
+        assert r["steal_mark"] == level, r
+    code, out, _ = run(capsys, *base, "--format", "csv")
+    head, *lines = out.splitlines()
+    mark = head.split(",").index("steal_mark")
+    assert sorted({ln.split(",")[mark] for ln in lines}) == ["", "crit", "warn"]
