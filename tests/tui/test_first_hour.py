@@ -596,3 +596,37 @@ async def test_the_demo_header_never_shows_a_range_other_than_the_rows_on_view(
             assert not re.search(r"\d\d/\d\d \d\d:\d\d-", head), head  # no range of nothing
         else:
             assert head.endswith(shown), (head, shown)
+
+
+# --- snapshots at 132x43 ------------------------------------------------------------------
+
+
+def test_jump_before_the_recording_snapshot_at_132x43(
+    snap_compare: SnapCompare, db_path: Path
+) -> None:
+    """ESALNXC at 15 minutes after ``j 10:00``: the first buckets, the partial one marked,
+    the status line saying what is recorded."""
+    late_recording(db_path)
+    app = MonitorApp(db_path, live=False, screen="ESALNXC")
+
+    async def jump_early(pilot: object) -> None:
+        await settle(pilot)  # type: ignore[arg-type]
+        await pilot.press("plus", "plus", "plus")  # type: ignore[attr-defined]
+        await pilot.press("j", *"2026-11-21 10:00", "enter")  # type: ignore[attr-defined]
+        await settle(pilot)  # type: ignore[arg-type]
+
+    assert snap_compare(app, terminal_size=(132, 43), run_before=jump_early)
+
+
+def test_help_snapshot_at_132x43_scrolled(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    from tests.screens import crypto_data as D
+    from tests.tui.test_snapshots import imported
+
+    app = MonitorApp(imported(tmp_path, D.seed000_file), live=False, screen="ESACRYPT")
+
+    async def help_at_its_end(pilot: object) -> None:
+        await settle(pilot)  # type: ignore[arg-type]
+        await pilot.press("question_mark", "end")  # type: ignore[attr-defined]
+        await settle(pilot)  # type: ignore[arg-type]
+
+    assert snap_compare(app, terminal_size=(132, 43), run_before=help_at_its_end)
