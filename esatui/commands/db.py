@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
     with Store.open(path, create=False) as store:
         if args.db_command == "prune":
             result = maintenance.prune(store, args.keep, args.max_size)
-            print(f"{result.intervals_deleted} intervals deleted; {sizes(result)}")
+            # a source's interval: what `db info` counts per source (collect counts times)
+            print(f"{result.intervals_deleted:,} source intervals deleted; {sizes(result)}")
         else:
             result = maintenance.vacuum(store)
             print(f"vacuumed {path}: {sizes(result)}")
@@ -81,13 +82,13 @@ def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -
 
     found = plan(reader, keep_s, max_bytes)
     if not found.intervals or found.first_us is None or found.last_us is None:
-        return f"dry run: nothing would be deleted ({found.total:,} intervals kept)"
+        return f"dry run: nothing would be deleted ({found.total:,} source intervals kept)"
     why = []
     if keep_s is not None:
         why.append(f"{found.by_age:,} older than --keep")
     if max_bytes is not None:
         why.append(f"{found.intervals - found.by_age:,} more to fit --max-size")
     return (
-        f"dry run: would delete {found.intervals:,} of {found.total:,} intervals, ending "
+        f"dry run: would delete {found.intervals:,} of {found.total:,} source intervals, ending "
         f"{iso(found.first_us)} to {iso(found.last_us)} ({'; '.join(why)}); nothing deleted"
     )

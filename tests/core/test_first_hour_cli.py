@@ -52,7 +52,7 @@ def test_db_prune_dry_run_by_size_counts_what_a_prune_would_delete(
     code, _, err = run(capsys, *args)
     assert code == 0, err
     deleted = 400 - interval_count(db_path)
-    assert deleted > 0 and f"would delete {deleted:,} of 400 intervals" in said
+    assert deleted > 0 and f"would delete {deleted:,} of 400 source intervals" in said
 
 
 def test_db_vacuum_says_what_it_did(capsys: pytest.CaptureFixture[str], db_path: Path) -> None:
