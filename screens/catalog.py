@@ -269,14 +269,21 @@ def range_words(after_us: int | None, until_us: int | None) -> str:
     return "in this range"
 
 
+def _held(seconds: int) -> str:
+    """730 -> ``12m10s``, 120 -> ``2m``, 45 -> ``45s``: minutes and seconds, as read."""
+    minutes, rest = divmod(seconds, 60)
+    if not minutes or not rest:
+        return format_duration(seconds)
+    return f"{format_duration(minutes * 60)}{rest}s"
+
+
 def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
     """What the ``~`` on partial rows means, with how much of each the recording holds."""
     partial = [r for r in rows if r.partial and r.first]
     if not partial or length_us is None:
         return None
     shown = [
-        f"{hms(r.end_us)} holds {format_duration(round((r.covered_us or 0) / 1e6))}"
-        for r in partial[:3]
+        f"{hms(r.end_us)} holds {_held(round((r.covered_us or 0) / 1e6))}" for r in partial[:3]
     ]
     more = f" (and {len(partial) - 3} more)" if len(partial) > 3 else ""
     return (

@@ -191,3 +191,20 @@ def test_csv_and_json_carry_the_marks_the_text_shows(
     head, *lines = out.splitlines()
     mark = head.split(",").index("steal_mark")
     assert sorted({ln.split(",")[mark] for ln in lines}) == ["", "crit", "warn"]
+
+
+def test_a_partial_bucket_says_the_time_it_holds_in_minutes_and_seconds(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    from tests.fixtures.recording import START_US
+
+    # 10-s intervals from 14:02:10 to 14:20:00: 14:15 holds 12m50s, 14:30 holds 5m
+    host_recording(db_path, n_intervals=107, interval_s=10, start_us=START_US + 130_000_000)
+    argv = ("export", "ESALNXC", "--db", str(db_path), "--interval-len", "15m")
+    code, out, err = run(capsys, *argv)
+    assert code == 0, err
+    assert "~ partial: the recording covers only part of the 15m: 14:30:00 holds 5m;" in out
+    assert "14:15:00 holds 12m50s." in out
+    code, out, err = run(capsys, *argv, "--format", "json")
+    covered = {r["time"][11:19]: r["covered_s"] for r in json.loads(out)["rows"]}
+    assert covered == {"14:30:00": 300, "14:15:00": 770}
