@@ -288,8 +288,9 @@ class MonitorApp(App[int]):
     # --- reading (in workers) ---------------------------------------------------------
 
     def reload(self, state: ViewState | None = None) -> None:
-        if state is not None:
+        if state is not None:  # the user went somewhere: what was said before is past
             self.state = state
+            self._forget_said()
         self._pending = self.state
         self._load(self.state, self._window())
 
@@ -301,6 +302,7 @@ class MonitorApp(App[int]):
         """Go where ``move`` leads, once a worker has found it."""
         request = object()
         self._pending = request
+        self._forget_said()
         self._navigate(request, self.state, move, self._window())
 
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
@@ -757,6 +759,11 @@ class MonitorApp(App[int]):
     def _say(self, text: str) -> None:
         self._message = text
         self._render_status()
+
+    def _forget_said(self) -> None:
+        """Drop a message about an earlier key; the recorder's own line stays."""
+        if not self._message.startswith("recording:"):
+            self._message = ""
 
     def _newest_shown(self) -> int | None:
         rows = self.model.rows if self.model else ()

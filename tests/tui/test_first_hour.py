@@ -630,3 +630,16 @@ def test_help_snapshot_at_132x43_scrolled(snap_compare: SnapCompare, tmp_path: P
         await settle(pilot)  # type: ignore[arg-type]
 
     assert snap_compare(app, terminal_size=(132, 43), run_before=help_at_its_end)
+
+
+async def test_a_message_about_one_key_goes_with_the_next_move(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=30)
+    app = MonitorApp(db_path, live=False, screen="ESALNXC")
+    async with app.run_test(size=(132, 43)) as pilot:
+        await settle(pilot)
+        await pilot.press(":", *"sumi", "enter")
+        await settle(pilot)
+        assert "no screen 'sumi'" in status(app)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert "no screen" not in status(app) and "interval 1m" in status(app)
