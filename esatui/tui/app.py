@@ -181,7 +181,8 @@ class MonitorApp(App[int]):
     }
     CSS = """
     Screen { layout: vertical; layers: base prompt; }
-    #status { height: 1; background: $panel; }
+    /* a long message wraps (at 80 columns a jump's "recorded ...; nothing at ..." does) */
+    #status { height: auto; max-height: 3; background: $panel; }
     /* on a layer over the status line: showing it never resizes the table (Textual still
        lays out again: visibility is a layout property) */
     #prompt { dock: bottom; layer: prompt; height: 1; border: none; padding: 0 1;

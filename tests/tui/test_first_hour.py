@@ -643,3 +643,18 @@ async def test_a_message_about_one_key_goes_with_the_next_move(db_path: Path) ->
         await pilot.press("plus")
         await settle(pilot)
         assert "no screen" not in status(app) and "interval 1m" in status(app)
+
+
+async def test_at_80_columns_a_long_message_is_shown_whole(db_path: Path) -> None:
+    """Before: the status line was one line: at 80 columns "... showing the nearest" was cut."""
+    late_recording(db_path)
+    app = MonitorApp(db_path, live=False, screen="ESALNXC")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("j", *"2026-11-21 10:00", "enter")
+        await settle(pilot)
+        bar = app.query_one("#status")
+        drawn = " ".join(bar.render_line(y).text.strip() for y in range(bar.size.height))
+        assert "nothing at 11/21 10:00: showing the nearest" in " ".join(drawn.split())
+        assert "q quit" in drawn
+        assert bar.region.bottom == 24 and app.table.region.bottom == bar.region.y
