@@ -147,6 +147,9 @@ def host_config(sysinfo: SysInfo, cpuinfo: CpuInfo, hostname: str) -> dict[str, 
     config["host.arch"] = arch_label(cpuinfo)
     if cpuinfo.ids:
         config["host.virtual_cpus"] = "yes" if cpuinfo.is_virtual else "no"
+        # the machine type of every processor's identification line (STIDP), for when
+        # /proc/sysinfo is absent or says nothing of the machine
+        config["host.machine_type"] = next(iter(cpuinfo.ids.values())).machine
     if sysinfo.capability is not None:
         config["cec.capability_rating"] = str(sysinfo.capability)
     if sysinfo.secondary_capability is not None:

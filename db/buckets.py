@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from esatui.db.query import timeline_sources
-from esatui.db.reader import Span, Timeline, Window
+from esatui.db.reader import Span, Timeline, Window, partial_bucket
 from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
@@ -380,7 +380,10 @@ def window(
         return Window(timeline, "", (), after_us, until_us)
     first_start = min(frames) - length_us
     last_end = max(frames)
-    spans = tuple(Span(b - length_us, b, frames[b][1], frames[b][2]) for b in sorted(frames))
+    spans = tuple(
+        Span(b - length_us, b, t[1], t[2], partial_bucket(length_us, t[1], t[0]))
+        for b, t in sorted(frames.items())
+    )
     return Window(
         timeline,
         source,
@@ -464,8 +467,8 @@ def slots(
             for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
                 data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
     return [
-        Slot(b - length_us, b, frames[b].duration_us, frames[b].flags, data[b])
-        for b in sorted(frames, reverse=True)
+        Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
+        for b, f in sorted(frames.items(), reverse=True)
     ]
 
 

@@ -8,7 +8,9 @@ them agree on which intervals a timeline has at a given length. It reads through
 
 from __future__ import annotations
 
-from esatui.db.reader import Reader, Span, Timeline, Window
+from dataclasses import replace
+
+from esatui.db.reader import Extent, Reader, Span, Timeline, Window
 
 
 class Navigator:
@@ -52,3 +54,27 @@ class Navigator:
     def newest(self, until_us: int | None = None) -> Span | None:
         spans = self.reader.window(self.timeline, None, until_us, limit=1).spans
         return spans[-1] if spans else None
+
+    def nearest(self, time_us: int) -> Span | None:
+        """The span ending at or before ``time_us``, else the first after it: where a jump
+        outside the recording lands."""
+        return self.before(time_us) or self.after(time_us)
+
+    def extent(self) -> Extent | None:
+        """The timeline as recorded: its oldest interval's start, its newest one's end."""
+        recorded = replace(self.timeline, length_us=None)
+        newest = self.reader.window(recorded, None, None, limit=1).spans
+        if not newest:
+            return None
+        oldest = self.reader.window(recorded, None, None, limit=1, newest_first=False).spans
+        return Extent((oldest or newest)[0].start_us, newest[-1].end_us)
+
+    def recorded_length_us(self, sample: int = 8) -> int | None:
+        """The length of the timeline's recorded intervals: the median of the newest
+        ``sample`` (the first one a live recorder writes may be up to half longer)."""
+        recorded = replace(self.timeline, length_us=None)
+        spans = self.reader.window(recorded, None, None, limit=sample).spans
+        if not spans:
+            return None
+        lengths = sorted(s.end_us - s.start_us for s in spans)
+        return lengths[len(lengths) // 2]

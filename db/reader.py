@@ -37,6 +37,29 @@ class Span:
     end_us: int  # the time a row is shown at (a bucket's nominal end)
     duration_us: int  # measured: the recorded intervals' durations added up
     flags: int
+    # a bucket its recorded intervals cover only in part: still being filled, or the
+    # recording started, stopped or lost intervals inside it (see ``partial_bucket``)
+    partial: bool = False
+
+
+def partial_bucket(length_us: int, covered_us: int, intervals: int) -> bool:
+    """Whether ``intervals`` recorded intervals, ``covered_us`` long together, leave a bucket
+    of ``length_us`` short by more than half of one of them: a bucket still being filled
+    (18:01 in the 18:15 bucket), one the recording began or ended in, or one with intervals
+    lost. Half an interval of slack keeps buckets whose length is not a multiple of the
+    recorded intervals' (90 s of 60 s intervals) from being marked for what they cannot
+    hold."""
+    if intervals <= 0:
+        return True
+    return covered_us < length_us - covered_us / intervals / 2
+
+
+@dataclass(frozen=True, slots=True)
+class Extent:
+    """What a timeline holds: its oldest interval's start and its newest interval's end."""
+
+    start_us: int
+    end_us: int
 
 
 @dataclass(frozen=True)

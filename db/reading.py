@@ -344,6 +344,18 @@ class Queries:
     def interval_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM interval").fetchone()[0])
 
+    def ends_before(self, until_us: int) -> int:
+        """How many intervals (of every node and source) end before ``until_us``."""
+        row = self._conn.execute("SELECT COUNT(*) FROM interval WHERE end_us < ?", (until_us,))
+        return int(row.fetchone()[0])
+
+    def nth_oldest_end(self, n: int) -> int | None:
+        """The end of the ``n``-th oldest interval (1: the oldest)."""
+        row = self._conn.execute(
+            "SELECT end_us FROM interval ORDER BY end_us LIMIT 1 OFFSET ?", (max(0, n - 1),)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     def kind_rows(self, kind: str, intervals: Sequence[IntervalInfo]) -> list[KindRow]:
         """Every row of ``kind`` recorded in the given intervals."""
         if not intervals or not self._has_table(table_name(kind)):

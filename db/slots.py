@@ -31,9 +31,10 @@ class KindSlice:
 class Slot:
     start_us: int
     end_us: int  # the time a screen shows (interval end, or the bucket's nominal end)
-    duration_us: int
+    duration_us: int  # the recorded time it holds (the timeline source's intervals)
     flags: int
     data: Mapping[str, Mapping[str, KindSlice]] = field(default_factory=dict)
+    partial: bool = False  # a bucket its recorded intervals cover only in part
 
     def get(self, kind: str, prefer: Sequence[str] = ()) -> KindSlice | None:
         """The kind's slice, from the first preferred source that has it (else any)."""

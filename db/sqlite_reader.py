@@ -90,6 +90,14 @@ class SqliteReader:
 
     # --- SQLite only ------------------------------------------------------------------
 
+    def copy_to(self, path: Path) -> None:
+        """A consistent copy of the database at ``path`` (SQLite's online backup)."""
+        target = sqlite3.connect(path)
+        try:
+            self._conn.backup(target)
+        finally:
+            target.close()
+
     def info(self) -> DatabaseInfo:
         meta, sources, rows, rolled = self.queries.info()
         meta["file_bytes"] = str(file_bytes(self.path))

@@ -31,6 +31,10 @@ class SourceUsageError(ValueError):
     """A SPEC or its options do not fit together (exit status 2)."""
 
 
+class SourceUnavailable(RuntimeError):
+    """A local source named on the command line cannot run here (exit status 1)."""
+
+
 @dataclass(frozen=True)
 class SourceOptions:
     """Everything a source may be built with, from the command line."""
@@ -94,7 +98,9 @@ class Registry:
         sources: list[Source] = []
         for spec in specs or ["auto"]:
             if spec != "auto":
-                sources.extend(self.make_source(spec, opts))
+                made = self.make_source(spec, opts)
+                self._refuse_absent(spec, made)
+                sources.extend(made)
                 continue
             for local in self._types.values():
                 if not local.local:
@@ -108,6 +114,21 @@ class Registry:
         if len(set(names)) != len(names):
             raise SourceUsageError(f"a source is given twice: {', '.join(names)}")
         return sources
+
+    def _refuse_absent(self, spec: str, made: list[Source]) -> None:
+        """A local source asked for by name that is not present would record empty
+        intervals: say why instead (``auto`` leaves such sources out)."""
+        found = self._types.get(parse_spec(spec)[0])
+        if found is None or not found.local:
+            return
+        for source in made:
+            probe = source.probe()
+            if not probe.available:
+                for other in made:
+                    other.close()
+                raise SourceUnavailable(
+                    f"{source.name} is not available here: {probe.reason} (see esatui sources)"
+                )
 
     def availability(
         self, opts: SourceOptions, specs: Sequence[str] = ()

@@ -66,15 +66,6 @@ def parse_time(text: str, now: float | None = None) -> int:
     return int(moment.timestamp() * 1_000_000)
 
 
-def format_duration(seconds: float) -> str:
-    """60 -> ``1m``, 5400 -> ``90m``, 0.5 -> ``0.5s``: the shortest exact unit."""
-    for unit in ("d", "h", "m"):
-        size = _UNIT_S[unit]
-        if seconds >= size and seconds % size == 0:
-            return f"{int(seconds // size)}{unit}"
-    return f"{seconds:g}s"
-
-
 def iso(time_us: int) -> str:
     """ISO 8601 in local time with its offset, to the second (microseconds when present)."""
     moment = datetime.fromtimestamp(time_us / 1_000_000).astimezone()

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from esatui.db.navigator import Navigator
-from esatui.db.reader import Reader, Timeline
+from esatui.db.reader import Extent, Reader, Timeline
 from esatui.db.slots import Slot
-from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold, Value
+from esatui.screens.model import (
+    DEFAULT_THRESHOLDS,
+    PARTIAL_MARK,
+    Column,
+    Row,
+    ScreenModel,
+    Threshold,
+    Value,
+)
+from esatui.screens.render import date_range, format_duration, hms, moment_text
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
@@ -105,10 +114,21 @@ def screens() -> dict[str, ScreenDef]:
 
 
 def get(name: str) -> ScreenDef:
-    found = screens().get(name.upper())
-    if found is None:
-        raise KeyError(f"no screen {name!r}; screens are {', '.join(screens())}")
-    return found
+    """The screen ``name`` names, by the one rule every command and the monitor use:
+    case does not matter, the ``ESA`` prefix may be left out, and the start of a name
+    will do when only one screen starts so (``lnxc``, ``usr2``, ``ESACPUU``, ``ovh``).
+    A ``KeyError`` says why not (no such screen, or which ones the text could mean)."""
+    wanted = "".join(name.split()).upper()
+    names = screens()
+    for candidate in (wanted, "ESA" + wanted):
+        if candidate in names:
+            return names[candidate]
+    matches = [n for n in names if wanted and n.startswith((wanted, "ESA" + wanted))]
+    if len(matches) == 1:
+        return names[matches[0]]
+    if matches:
+        raise KeyError(f"{name!r} could be {', '.join(matches)}")
+    raise KeyError(f"no screen {name!r}; screens are {', '.join(names)}")
 
 
 def _first(config: Mapping[str, str], *keys: str) -> str:
@@ -140,7 +160,7 @@ class HeaderFacts:
             ]
             level = next((p for p in programs if p.startswith("z/VM")), "")
         return cls(
-            machine=_first(config, "machine.type", "machine_type"),
+            machine=_first(config, "machine.type", "machine_type", "host.machine_type"),
             system=_first(
                 config, "lpar.name", "lpar_name", "machine.sequence_code", "machine_serial"
             ),
@@ -148,15 +168,24 @@ class HeaderFacts:
         )
 
 
+def recorded_length_us(reader: Reader, screen: ScreenDef, node: str | None) -> int | None:
+    """How long the intervals of the screen's timeline are, as recorded (``None``: none)."""
+    found = reader.node(node)
+    if found is None:
+        return None
+    return Navigator(reader, screen_timeline(screen, found, None)).recorded_length_us()
+
+
 def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
     """The screen ``name`` for the data ``query`` selects, newest interval first."""
     screen = get(name)
     node = reader.node(query.node)
     if node is None:
+        empty = screen.build(Context((), {}, query.thresholds, options=query.options))
         return ScreenModel(
             screen.name,
             screen.title,
-            screen.columns,
+            empty.columns,
             (),
             node=query.node or "",
             notes=("Nothing recorded for this node.",) if query.node else (),
@@ -166,19 +195,41 @@ def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
     slots = reader.slots(window, screen.kinds)
     at = slots[0].end_us if slots else (query.until_us or 0)
     config = reader.config_at(node, at)
+    return model_of(screen, slots, config, query, node, navigator.extent())
+
+
+def model_of(
+    screen: ScreenDef,
+    slots: Sequence[Slot],
+    config: Mapping[str, str],
+    query: Query,
+    node: str,
+    extent: Extent | None,
+    *,
+    recorded: bool = True,
+    notes: tuple[str, ...] = (),
+) -> ScreenModel:
+    """The screen built from these slots (read from a database, or a live recording's first
+    samples: not ``recorded`` yet), with its notes and header facts."""
     built = screen.build(
         Context(slots, config, query.thresholds, query.entity, query.options, node)
     )
-    notes = built.notes
+    notes = (*notes, *built.notes)
+    partial = partial_note(built.rows, query.interval_len_us)
+    if partial:
+        notes = (*notes, partial)
     if config.get("simulated"):
         notes = ("Simulated data (esatui sim).", *notes)
     if not slots:
-        notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
+        notes = (empty_note(screen, extent, query.after_us, query.until_us), *notes)
     facts = HeaderFacts.of(config)
+    columns = built.columns
+    if any(r.partial for r in built.rows):  # room for the mark after the time
+        columns = tuple(replace(c, marks_partial=c.id == "time") for c in columns)
     return ScreenModel(
         name=screen.name,
         title=screen.title,
-        columns=built.columns,
+        columns=columns,
         rows=tuple(built.rows),
         node=node,
         machine=facts.machine,
@@ -189,4 +240,53 @@ def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
         notes=notes,
         flags_legend=built.flags_legend,
         header=built.header,
+        extent=extent,
+        recorded=recorded,
+    )
+
+
+def empty_note(
+    screen: ScreenDef, extent: Extent | None, after_us: int | None, until_us: int | None
+) -> str:
+    """Why a screen has no rows: its sources recorded nothing, or nothing in the range (and
+    what the database does hold)."""
+    if extent is None:
+        return f"{screen.name} needs {screen.needs}: nothing recorded of it here."
+    return (
+        f"{screen.name}: recorded {date_range(extent.start_us, extent.end_us)}; "
+        f"nothing {range_words(after_us, until_us)}."
+    )
+
+
+def range_words(after_us: int | None, until_us: int | None) -> str:
+    """``at 10:00``, ``from 10:00 to 11:00``, ``after 19:00``: a range in the user's words."""
+    if after_us is not None and until_us is not None:
+        return f"from {moment_text(after_us)} to {moment_text(until_us)}"
+    if after_us is not None:
+        return f"after {moment_text(after_us)}"
+    if until_us is not None:
+        return f"at {moment_text(until_us)}"
+    return "in this range"
+
+
+def _held(seconds: int) -> str:
+    """730 -> ``12m10s``, 120 -> ``2m``, 45 -> ``45s``: minutes and seconds, as read."""
+    minutes, rest = divmod(seconds, 60)
+    if not minutes or not rest:
+        return format_duration(seconds)
+    return f"{format_duration(minutes * 60)}{rest}s"
+
+
+def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
+    """What the ``~`` on partial rows means, with how much of each the recording holds."""
+    partial = [r for r in rows if r.partial and r.first]
+    if not partial or length_us is None:
+        return None
+    shown = [
+        f"{hms(r.end_us)} holds {_held(round((r.covered_us or 0) / 1e6))}" for r in partial[:3]
+    ]
+    more = f" (and {len(partial) - 3} more)" if len(partial) > 3 else ""
+    return (
+        f"{PARTIAL_MARK} partial: the recording covers only part of the "
+        f"{format_duration(length_us / 1e6)}: {'; '.join(shown)}{more}."
     )

@@ -11,7 +11,13 @@ from esatui.db.slots import Slot
 from esatui.screens.model import Column, Drill, Level, Row, RowKind
 from esatui.screens.model import Value as Shown
 
-TIME = Column("time", ("", "Time"), 8, key=True, doc="end of the interval (local time)")
+TIME = Column(
+    "time",
+    ("", "Time"),
+    8,
+    key=True,
+    doc="end of the interval (local time); ~ marks one the recording covers only in part",
+)
 
 # Which source decided a CPU's type, in the words a note on the screen uses.
 TYPE_SOURCES = {
@@ -28,11 +34,16 @@ TYPE_SOURCES = {
 TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")
 
 
+# Wide enough for a subtotal of 80 processors (z/VM's most) with its decimal: 8000.0.
+PERCENT_WIDTH = 6
+
+
 def percent_column(
     cid: str, header: tuple[str, str], group: str, doc: str, threshold: str | None = None
 ) -> Column:
-    """A 5-wide, one-decimal percent column under ``group``, as ESAMON's CPU screens show."""
-    return Column(cid, header, 5, 1, "%", (group,), threshold=threshold, doc=doc)
+    """A one-decimal percent column under ``group``, as ESAMON's CPU screens show, wide
+    enough that a subtotal keeps its decimal."""
+    return Column(cid, header, PERCENT_WIDTH, 1, "%", (group,), threshold=threshold, doc=doc)
 
 
 PercentColumn = Callable[..., Column]
@@ -69,6 +80,8 @@ def interval_row(
         first=first,
         drill=None if drill is None else Drill(drill, slot.start_us, slot.end_us, entity),
         flags=flags,
+        partial=slot.partial,
+        covered_us=slot.duration_us,
     )
 
 

@@ -10,13 +10,19 @@ What a source cannot give is shown as ``.``. Every value is a percent of one pro
 A subtotal row per processor type sums its processors. With the normalized view (key ``n``,
 export ``--option normalized``) the subtotals are in full-speed engines: a sub-capacity CP
 counts for secondary capability / capability of one (the /proc/sysinfo ratings).
+
+With multithreading (SMT), z/VM writes a D0R2 record per CPU (thread), and a CPU address is
+the core ID followed by the thread ID (IBM's MRSYTPRP and MRMTRPRP prologs); the thread ID
+takes as many bits as the partition's largest MTID needs (the ``LPAR CPUs G-MTID`` and
+``S-MTID`` lines of /proc/sysinfo, SYSIB 2.2.2; or hypfs' threads per core). Then a ``core``
+column shows each core on its first thread, and threads of a core stay together.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from esatui.db.slots import EntityData, KindSlice
+from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import (
     TIME,
@@ -53,9 +59,19 @@ NORMALIZED = "normalized"
 _pct = percent_columns("Percent of one processor")
 
 
+TYPE = Column("type", ("", "Type"), 4, key=True, repeat=False, doc="processor type")
+CORE = Column(
+    "core",
+    ("", "Core"),
+    4,
+    0,
+    key=True,
+    repeat=False,
+    doc="the core a thread runs on (multithreading only: the CPU address without its thread ID)",
+)
 COLUMNS = (
     TIME,
-    Column("type", ("", "Type"), 4, key=True, repeat=False, doc="processor type"),
+    TYPE,
     Column("id", ("", "ID"), 4, 0, key=True, doc="logical processor address; Tot: the type's sum"),
     _pct("total", "Total", "util", "emul + user + syst (busy when the source cannot split it)"),
     _pct("emul", "Emul", "time", "guest emulation"),
@@ -135,10 +151,45 @@ def _normalized_note(factors: Mapping[str, float]) -> str:
     )
 
 
+def thread_bits(config: Mapping[str, str]) -> int:
+    """How many low bits of a CPU address are the thread ID: those of the partition's
+    largest MTID (0: no multithreading known)."""
+    mtids = [_int(config.get(key)) or 0 for key in ("lpar.cpus_g_mtid", "lpar.cpus_s_mtid")]
+    threads = _int(config.get("hypfs.threads_per_core"))
+    if threads:
+        mtids.append(threads - 1)
+    return max(mtids).bit_length()
+
+
+def core_of(entity: EntityData, bits: int) -> int | None:
+    """The core of a logical processor whose address carries ``bits`` of thread ID."""
+    address = entity.key.rsplit("/", 1)[-1]
+    return int(address) >> bits if bits and address.isdigit() else None
+
+
+def _subtotal(
+    slot: Slot, cpu_type: str, sums: Mapping[str, float], factor: float, threaded: bool
+) -> Row:
+    """A type's ``Tot`` row: its processors' percentages added (times ``factor``)."""
+    values: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
+    if threaded:
+        values["core"] = ""  # a type's sum has no core
+    values.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
+    return interval_row(
+        slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill="ESALNXC"
+    )
+
+
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     normalized = NORMALIZED in ctx.options
     factors = capacity_factors(ctx.config)
+    bits = thread_bits(ctx.config)
+    # D0R2 is written per thread; hypfs, SMAPI and vmcp describe cores or do not say
+    threaded = bits > 0 and any(
+        (lcpus := slot.get("lcpu", PREFER)) is not None and lcpus.source == "monitor"
+        for slot in ctx.slots
+    )
     rows: list[Row] = []
     sources: list[str] = []
     notes: list[str] = []
@@ -161,10 +212,13 @@ def _build(ctx: Context) -> Built:
                 for cid, v in values.items():
                     if v is not None:
                         sums[cid] = sums.get(cid, 0.0) + v
+                shown: dict[str, Value] = {"type": cpu_type, "id": _display_id(entity.key)}
+                if threaded:
+                    shown["core"] = core_of(entity, bits)
                 rows.append(
                     interval_row(
                         slot,
-                        {"type": cpu_type, "id": _display_id(entity.key), **values},
+                        {**shown, **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
                         drill="ESALNXC",
@@ -174,24 +228,14 @@ def _build(ctx: Context) -> Built:
                 first = False
             if ctx.entity is None:
                 factor = factors.get(cpu_type.upper(), 1.0) if normalized else 1.0
-                subtotal: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
-                subtotal.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
-                rows.append(
-                    interval_row(
-                        slot,
-                        subtotal,
-                        {"steal": Level.NONE},
-                        kind=RowKind.SUBTOTAL,
-                        first=False,
-                        drill="ESALNXC",
-                    )
-                )
+                rows.append(_subtotal(slot, cpu_type, sums, factor, threaded))
     if normalized:
         notes.append(_normalized_note(factors))
     note = type_note(s for s in sources if s)
     if note:
         notes.append(note)
-    return Built(COLUMNS, rows, tuple(notes))
+    columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
+    return Built(columns, rows, tuple(notes))
 
 
 SCREEN = ScreenDef(
@@ -200,7 +244,7 @@ SCREEN = ScreenDef(
     doc="the LPAR's logical processors, hypervisor view, with a subtotal per type",
     timeline=("lcpu",),
     kinds=(),
-    columns=COLUMNS,
+    columns=(TIME, TYPE, CORE, *COLUMNS[2:]),
     build=_build,
     needs="the z/VM monitor, hypfs, SMAPI or vmcp",
     reads=(LCPU_READS,),

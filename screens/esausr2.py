@@ -8,6 +8,8 @@ idle). The busiest guests come first in each interval.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct
 from esatui.screens.model import Column, Row, Value
@@ -36,6 +38,17 @@ def _mb(kib: Value) -> float | None:
     return None if value is None else value / 1024
 
 
+def own_userid(config: Mapping[str, str], node: str) -> str | None:
+    """The z/VM userid of the Linux esatui recorded (whose CPUs ESALNXC shows): the
+    ``VM00 Name`` of its /proc/sysinfo when VM00 is z/VM (a KVM guest's VM00 is KVM: no z/VM
+    guest is this Linux); the node name only when /proc/sysinfo was not recorded."""
+    name = config.get("vm00.name", "").strip()
+    if not name:
+        return node.strip().upper() or None
+    program = config.get("vm00.control_program", "")
+    return name.upper() if not program or program.startswith("z/VM") else None
+
+
 def _build(ctx: Context) -> Built:
     rows: list[Row] = []
     for slot in ctx.slots:
@@ -61,10 +74,10 @@ def _build(ctx: Context) -> Built:
                 }
             )
         entries.sort(key=lambda e: (-(number(e["cpu_pct"]) or -1.0), str(e["userid"])))
-        node = ctx.node
+        ours = own_userid(ctx.config, ctx.node)
         for n, entry in enumerate(entries):
-            ours = node and str(entry["userid"]).upper() == node.upper()
-            rows.append(interval_row(slot, entry, first=n == 0, drill="ESALNXC" if ours else None))
+            drill = "ESALNXC" if ours and str(entry["userid"]).upper() == ours else None
+            rows.append(interval_row(slot, entry, first=n == 0, drill=drill))
     return Built(COLUMNS, rows)
 
 

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
 
+from esatui.db.reader import Extent
+
 Value = int | float | str | None
 
 
@@ -148,6 +150,7 @@ class Column:
     drill: str | None = None  # screen to drill into from this column (ESASSUM)
     provisional: bool = False  # computed from fields whose layout is not publicly verified
     doc: str = ""
+    marks_partial: bool = False  # a slot after the value for the partial mark (the time)
 
     @property
     def is_text(self) -> bool:
@@ -155,7 +158,7 @@ class Column:
 
     @property
     def cell_width(self) -> int:
-        return self.width + (1 if self.threshold else 0)
+        return self.width + (1 if self.threshold or self.marks_partial else 0)
 
 
 class RowKind(Enum):
@@ -184,6 +187,11 @@ class Row:
     first: bool = True  # first row of its interval
     drill: Drill | None = None
     flags: int = 0
+    partial: bool = False  # the recording covers its interval only in part (see Slot)
+    covered_us: int | None = None  # the recorded time the row's interval holds
+
+
+PARTIAL_MARK = "~"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +209,9 @@ class ScreenModel:
     notes: tuple[str, ...] = ()
     flags_legend: bool = False  # rows show their flags (a marker after the row, a JSON key)
     header: Mapping[str, Value] = field(default_factory=dict)  # named values the header shows
+    # what the screen's timeline holds in the database (None: nothing recorded for it)
+    extent: Extent | None = None
+    recorded: bool = False  # the database holds intervals of this node (of any screen)
 
     def column(self, column_id: str) -> Column:
         for c in self.columns:

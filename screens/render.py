@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import functools
 import math
+import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from esatui import __version__
 from esatui.db.records import Flag
-from esatui.screens.model import MARKERS, Column, Level, Row, RowKind, ScreenModel, Value
+from esatui.screens.model import (
+    MARKERS,
+    PARTIAL_MARK,
+    Column,
+    Level,
+    Row,
+    RowKind,
+    ScreenModel,
+    Value,
+)
 
 Segment = tuple[str, str]  # (text, style name)
 Line = tuple[Segment, ...]
@@ -30,6 +40,10 @@ STYLE_DATE = "date"
 LEVEL_STYLE = {Level.NONE: STYLE_VALUE, Level.WARN: "warn", Level.CRIT: "crit"}
 
 _SCALES = (("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
+
+# The narrowest terminal (and --width) screens are laid out for: the key columns and a
+# column group fit, and the header's facts stay readable.
+MIN_WIDTH = 40
 
 # Row flags, for screens that show them (ScreenModel.flags_legend): a letter after the row
 # in text, the name in CSV and JSON. The screen's notes explain what they mean there.
@@ -63,9 +77,13 @@ def note_style(note: str) -> str:
 
 
 def format_number(value: float, width: int, decimals: int) -> str:
-    """Fixed decimals, right-aligned; fewer decimals, then K/M/G, when it does not fit."""
+    """Fixed decimals, right-aligned; fewer decimals, then K/M/G, when it does not fit. An
+    exact zero is ``0``, as ESAMON shows it (seed 000: an idle of 0, a steal of 0.0); a
+    value that only rounds to zero keeps its decimals."""
     if not math.isfinite(value):
         return "*" * width
+    if value == 0:
+        return "0".rjust(width)
     for d in range(decimals, -1, -1):
         text = _fixed(value, d)
         if len(text) <= width:
@@ -83,12 +101,20 @@ def _fixed(value: float, decimals: int) -> str:
 
 
 def round_value(column: Column, value: Value) -> Value:
-    """The value as the screen shows it (CSV and JSON carry the same numbers)."""
+    """The value as the screen shows it, to the column's decimals."""
     if isinstance(value, float) and column.decimals is not None:
         if not math.isfinite(value):
             return None
         rounded = round(value, column.decimals)
         return rounded + 0.0 if rounded else 0.0
+    return value
+
+
+def exact_value(value: Value) -> Value:
+    """The value as recorded and computed, to full precision (CSV and JSON): ``None`` for
+    what no number can say (infinite, not a number)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
     return value
 
 
@@ -110,12 +136,15 @@ def formatter(column: Column) -> Formatter:
 
         return text
     spec = f">{width}.{decimals}f"
+    zero = "0".rjust(width)
 
     def number(value: Value) -> str:
         if value is None:
             return dot
         if isinstance(value, str):
             return value[:width].rjust(width)
+        if value == 0:
+            return zero  # an exact zero, as ESAMON shows it (see format_number)
         text = format(value, spec)
         # the common case is done; too wide, inf/nan ("inf", "nan") or "-0.0" take the long way
         if len(text) > width or text[-1] in "fn" or (value < 0 and float(text) == 0):
@@ -143,6 +172,20 @@ def local_time(time_us: int) -> time.struct_time:
 
 def hms(time_us: int) -> str:
     return time.strftime("%H:%M:%S", local_time(time_us))
+
+
+def moment_text(time_us: int) -> str:
+    """``01/05 10:00``: a moment as the header shows times (seconds when it has them)."""
+    t = local_time(time_us)
+    return time.strftime("%m/%d %H:%M:%S" if t.tm_sec else "%m/%d %H:%M", t)
+
+
+def format_duration(seconds: float) -> str:
+    """60 -> ``1m``, 5400 -> ``90m``, 0.5 -> ``0.5s``: the shortest exact unit."""
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"
 
 
 def date_range(from_us: int | None, to_us: int | None) -> str:
@@ -249,20 +292,44 @@ def _overlay(a: str, b: str) -> str | None:
     return "".join(y if x == " " else x for x, y in zip(a, b, strict=True)).rstrip()
 
 
+NODE_SHOWN = 32  # a node name longer than this is shortened on screen (kept whole in data)
+
+
+def short_name(name: str, room: int) -> str:
+    """``name`` in at most ``room`` characters: its start and its end around an ellipsis
+    (a KVM guest's 79-character extended name stays recognisable)."""
+    if len(name) <= room:
+        return name
+    if room < 3:
+        return name[:room]
+    tail = (room - 1) // 2  # a host name's domain says as much as its first label
+    return name[: room - 1 - tail] + "…" + (name[-tail:] if tail else "")
+
+
 def header_lines(
-    model: ScreenModel, columns: Sequence[Column], page: int, n_pages: int, width: int
+    model: ScreenModel,
+    columns: Sequence[Column],
+    page: int,
+    n_pages: int,
+    width: int,
+    shown: tuple[int, int] | None = None,
 ) -> list[Line]:
-    """The two-line screen header, notes, group headers, column headers and the rule."""
+    """The two-line screen header, notes, group headers, column headers and the rule.
+    ``shown``: the (start, end) of the rows on view, when not all of them are (the TUI)."""
     name = model.name + (f" {page + 1}/{n_pages}" if n_pages > 1 else "")
-    left1 = f"Screen: {name} esatui {__version__}  {model.node}"
-    right1 = date_range(model.from_us, model.to_us)
+    left1 = f"Screen: {name} esatui {__version__}  "
+    right1 = date_range(*shown) if shown else date_range(model.from_us, model.to_us)
+    room = width - len(left1) - len(right1) - 2
+    left1 += short_name(model.node, max(8, min(NODE_SHOWN, room)))
     left2 = f"{page + 1} of {n_pages}  {model.title}"
     right2 = " ".join(p for p in (model.machine, model.system) if p)
     lines: list[Line] = [
         ((_justify(left1, right1, width), STYLE_TITLE),),
         ((_justify(left2, right2, width), STYLE_TITLE),),
     ]
-    lines += [((note[:width], note_style(note)),) for note in model.notes]
+    for note in model.notes:
+        style = note_style(note)
+        lines += [((part, style),) for part in wrap_note(note, width)]
     depth = max((len(c.groups) for c in columns), default=0)
     heads = [_group_line(columns, level).rstrip() for level in range(depth)]
     top = _cells(columns, [_align(c, c.header[0]) for c in columns]).rstrip()
@@ -278,6 +345,14 @@ def header_lines(
     rule = " ".join("-" * c.cell_width for c in columns)
     lines.append(((rule, STYLE_RULE),))
     return lines
+
+
+def wrap_note(note: str, width: int) -> list[str]:
+    """A note in lines of at most ``width``, continued two spaces in (under the text after a
+    level marker), never cut."""
+    return textwrap.wrap(note, max(width, 20), subsequent_indent="  ", break_on_hyphens=False) or [
+        ""
+    ]
 
 
 def _align(column: Column, text: str) -> str:
@@ -317,7 +392,9 @@ def row_line(
             run.append(" ")
         cid = column.id
         if cid == "time":
-            text = hms(row.end_us).ljust(column.cell_width) if row.first else blank
+            text = hms(row.end_us).ljust(column.width) if row.first else blank
+            if column.marks_partial:
+                text += PARTIAL_MARK if row.partial and row.first else " "
         elif (
             not column.repeat
             and same_interval
@@ -351,6 +428,16 @@ class Body:
 
     lines: list[Line]
     rows: list[Row | None]
+    columns: tuple[Column, ...] = ()
+    flags: bool = False
+
+    def lead(self, index: int) -> Line:
+        """Line ``index`` as the first of a page: a later row of an interval (a ``Tot``)
+        shows the interval's time and key columns, which the page before holds."""
+        row = self.rows[index]
+        if row is None or row.first:
+            return self.lines[index]
+        return row_line(self.columns, replace(row, first=True), None, self.flags)
 
 
 def body(model: ScreenModel, columns: Sequence[Column]) -> Body:
@@ -372,7 +459,7 @@ def body(model: ScreenModel, columns: Sequence[Column]) -> Body:
         lines.append(row_line(columns, row, previous, model.flags_legend, plan))
         rows.append(row)
         previous = row
-    return Body(lines, rows)
+    return Body(lines, rows, tuple(columns), model.flags_legend)
 
 
 def body_lines(model: ScreenModel, columns: Sequence[Column]) -> list[Line]:

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
 from esatui.commands.common import UsageError
+
+# A value that starts with a minus and a digit is a value, never an option: a relative time
+# (``--from -90m``) or a negative number. No option of esatui's starts so.
+_DASH_VALUE = re.compile(r"^-\d")
 
 
 class Parser(argparse.ArgumentParser):
     """Bad arguments are a :class:`UsageError` (one line, exit status 2)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = _DASH_VALUE
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
@@ -52,10 +61,14 @@ def interval(text: str) -> float:
 
 
 def width(text: str) -> int:
-    """A report width in columns, at most :data:`MAX_WIDTH`."""
+    """A report width in columns: at least what a screen needs, at most :data:`MAX_WIDTH`."""
+    from esatui.screens.render import MIN_WIDTH
+
     value = positive_int(text)
     if value > MAX_WIDTH:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at most {MAX_WIDTH} columns")
+    if value < MIN_WIDTH:
+        raise argparse.ArgumentTypeError(f"{text!r}: screens need at least {MIN_WIDTH} columns")
     return value
 
 

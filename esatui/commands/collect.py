@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
             stats = recording.run(stop, warn=said, count=args.count, duration_s=args.duration)
     finally:
         restore_signals(previous)
-    names = ", ".join(stats.sources_written) or "no source"
-    summary = f"{stats.written} intervals of {names} recorded in {recording.db_path}"
+    summary = recorded_summary(stats.intervals, stats.written, stats.sources_written)
+    summary += f" in {recording.db_path}"
     if stats.duplicates:
         summary += f" ({stats.duplicates} already recorded)"
     print(summary)
@@ -80,6 +80,14 @@ def run(args: argparse.Namespace) -> int:
             "nothing was recorded from " + "; ".join(f"{s.name} ({why(s, said)})" for s in silent)
         )
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
+
+
+def recorded_summary(intervals: int, written: int, sources: list[str]) -> str:
+    """``3 intervals recorded (sources: host, esatui)``: intervals of time, not interval x
+    source (an import's stream sources count their own intervals, the polled none)."""
+    n = intervals or written
+    names = ", ".join(sources) or "none"
+    return f"{n} interval{'' if n == 1 else 's'} recorded (sources: {names})"
 
 
 def why(source: object, said: LastWords) -> str:

@@ -10,6 +10,8 @@ from esatui.commands.common import EXIT_OK, UsageError, db_path
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Parser, Subparsers
+    from esatui.db.maintenance import PruneResult
+    from esatui.db.sqlite_reader import SqliteReader
 
 
 def register(sub: Subparsers) -> None:
@@ -22,6 +24,9 @@ def register(sub: Subparsers) -> None:
     A.db_option(prune)
     prune.add_argument("--keep", type=A.duration, help="keep this much history, e.g. 30d")
     prune.add_argument("--max-size", type=A.size, help="keep the data under this size, e.g. 2GB")
+    prune.add_argument(
+        "--dry-run", action="store_true", help="say what would be deleted, delete nothing"
+    )
     vacuum = db_sub.add_parser("vacuum", help="rebuild the file to its smallest size")
     A.db_option(vacuum)
     p.set_defaults(run=run)
@@ -48,15 +53,42 @@ def run(args: argparse.Namespace) -> int:
         for kind, n in found.rows.items():
             print(f"kind {kind}: {n} rows, {found.rollup_rows.get(kind, 0)} hourly rollup rows")
         return EXIT_OK
+    if args.db_command == "prune":
+        if args.keep is None and args.max_size is None:
+            raise UsageError("db prune needs --keep DUR and/or --max-size SIZE")
+        if args.dry_run:
+            with SqliteReader.open(path) as reader:
+                print(dry_run(reader, args.keep, args.max_size))
+            return EXIT_OK
     with Store.open(path, create=False) as store:
         if args.db_command == "prune":
-            if args.keep is None and args.max_size is None:
-                raise UsageError("db prune needs --keep DUR and/or --max-size SIZE")
             result = maintenance.prune(store, args.keep, args.max_size)
+            # a source's interval: what `db info` counts per source (collect counts times)
+            print(f"{result.intervals_deleted:,} source intervals deleted; {sizes(result)}")
         else:
             result = maintenance.vacuum(store)
-    print(
-        f"{result.intervals_deleted} intervals deleted; file {result.bytes_before} -> "
-        f"{result.bytes_after} bytes"
-    )
+            print(f"vacuumed {path}: {sizes(result)}")
     return EXIT_OK
+
+
+def sizes(result: PruneResult) -> str:
+    return f"file {result.bytes_before:,} -> {result.bytes_after:,} bytes"
+
+
+def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -> str:
+    """What ``db prune`` would delete now, in one line."""
+    from esatui.db.prune_plan import plan
+    from esatui.timeparse import iso
+
+    found = plan(reader, keep_s, max_bytes)
+    if not found.intervals or found.first_us is None or found.last_us is None:
+        return f"dry run: nothing would be deleted ({found.total:,} source intervals kept)"
+    why = []
+    if keep_s is not None:
+        why.append(f"{found.by_age:,} older than --keep")
+    if max_bytes is not None:
+        why.append(f"{found.intervals - found.by_age:,} more to fit --max-size")
+    return (
+        f"dry run: would delete {found.intervals:,} of {found.total:,} source intervals, ending "
+        f"{iso(found.first_us)} to {iso(found.last_us)} ({'; '.join(why)}); nothing deleted"
+    )

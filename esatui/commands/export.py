@@ -45,11 +45,15 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc.args[0])) from None
     if args.from_ is not None and args.to is not None and args.from_ >= args.to:
         raise UsageError("--from must be before --to")
+    unknown = [o for o in args.option if o not in screen.options]
+    if unknown:
+        offered = f"options: {', '.join(screen.options)}" if screen.options else "it has none"
+        raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
     query = catalog.Query(
         node=args.node,
         after_us=args.from_,
         until_us=args.to,
-        interval_len_us=None if args.interval_len is None else int(args.interval_len * 1e6),
+        interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
         thresholds=thresholds(args),
         options=frozenset(args.option),
     )
@@ -57,10 +61,10 @@ def run(args: argparse.Namespace) -> int:
         nodes = reader.nodes()
         if args.node is not None and args.node not in nodes:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
+        check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         model = catalog.build_model(reader, screen.name, query)
     if not model.rows:
-        reason = model.notes[0] if model.notes else "nothing recorded in this range"
-        raise RuntimeError(f"no {screen.name} data: {reason}")
+        raise RuntimeError(model.notes[0] if model.notes else "nothing recorded")
     if args.order == "asc":
         model = replace(model, rows=ascending(model.rows))
     text = render(model, args.format, args.width)
@@ -71,6 +75,19 @@ def run(args: argparse.Namespace) -> int:
 
         write_report(args.output, text)
     return EXIT_OK
+
+
+def check_length(recorded_us: int | None, length_s: float | None) -> None:
+    """``--interval-len`` shorter than the recorded intervals cannot be made from them."""
+    from esatui.screens.render import format_duration
+
+    if recorded_us is None or length_s is None or length_s * 1e6 >= recorded_us:
+        return
+    recorded = format_duration(round(recorded_us / 1e6, 3))
+    raise UsageError(
+        f"--interval-len {format_duration(length_s)} is shorter than the recorded intervals "
+        f"({recorded}): give {recorded} or longer"
+    )
 
 
 def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:

@@ -83,10 +83,13 @@ def run_live(live: Live) -> int:
     from esatui.db.store import Store
     from esatui.sampling.session import Recording
     from esatui.tui.app import MonitorApp
+    from esatui.tui.preview import SampleChannel, tapped
 
-    sources = registry().make_sources(live.specs, live.options)
-    if not sources:
+    made = registry().make_sources(live.specs, live.options)
+    if not made:
         raise RuntimeError("no source is available here (see esatui sources)")
+    samples = SampleChannel()  # the first samples, shown until the first interval is over
+    sources = tapped(made, samples)
     with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
         path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
         # there to read before the first interval is written
@@ -101,7 +104,13 @@ def run_live(live: Live) -> int:
             channel=live.channel,
         )
         app = MonitorApp(
-            path, live=True, screen=live.screen, thresholds=live.thresholds, recorder=recording
+            path,
+            live=True,
+            screen=live.screen,
+            thresholds=live.thresholds,
+            recorder=recording,
+            samples=samples,
+            interval_s=live.interval_s,
         )
         app.run()
     return app.return_code or 0

@@ -58,9 +58,10 @@ def run(args: argparse.Namespace) -> int:
     took = time.perf_counter() - began
     if stats.stopped_sources:
         raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
+    plural = "" if stats.intervals == 1 else "s"
     line = (
-        f"{stats.intervals} intervals of {sim.label} ({iso(start)} to {iso(end)}) recorded in "
-        f"{args.db} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"
+        f"{stats.intervals} interval{plural} of {sim.label} ({iso(start)} to {iso(end)}) "
+        f"recorded in {args.db} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"
     )
     if stats.duplicates:
         line += f" ({stats.duplicates} intervals were already recorded)"

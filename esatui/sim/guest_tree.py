@@ -166,6 +166,7 @@ def sysinfo_text(
         ("LPAR CPUs Reserved", "0"),
         ("LPAR CPUs Dedicated", str(lcpus - shared)),
         ("LPAR CPUs Shared", str(shared)),
+        *_mtid_lines(params),
         ("", ""),
         ("VM00 Name", guest.userid),
         ("VM00 Control Program", f"z/VM    {level}"),
@@ -176,6 +177,14 @@ def sysinfo_text(
         ("VM00 CPUs Reserved", "0"),
     ]
     return "".join(f"{k + ':':<22}{v}\n" if k else "\n" for k, v in lines)
+
+
+def _mtid_lines(params: SimParams) -> list[tuple[str, str]]:
+    """SYSIB 2.2.2's thread IDs (the kernel prints them when multithreading is installed):
+    with SMT the IFL cores run threads 0 and 1, CPs one thread."""
+    if not params.smt:
+        return []
+    return [("LPAR CPUs G-MTID", "0"), ("LPAR CPUs S-MTID", "1"), ("LPAR CPUs PS-MTID", "1")]
 
 
 def cpuinfo_text(identity: Identity, guest: GuestCounters) -> str:

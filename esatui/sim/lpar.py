@@ -22,7 +22,9 @@ class LogicalProcessor:
 
 
 def logical_processors(params: SimParams) -> tuple[LogicalProcessor, ...]:
-    """CPs first, then IFLs, zIIPs, ICFs; with SMT every IFL core gives two threads."""
+    """CPs first, then IFLs, zIIPs, ICFs; with SMT every IFL core gives two threads, and a
+    CPU address is the core ID followed by a thread-ID bit (the architecture's rule, as
+    z/VM's monitor records describe it), so a core of one thread leaves a gap."""
     counts = parse_lpar_cpus(params.lpar_cpus)
     order = ("CP", "IFL", "ZIIP", "ICF")
     out: list[LogicalProcessor] = []
@@ -32,7 +34,8 @@ def logical_processors(params: SimParams) -> tuple[LogicalProcessor, ...]:
             threads = 2 if params.smt and ptype in SMT_TYPES else 1
             speed = params.cp_speed if ptype == "CP" else 1.0
             for t in range(threads):
-                out.append(LogicalProcessor(len(out), ptype, core, t, speed))
+                address = core << 1 | t if params.smt else core
+                out.append(LogicalProcessor(address, ptype, core, t, speed))
             core += 1
     return tuple(out)
 

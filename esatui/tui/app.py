@@ -1,17 +1,20 @@
 """The Textual monitor: one screen model at a time, live or replayed, driven by keys.
 
 The UI never waits on I/O: key handlers only change the view state or ask a worker. Loading
-a model, and finding where a key leads in time (the next interval, the page after), run in
-thread workers that read through the navigator and post the result; the recorder (live
-mode) runs in another worker and posts each committed interval. Only those workers touch
-the database (a test wraps the reader to fail on the UI thread).
+a model, and finding where a key leads in time (the next interval, the page after, the
+recorded interval nearest to a moment outside the recording), run in thread workers that
+read through the navigator and post the result; the recorder (live mode) runs in another
+worker and posts each committed interval. Only those workers touch the database (a test
+wraps the reader to fail on the UI thread).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 from typing import ClassVar
 
@@ -19,9 +22,10 @@ from rich.text import Text
 from textual import events, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.message import Message
-from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
@@ -30,37 +34,24 @@ from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader, Span
 from esatui.db.records import Interval
 from esatui.db.sqlite_reader import SqliteReader
+from esatui.sampling.recorder import next_boundary
 from esatui.screens import catalog
-from esatui.screens.model import (
-    DEFAULT_THRESHOLDS,
-    Column,
-    Drill,
-    ScreenModel,
-    Threshold,
-    threshold_help,
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, ScreenModel, Threshold
+from esatui.screens.render import (
+    MIN_WIDTH,
+    body,
+    date_range,
+    format_duration,
+    header_lines,
+    hms,
+    moment_text,
+    pages,
 )
-from esatui.screens.render import body, header_lines, pages
 from esatui.screens.views.table import IntervalTable, ScreenHeader
-from esatui.timeparse import ParseError, format_duration, parse_time
-from esatui.tui.state import ViewState, resolve_screen
-
-HELP_KEYS = (
-    ("Enter", "drill down (ESASSUM: into the screen of the column under the cursor)"),
-    ("Esc, F3", "back"),
-    ("Up, Down", "move the row cursor"),
-    ("Tab, Shift+Tab", "move the column cursor"),
-    ("PgUp/PgDn, F7/F8", "page (older/newer intervals at the ends)"),
-    ("Left/Right, F10/F11", "horizontal pages"),
-    (": or a screen name", "jump to a screen (ESALNXC, lnxc, ovhd ...)"),
-    ("[ or t / ] or T", "previous / next interval"),
-    ("j", "jump to a time (14:30 or -2h: from the day shown; 2026-11-21 14:30)"),
-    ("space", "pause / resume the live view"),
-    ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
-    ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
-    ("?", "this help"),
-    ("q", "quit"),
-)
-
+from esatui.timeparse import ParseError, parse_time
+from esatui.tui.help import HelpScreen, help_content
+from esatui.tui.preview import FirstSample, SampleChannel, first_slot, node_of
+from esatui.tui.state import ViewState
 
 RecordFn = Callable[[threading.Event, Callable[[Interval], None], Callable[[str], None]], None]
 """A live recorder: runs until the event is set, reports each interval and each warning."""
@@ -86,17 +77,40 @@ class Neighbour:
     direction: int
 
 
-Move = Later | Neighbour
+@dataclass(frozen=True)
+class Length:
+    """The next longer (``direction`` > 0) or shorter interval length that the recorded
+    intervals can make (never shorter than they are)."""
+
+    direction: int
+
+
+Move = Later | Neighbour | Length
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What is drawn: a model's horizontal page ``page`` of ``pages`` at a width."""
+
+    model: ScreenModel
+    columns: tuple[Column, ...]
+    page: int
+    pages: int
+    width: int
 
 
 class Loaded(Message):
-    """A model finished loading for a view state, asked for by ``request``."""
+    """A model finished loading for a view state, asked for by ``request``; ``notice``: what
+    the user should know of where it landed (a jump outside the recording)."""
 
-    def __init__(self, request: object, state: ViewState, model: ScreenModel) -> None:
+    def __init__(
+        self, request: object, state: ViewState, model: ScreenModel, notice: str = ""
+    ) -> None:
         super().__init__()
         self.request = request
         self.state = state
         self.model = model
+        self.notice = notice
 
 
 class Recorded(Message):
@@ -113,54 +127,62 @@ class Notice(Message):
         self.text = text
 
 
-class HelpScreen(ModalScreen[None]):
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f3", "dismiss", "Close")
-    ]
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > Static { width: 100; max-height: 90%; border: round cyan; padding: 0 1;
-                          background: $surface; overflow-y: auto; }
-    """
+class Sampled(Message):
+    """A live source's first sample (before the first interval)."""
 
-    def __init__(self, text: Text) -> None:
+    def __init__(self, first: FirstSample) -> None:
         super().__init__()
-        self._text = text
-
-    def compose(self) -> ComposeResult:
-        yield Static(self._text)
+        self.first = first
 
 
-def help_text(
-    screen_name: str,
-    columns: tuple[Column, ...],
-    thresholds: Mapping[str, Threshold] = DEFAULT_THRESHOLDS,
-) -> Text:
-    text = Text()
-    text.append("Keys\n", style="bold")
-    for key, what in HELP_KEYS:
-        text.append(f"  {key:<22}{what}\n")
-    text.append(f"\n{screen_name} columns\n", style="bold")
-    for c in columns:
-        provisional = "  (provisional: layout not publicly verified)" if c.provisional else ""
-        unit = f" [{c.unit}]" if c.unit else ""
-        text.append(f"  {c.id:<18}{c.doc}{unit}{provisional}\n")
-    marks = threshold_help(columns, thresholds)
-    if marks:
-        text.append("\nHighlights (--threshold NAME=WARN,CRIT)\n", style="bold")
-        for line in marks:
-            text.append(f"  {line}\n")
-    return text
+class MonitorCommands(Provider):
+    """The command palette (Ctrl+P): every screen and every action of the monitor."""
+
+    def _commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        app = self.app
+        return app.palette_commands() if isinstance(app, MonitorApp) else []
+
+    async def discover(self) -> Hits:
+        for name, what, run in self._commands():
+            yield DiscoveryHit(name, run, help=what)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, what, run in self._commands():
+            score = max(matcher.match(name), matcher.match(what) * 0.5)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), run, help=what)
 
 
 LOAD_GROUP = "load"  # the workers that read the database and build screen models
 
+# The actions the command palette offers: name, what it does (its key), the action.
+ACTIONS = (
+    ("Drill down", "the detail of the row under the cursor (Enter)", "drill"),
+    ("Back", "the view before this one (Esc)", "go_back"),
+    ("Jump to a time", "the intervals up to a time (j)", "prompt('time')"),
+    ("Jump to a screen", "a screen by its name (:)", "prompt('screen')"),
+    ("Previous interval", "one interval back ([)", "step(-1)"),
+    ("Next interval", "one interval forward (])", "step(1)"),
+    ("Longer interval", "aggregate into longer intervals (+)", "length(1)"),
+    ("Shorter interval", "shorter intervals, down to as recorded (-)", "length(-1)"),
+    ("Pause or resume", "stop or go on following the newest interval (space)", "pause"),
+    ("Normalized view", "ESACPUU's subtotals in full-speed engines (n)", "option('normalized')"),
+    ("Help", "every key and column (?)", "help"),
+    ("Quit", "leave esatui (q)", "quit"),
+)
+
 
 class MonitorApp(App[int]):
     TITLE = "esatui"
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
+        *App.COMMANDS,
+        MonitorCommands,
+    }
     CSS = """
     Screen { layout: vertical; layers: base prompt; }
-    #status { height: 1; background: $panel; }
+    /* a long message wraps (at 80 columns a jump's "recorded ...; nothing at ..." does) */
+    #status { height: auto; max-height: 3; background: $panel; }
     /* on a layer over the status line: showing it never resizes the table (Textual still
        lays out again: visibility is a layout property) */
     #prompt { dock: bottom; layer: prompt; height: 1; border: none; padding: 0 1;
@@ -177,7 +199,6 @@ class MonitorApp(App[int]):
         Binding("f10", "hpage(-1)", show=False),
         Binding("f11", "hpage(1)", show=False),
         Binding("colon", "prompt('screen')", show=False),
-        Binding("e,E", "prompt('screen', 'E')", show=False),
         Binding("left_square_bracket,t", "step(-1)", show=False),
         Binding("right_square_bracket,T", "step(1)", show=False),
         Binding("j", "prompt('time')", show=False),
@@ -188,6 +209,8 @@ class MonitorApp(App[int]):
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
+    # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...)
+    NAME_KEYS = frozenset("abcdefghiklmoprsuvwxyzABCDEFGHIKLMOPRSUVWXYZ")
 
     def __init__(
         self,
@@ -200,6 +223,8 @@ class MonitorApp(App[int]):
         node: str | None = None,
         thresholds: Mapping[str, Threshold] | None = None,
         recorder: RecordFn | None = None,
+        samples: SampleChannel | None = None,
+        interval_s: float | None = None,
     ) -> None:
         super().__init__()
         self._db_path = db_path
@@ -207,6 +232,8 @@ class MonitorApp(App[int]):
         self._node = node
         self._thresholds = dict(thresholds) if thresholds else dict(DEFAULT_THRESHOLDS)
         self._recorder = recorder
+        self._samples = samples
+        self._interval_s = interval_s
         self._stop = threading.Event()
         self._reader: Reader | None = None  # opened, used and closed by workers only
         self._reader_lock = threading.Lock()
@@ -218,6 +245,10 @@ class MonitorApp(App[int]):
         self._message = ""
         self._prompt_kind = ""
         self._pending: object = None  # the request whose model is awaited
+        self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
+        self._first_boundary_us: int | None = None
+        self._countdown: Timer | None = None
+        self._layout: Layout | None = None  # what the screen shows now
 
     # --- layout -----------------------------------------------------------------------
 
@@ -239,6 +270,8 @@ class MonitorApp(App[int]):
     def on_mount(self) -> None:
         self.table.focus()
         if self._recorder is not None:
+            if self._samples is not None:
+                self._samples.connect(self._sampled)
             self._run_recorder()
         self.reload()
 
@@ -256,8 +289,9 @@ class MonitorApp(App[int]):
     # --- reading (in workers) ---------------------------------------------------------
 
     def reload(self, state: ViewState | None = None) -> None:
-        if state is not None:
+        if state is not None:  # the user went somewhere: what was said before is past
             self.state = state
+            self._forget_said()
         self._pending = self.state
         self._load(self.state, self._window())
 
@@ -269,6 +303,7 @@ class MonitorApp(App[int]):
         """Go where ``move`` leads, once a worker has found it."""
         request = object()
         self._pending = request
+        self._forget_said()
         self._navigate(request, self.state, move, self._window())
 
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
@@ -286,14 +321,16 @@ class MonitorApp(App[int]):
                     return
                 if self._reader is None:
                     self._reader = open_reader(self._db_path)
-                target = state if move is None else self._target(self._reader, state, move)
+                reader = self._reader
+                target = state if move is None else self._target(reader, state, move)
                 if target is None:
                     return
-                model = catalog.build_model(self._reader, target.screen, self._query(target, limit))
+                model = catalog.build_model(reader, target.screen, self._query(target, limit))
+                target, model, notice = self._landing(reader, target, model, limit)
         except (StoreError, OSError) as exc:
             self.post_message(Notice(str(exc)))
             return
-        self.post_message(Loaded(request, target, model))
+        self.post_message(Loaded(request, target, model, notice))
 
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
@@ -309,11 +346,42 @@ class MonitorApp(App[int]):
             thresholds=self._thresholds,
         )
 
+    def _navigator(self, reader: Reader, state: ViewState) -> Navigator:
+        screen = catalog.get(state.screen)
+        return Navigator(reader, catalog.screen_timeline(screen, self._node, state.interval_len_us))
+
+    def _landing(
+        self, reader: Reader, state: ViewState, model: ScreenModel, limit: int
+    ) -> tuple[ViewState, ScreenModel, str]:
+        """Where a view outside the recording lands: the recorded interval nearest to the
+        moment asked for, with a notice saying what the recording covers."""
+        extent = model.extent
+        if extent is None or state.drilled:
+            return state, model, ""
+        moment = state.anchor_us if state.anchor_us is not None else state.until_us
+        covered = f"recorded {date_range(extent.start_us, extent.end_us)}"
+        if model.rows:
+            if moment is not None and moment > extent.end_us and not state.following:
+                return state, model, f"{covered}; nothing at {moment_text(moment)}"
+            return state, model, ""
+        moment = moment if moment is not None else state.after_us
+        if moment is None:
+            return state, model, ""
+        span = self._navigator(reader, state).nearest(moment)
+        if span is None:
+            return state, model, ""
+        asked = catalog.range_words(state.after_us, state.until_us)
+        if state.anchor_us is not None:
+            asked = f"at {moment_text(state.anchor_us)}"
+        landed = replace(state, after_us=None, until_us=None, anchor_us=span.end_us)
+        model = catalog.build_model(reader, landed.screen, self._query(landed, limit))
+        return landed, model, f"{covered}; nothing {asked}: showing the nearest"
+
     def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
         """The view state ``move`` leads to (``None``, and a notice, when there is none)."""
-        screen = catalog.get(state.screen)
-        timeline = catalog.screen_timeline(screen, self._node, state.interval_len_us)
-        navigator = Navigator(reader, timeline)
+        navigator = self._navigator(reader, state)
+        if isinstance(move, Length):
+            return self._length(reader, state, move.direction)
         if isinstance(move, Later):
             found = navigator.after(move.newest_us, move.count, until_us=state.until_us)
             if found is not None:
@@ -332,15 +400,39 @@ class MonitorApp(App[int]):
             return None
         return replace(state, after_us=span.start_us, until_us=span.end_us)
 
+    def _length(self, reader: Reader, state: ViewState, direction: int) -> ViewState:
+        """The next interval length in ``direction``, skipping those shorter than the
+        recorded intervals (they cannot be made from them: as recorded instead)."""
+        screen = catalog.get(state.screen)
+        recorded = catalog.recorded_length_us(reader, screen, self._node)
+        moved = state.longer() if direction > 0 else state.shorter()
+        while (
+            recorded is not None
+            and moved.interval_len_us is not None
+            and moved.interval_len_us < recorded
+        ):
+            if direction < 0:
+                return replace(moved, interval_len_us=None)
+            longer = moved.longer()
+            if longer.interval_len_us == moved.interval_len_us:
+                break
+            moved = longer
+        return moved
+
     def on_loaded(self, message: Loaded) -> None:
         if message.request is not self._pending:
             return  # a newer request is under way
         self.state = message.state
         self.model = message.model
-        if self._live and not message.model.rows and self._recorder is not None:
-            self._message = "recording: the first interval is not over yet"
-        elif self._message.startswith("recording:"):
+        if message.notice:
+            self._message = message.notice
+        elif self._message.startswith("recording:") and message.model.recorded:
             self._message = ""
+        if self._live and self._recorder is not None and not message.model.recorded:
+            self._start_countdown()
+        elif self._countdown is not None:
+            self._countdown.stop()
+            self._countdown = None
         self._render()
 
     def on_notice(self, message: Notice) -> None:
@@ -353,28 +445,110 @@ class MonitorApp(App[int]):
         else:
             self._render_status()
 
+    # --- before the first interval (live) ---------------------------------------------
+
+    def _sampled(self, first: FirstSample) -> None:
+        """A first sample, from the recorder's thread."""
+        self.post_message(Sampled(first))
+
+    def on_sampled(self, message: Sampled) -> None:
+        first = message.first
+        self._firsts[first.sample.source] = first
+        if self._first_boundary_us is None and self._interval_s:
+            boundary = next_boundary(first.sample.time_us / 1e6, self._interval_s)
+            self._first_boundary_us = round(boundary * 1e6)
+        if self.model is None or not self.model.recorded:
+            self._render()
+
+    def _preview(self) -> ScreenModel | None:
+        """The screen as the first samples show it, while nothing is recorded yet."""
+        if not self._firsts:
+            return None
+        slot, config = first_slot(list(self._firsts.values()))
+        screen = catalog.get(self.state.screen)
+        note = f"First sample at {hms(slot.end_us)}: rates and percentages come with the " + (
+            f"first interval, at {hms(self._first_boundary_us)}."
+            if self._first_boundary_us
+            else "first interval."
+        )
+        query = self._query(self.state, self._window())
+        model = catalog.model_of(
+            screen, [slot], config, query, node_of(config), None, recorded=False, notes=(note,)
+        )
+        if model.rows:
+            return model
+        sources = ", ".join(sorted(self._firsts))
+        missing = f"{screen.name} needs {screen.needs}: the first samples ({sources}) hold none."
+        return replace(model, notes=(missing, *model.notes))
+
+    def _start_countdown(self) -> None:
+        if self._countdown is None:
+            self._countdown = self.set_interval(1.0, self._render_status)
+
+    def _waiting(self) -> str:
+        """The status while the first interval is not over yet."""
+        if self._first_boundary_us is None:
+            return "recording: waiting for the first sample"
+        left = max(0, round(self._first_boundary_us / 1e6 - time.time()))
+        at = hms(self._first_boundary_us)
+        return f"recording: the first interval ends at {at} (in {format_duration(left)})"
+
     # --- drawing ----------------------------------------------------------------------
 
-    def _render(self) -> None:
+    def _content_width(self) -> int:
+        """The table's width less its vertical scrollbar: a page never runs under it."""
+        table = self.table
+        bar = table.styles.scrollbar_size_vertical
+        return max((table.size.width or self.size.width) - bar, MIN_WIDTH)
+
+    def _shown_model(self) -> ScreenModel | None:
         model = self.model
+        if self._live and self._recorder is not None and (model is None or not model.recorded):
+            return self._preview() or model
+        return model
+
+    def _render(self) -> None:
+        model = self._shown_model()
         if model is None:
             return
-        width = max(self.size.width, 40)
+        width = self._content_width()
         all_pages = pages(model, width)
         hpage = min(self.state.hpage, len(all_pages) - 1)
         columns = all_pages[hpage]
-        self.header.set_lines(header_lines(model, columns, hpage, len(all_pages), width))
         shown = body(model, columns)
         spans, x = [], 0
         for c in columns:
             spans.append((x, x + c.cell_width))
             x += c.cell_width + 1
+        self._layout = Layout(model, columns, hpage, len(all_pages), width)
         on_newest = self.table.at_top
-        self.table.set_content(shown.lines, shown.rows, spans)
+        self.table.set_content(shown, spans)
         if on_newest and self.state.following:
             self.table.move(-len(shown.lines))  # following live: stay on the newest interval
         self._columns = columns
+        self._render_header()
         self._render_status()
+
+    def _render_header(self) -> None:
+        """The header of the layout shown, its time range that of the rows on view."""
+        layout = self._layout
+        if layout is None:
+            return
+        visible = self.table.visible_rows
+        shown = (
+            (min(r.start_us for r in visible), max(r.end_us for r in visible)) if visible else None
+        )
+        self.header.set_lines(
+            header_lines(
+                layout.model, layout.columns, layout.page, layout.pages, layout.width, shown
+            )
+        )
+
+    def on_interval_table_viewed(self, message: IntervalTable.Viewed) -> None:
+        self._render_header()
+
+    def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
+        self._render()
 
     def _render_status(self) -> None:
         state = self.state
@@ -392,7 +566,10 @@ class MonitorApp(App[int]):
         parts = [f" {mode}", f"interval {length}"]
         if "normalized" in state.options:
             parts.append("normalized")
-        if self._message:
+        waiting = self._live and self._recorder is not None
+        if waiting and (self.model is None or not self.model.recorded):
+            parts.append(self._waiting())
+        elif self._message:
             parts.append(self._message)
         parts.append("? help  q quit")
         self.query_one("#status", Static).update(Text("  |  ".join(parts)))
@@ -440,7 +617,7 @@ class MonitorApp(App[int]):
 
     def action_drill(self) -> None:
         row = self.table.selected_row
-        if row is None:
+        if row is None or self.model is None or not self.model.recorded:
             return
         target = row.drill
         columns = self._columns
@@ -448,7 +625,7 @@ class MonitorApp(App[int]):
         if index is not None and index < len(columns) and columns[index].drill:
             target = Drill(columns[index].drill or "", row.start_us, row.end_us)
         if target is None:
-            self._say(f"{self.state.screen} has no drill-down")
+            self._say(f"{self.state.screen} has no drill-down here")
             return
         try:
             self.reload(self.state.drill(target))
@@ -457,16 +634,15 @@ class MonitorApp(App[int]):
 
     def action_go_back(self) -> None:
         back = self.state.go_back()
-        if back is not None:
-            self.reload(back)
+        if back is None:
+            self._say("nothing to go back to")
+            return
+        self.reload(back)
 
     def action_page(self, direction: int) -> None:
         table = self.table
-        height = max(1, table.size.height - 1)
-        if direction > 0 and not table.at_bottom:
-            table.move(height)
-        elif direction < 0 and not table.at_top:
-            table.move(-height)
+        if (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
+            table.page(direction)
         elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
             # the page just before the oldest interval shown
             self.reload(self.state.at(min(r.end_us for r in self.model.rows) - 1))
@@ -474,8 +650,8 @@ class MonitorApp(App[int]):
             self._shift_window(-self._window())
 
     def action_hpage(self, delta: int) -> None:
-        model = self.model
-        n = len(pages(model, max(self.size.width, 40))) if model else 1
+        model = self._shown_model()
+        n = len(pages(model, self._content_width())) if model else 1
         self.state = self.state.page(delta, n)
         self._pending = self.state
         self._render()
@@ -496,8 +672,7 @@ class MonitorApp(App[int]):
             self.reload(self.state.at(None))
 
     def action_length(self, direction: int) -> None:
-        state = self.state.longer() if direction > 0 else self.state.shorter()
-        self.reload(state)
+        self._move(Length(direction))
 
     def action_option(self, option: str) -> None:
         screen = catalog.get(self.state.screen)
@@ -507,15 +682,16 @@ class MonitorApp(App[int]):
         self.reload(self.state.toggle(option))
 
     def action_help(self) -> None:
-        columns = self.model.columns if self.model else catalog.get(self.state.screen).columns
+        model = self._shown_model()
+        columns = model.columns if model else catalog.get(self.state.screen).columns
         thresholds = self._thresholds or DEFAULT_THRESHOLDS
-        self.push_screen(HelpScreen(help_text(self.state.screen, columns, thresholds)))
+        self.push_screen(HelpScreen(help_content(self.state.screen, columns, thresholds)))
 
     def action_prompt(self, kind: str, initial: str = "") -> None:
         prompt = self.query_one("#prompt", Input)
         self._prompt_kind = kind
         prompt.placeholder = (
-            "screen name (ESALNXC, lnxc ...)"
+            "screen name (ESALNXC, lnxc, usr2 ...)"
             if kind == "screen"
             else "time (14:30, -2h, 2026-11-21 14:30)"
         )
@@ -523,6 +699,15 @@ class MonitorApp(App[int]):
         prompt.cursor_position = len(initial)
         prompt.add_class("visible")
         prompt.focus()
+
+    def go_screen(self, name: str) -> None:
+        """Show screen ``name`` (Esc comes back to the one shown now)."""
+        try:
+            screen = catalog.get(name)
+        except KeyError as exc:
+            self._say(str(exc.args[0]))
+            return
+        self.reload(self.state.go_screen(screen.name))
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         prompt = self.query_one("#prompt", Input)
@@ -532,36 +717,54 @@ class MonitorApp(App[int]):
         if not text:
             return
         if self._prompt_kind == "screen":
-            name = resolve_screen(text)
-            if name is None:
-                self._say(f"no screen {text!r}; screens are {', '.join(catalog.screens())}")
-                return
-            self.reload(self.state.go_screen(name))
-        else:
-            # "14:30" and "-2h" are read from the day being looked at, not from today
-            newest = self._newest_shown()
-            following = self._live and self.state.following
-            seen = None if following or newest is None else newest / 1e6
-            try:
-                moment = parse_time(text, now=seen)
-            except ParseError as exc:
-                self._say(str(exc))
-                return
-            base = self.state.go_back() if self.state.drilled else self.state
-            root = base or self.state
-            self.reload(replace(root, anchor_us=moment))
+            self.go_screen(text)
+            return
+        # "14:30" and "-2h" are read from the day being looked at, not from today
+        newest = self._newest_shown()
+        following = self._live and self.state.following
+        seen = None if following or newest is None else newest / 1e6
+        try:
+            moment = parse_time(text, now=seen)
+        except ParseError as exc:
+            self._say(str(exc))
+            return
+        self.reload(self.state.jump(moment))
 
     def on_key(self, event: events.Key) -> None:
         prompt = self.query_one("#prompt", Input)
-        if event.key == "escape" and prompt.has_class("visible"):
-            prompt.remove_class("visible")
-            self.table.focus()
+        if prompt.has_class("visible"):
+            if event.key == "escape":
+                prompt.remove_class("visible")
+                self.table.focus()
+                event.stop()
+            return
+        if (
+            event.character
+            and event.character in self.NAME_KEYS
+            and self.screen is self.screen_stack[0]
+        ):
+            event.stop()
+            self.action_prompt("screen", event.character)
+
+    def palette_commands(self) -> list[tuple[str, str, Callable[[], object]]]:
+        """The command palette's entries: each screen, then each action."""
+        out: list[tuple[str, str, Callable[[], object]]] = [
+            (f"{s.name}  {s.title}", f"show {s.doc}", partial(self.go_screen, s.name))
+            for s in catalog.screens().values()
+        ]
+        out += [(name, what, partial(self.run_action, action)) for name, what, action in ACTIONS]
+        return out
 
     # --- helpers ----------------------------------------------------------------------
 
     def _say(self, text: str) -> None:
         self._message = text
         self._render_status()
+
+    def _forget_said(self) -> None:
+        """Drop a message about an earlier key; the recorder's own line stays."""
+        if not self._message.startswith("recording:"):
+            self._message = ""
 
     def _newest_shown(self) -> int | None:
         rows = self.model.rows if self.model else ()
@@ -571,6 +774,7 @@ class MonitorApp(App[int]):
         """Move the window ``intervals`` intervals back in time (negative: forward)."""
         rows = self.model.rows if self.model else ()
         if not rows:
+            self._say(f"{self.state.screen}: no interval to move from")
             return
         self._message = ""
         if intervals > 0:

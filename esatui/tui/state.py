@@ -32,16 +32,12 @@ class ViewState:
     after_us: int | None = None  # the range a replay was asked for, or a drilled interval
     until_us: int | None = None
     options: frozenset[str] = frozenset()
-    back: ViewState | None = None  # where Esc returns to
+    back: ViewState | None = None  # where Esc returns to (a drill, or a jump to a screen)
+    drilled: bool = False  # shows exactly the interval it was drilled from
 
     @property
     def following(self) -> bool:
         return self.anchor_us is None
-
-    @property
-    def drilled(self) -> bool:
-        """A drilled view shows exactly the interval it was drilled from."""
-        return self.back is not None
 
     def query_window(self, limit: int) -> tuple[int | None, int | None, int | None]:
         """(after, until, limit) for the store: the ``limit`` newest intervals up to the anchor."""
@@ -53,21 +49,35 @@ class ViewState:
         return self.after_us, until, limit
 
     def go_screen(self, name: str) -> ViewState:
+        """Screen ``name`` over the user's own range and at the same moment; Esc returns
+        here."""
         screen = catalog.get(name).name
-        return replace(
-            self,
+        after, until = self.back_range()
+        anchor = self.anchor_us
+        if self.drilled:  # at the drilled interval's time
+            anchor = self.until_us
+        return ViewState(
             screen=screen,
-            hpage=0,
-            entity=None,
-            back=None,
-            after_us=self.back_range()[0],
-            until_us=self.back_range()[1],
+            anchor_us=anchor,
+            interval_len_us=self.interval_len_us,
+            after_us=after,
+            until_us=until,
+            options=self.options,
+            back=self,
         )
+
+    def jump(self, moment_us: int) -> ViewState:
+        """The same screen with its newest row at ``moment_us`` (a drilled view leaves the
+        drill: a jump in time is a view of its own)."""
+        root = self
+        while root.drilled and root.back is not None:
+            root = root.back
+        return replace(root, anchor_us=moment_us)
 
     def back_range(self) -> tuple[int | None, int | None]:
         """The user's own range (a replay's --from/--to), not a drilled interval's."""
         root = self
-        while root.back is not None:
+        while root.drilled and root.back is not None:
             root = root.back
         return root.after_us, root.until_us
 
@@ -82,6 +92,7 @@ class ViewState:
             until_us=target.end_us,
             options=self.options,
             back=self,
+            drilled=True,
         )
 
     def go_back(self) -> ViewState | None:
@@ -109,16 +120,3 @@ def _step(current: int | None, direction: int) -> int | None:
     else:
         index = 0 if current is None else len(INTERVAL_STEPS) - 1
     return INTERVAL_STEPS[max(0, min(len(INTERVAL_STEPS) - 1, index + direction))]
-
-
-def resolve_screen(typed: str) -> str | None:
-    """``esalnxc``, ``LNXC``, ``lnx`` -> ``ESALNXC``: the first screen the text names."""
-    wanted = typed.strip().upper()
-    if not wanted:
-        return None
-    names = list(catalog.screens())
-    for candidate in (wanted, "ESA" + wanted):
-        if candidate in names:
-            return candidate
-    matches = [n for n in names if n.startswith((wanted, "ESA" + wanted))]
-    return matches[0] if len(matches) == 1 else None

@@ -15,13 +15,14 @@ from rich.style import Style
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
 from esatui.screens.model import Row
-from esatui.screens.render import Line
+from esatui.screens.render import Body, Line
 
 STYLES: dict[str, Style] = {
     "title": Style(bold=True, color="bright_white"),
@@ -77,7 +78,11 @@ class ScreenHeader(Widget):
 class IntervalTable(ScrollView, can_focus=True):
     """The rows of a screen, newest interval first, with a row cursor and a column cursor."""
 
-    DEFAULT_CSS = "IntervalTable { height: 1fr; scrollbar-size-horizontal: 0; }"
+    # No scrollbars: as on ESAMON's screens, every column belongs to the screen (a wide
+    # screen pages horizontally); the header's time range says which rows are on view.
+    DEFAULT_CSS = (
+        "IntervalTable { height: 1fr; scrollbar-size-horizontal: 0; scrollbar-size-vertical: 0; }"
+    )
     # The screen's own keys replace the scrolling ones a ScrollView has: the arrows move the
     # row cursor and the horizontal page, the page keys page (and move in time at the ends).
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -91,8 +96,15 @@ class IntervalTable(ScrollView, can_focus=True):
 
     cursor: reactive[int] = reactive(0, always_update=True)
 
+    class Viewed(Message):
+        """The rows on view changed (scrolled, or new content)."""
+
+    class Resized(Message):
+        """The table's size changed: its pages and header are laid out again."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self._body = Body([], [])
         self._lines: list[Line] = []
         self._rows: list[Row | None] = []
         self._spans: list[tuple[int, int]] = []
@@ -100,12 +112,11 @@ class IntervalTable(ScrollView, can_focus=True):
 
     # --- content ----------------------------------------------------------------------
 
-    def set_content(
-        self, lines: Sequence[Line], rows: Sequence[Row | None], spans: Sequence[tuple[int, int]]
-    ) -> None:
+    def set_content(self, body: Body, spans: Sequence[tuple[int, int]]) -> None:
         """Replace the lines; the cursor stays on the same interval and entity if it can."""
         previous = self.selected_row
-        self._lines, self._rows, self._spans = list(lines), list(rows), list(spans)
+        self._body = body
+        self._lines, self._rows, self._spans = body.lines, body.rows, list(spans)
         width = max((sum(len(t) for t, _ in line) for line in self._lines), default=0)
         self.virtual_size = Size(width, len(self._lines))
         target = self._find(previous) if previous is not None else None
@@ -113,6 +124,14 @@ class IntervalTable(ScrollView, can_focus=True):
         if self.column_cursor is not None and self.column_cursor >= len(self._spans):
             self.column_cursor = None
         self.refresh()
+        self.post_message(self.Viewed())
+
+    @property
+    def visible_rows(self) -> list[Row]:
+        """The rows on the lines the table shows now."""
+        top = int(self.scroll_offset.y)
+        height = self.scrollable_content_region.height or self.size.height
+        return [r for r in self._rows[top : top + height] if r is not None]
 
     def _find(self, row: Row) -> int | None:
         for i, candidate in enumerate(self._rows):
@@ -161,12 +180,28 @@ class IntervalTable(ScrollView, can_focus=True):
             i = j
         self.cursor = i
 
+    def page(self, direction: int) -> None:
+        """Scroll a page (the height less one line of overlap) older or newer; the cursor
+        moves as far and keeps its place on the screen."""
+        height = max(1, self.size.height - 1)
+        on_screen = self.cursor - int(self.scroll_offset.y)
+        self.move(height if direction > 0 else -height)
+        self.scroll_to(y=max(0, self.cursor - on_screen), animate=False, force=True)
+
     def action_move(self, delta: int) -> None:
         self.move(delta)
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
         self.refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.post_message(self.Resized())
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if round(old_value) != round(new_value):
+            self.post_message(self.Viewed())
 
     @property
     def at_top(self) -> bool:
@@ -195,7 +230,8 @@ class IntervalTable(ScrollView, can_focus=True):
         width = self.size.width
         if index >= len(self._lines):
             return Strip.blank(width)
-        line = self._lines[index]
+        # the top line of a page shows its interval's time even on the interval's later rows
+        line = self._body.lead(index) if y == 0 else self._lines[index]
         if index == self.cursor and self.has_focus_within_app:
             strip = self._cursor_strip(line)
         else:

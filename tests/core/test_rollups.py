@@ -228,7 +228,10 @@ def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kep
         flags = 0
         for i in frames[b]:
             flags |= i.flags
-        slots.append(Slot(b - length, b, sum(i.duration_us for i in frames[b]), flags, data[b]))
+        covered = sum(i.duration_us for i in frames[b])
+        # partial: short of the bucket by more than half of one of its intervals
+        partial = covered < length - covered / len(frames[b]) / 2
+        slots.append(Slot(b - length, b, covered, flags, data[b], partial))
     return slots
 
 

@@ -13,12 +13,12 @@ import pytest
 
 from esatui.cli import main
 from esatui.db.sqlite_reader import SqliteReader
-from esatui.formats import render
+from esatui.formats import record_keys, render
 from esatui.screens import catalog
 from esatui.screens import crypto as C
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op
 from esatui.screens.model import Level
-from esatui.screens.render import format_value, round_value
+from esatui.screens.render import exact_value, format_value
 from tests.fixtures.reading import load_slots
 from tests.monitor import fixtures as F
 from tests.screens import crypto_data as D
@@ -103,16 +103,20 @@ def test_seed001_esacrypt_through_the_cli(
 ) -> None:
     db = tmp_path / "x.sqlite"
     out = collect(capsys, D.seed001_file(tmp_path / "s001.mon", length), db)
-    assert "4 intervals of monitor recorded" in out
+    assert "4 intervals recorded (sources: monitor)" in out
     doc = export_json(capsys, "ESACRYPT", db)
     assert doc["screen"] == "ESACRYPT" and doc["title"] == "Crypto Facility Analysis"
     _check_esacrypt_rows(doc, F.SEED001_ESACRYPT)
     at_1034 = by_time(doc["rows"])["10:34"]
-    assert (at_1034["ms_op_virt"], at_1034["ms_op_real"]) == (2.97, 1.57)
+    assert (printed(at_1034["ms_op_virt"], 2), printed(at_1034["ms_op_real"], 2)) == (
+        "2.97",
+        "1.57",
+    )
     # "CP did almost 2 tests for each request, and the virtual machine close to 3 times";
     # "the difference of 1.5 ms between the two is due to the polling frequency of Linux"
-    assert (at_1034["dq_per_op_real"], at_1034["dq_per_op_virt"]) == (1.83, 2.48)
-    assert at_1034["poll_ms"] == 1.40
+    assert printed(at_1034["dq_per_op_real"], 2) == "1.83"
+    assert printed(at_1034["dq_per_op_virt"], 2) == "2.48"
+    assert printed(at_1034["poll_ms"], 2) == "1.40"
     assert at_1034["time"] == "2016-03-06T10:34:00+00:00"
 
 
@@ -150,12 +154,12 @@ def test_seed002_table1_through_the_cli(
         assert printed(got["rserv_us"], 3) == f"{col.rserv:.3f}", col.run
         assert printed(got["dserv_us"], 3) == f"{col.dserv:.3f}", col.run
         assert printed(got["vserv_us"], 3) == f"{col.vserv:.3f}", col.run
-        assert got["dserv_pct"] == round(100 * col.dserv / col.vserv, 1)
+        assert printed(got["dserv_pct"], 1) == f"{100 * col.dserv / col.vserv:.1f}"
         assert printed(got["ops_s"], 1) == f"{col.etr:.1f}"
         assert got["guest_poll"] == 250
         # "approximately 200,000 unsuccessful dequeue requests per monitor interval"
-        assert got["unsucc_dq_s"] == round(200_000 / 60, 1)
-        assert got["dq_per_op_real"] == 1.0
+        assert printed(got["unsucc_dq_s"], 1) == f"{200_000 / 60:.1f}"
+        assert printed(got["dq_per_op_real"], 2) == "1.00"
 
 
 def test_seed002_hserv_through_the_data(seed002_db: Path) -> None:
@@ -237,8 +241,10 @@ def test_esapoll_without_the_split_and_without_zcrypt(
     at_1034 = by_time(doc["rows"])["10:34"]
     assert at_1034["nserv_us"] is None and at_1034["dserv_us"] is None
     assert at_1034["dserv_pct"] is None and at_1034["guest_poll"] is None
-    assert at_1034["vserv_us"] == 2970.0 and at_1034["rserv_us"] == 1570.0
-    assert at_1034["poll_ms"] == 1.40 and at_1034["dq_per_op_virt"] == 2.48
+    assert printed(at_1034["vserv_us"], 3) == "2970.000"
+    assert printed(at_1034["rserv_us"], 3) == "1570.000"
+    assert printed(at_1034["poll_ms"], 2) == "1.40"
+    assert printed(at_1034["dq_per_op_virt"], 2) == "2.48"
     text = export(capsys, "ESAPOLL", seed001_db)
     assert "beyond CP: mostly polling (7.0 DQ/op)" in text.splitlines()[3]
 
@@ -351,7 +357,7 @@ def test_esacrypa_pages_by_key_size_at_80_columns(
     assert "RSA 2048" in second[3] and "ME" in second[4] and "CRT" in second[4]
     words = [" ".join(line.split()) for line in second]
     assert words[5] == "Time AP# Type Util% Crypto Time(s) Ops/s ms/op Crypto Time(s) Ops/s ms/op"
-    assert words[7] == "18:53:00 00 10 0.52 0 0.000 0.0 . 145 0.313 2.4 2.16"
+    assert words[7] == "18:53:00 00 10 0.52 0 0 0 . 145 0.313 2.4 2.16"  # as seed 000
     assert all(len(line) <= 80 for line in text.splitlines())
     # the default width shows the same pairs: a key size is never split across pages
     wide = render(models["ESACRYPA"], "text").split("\n\n")
@@ -371,7 +377,8 @@ def test_text_csv_and_json_carry_the_same_numbers(models: dict[str, Any], screen
     model = models[screen]
     doc = json.loads(render(model, "json"))
     csv_lines = render(model, "csv").splitlines()
-    assert csv_lines[0].split(",") == [c["id"] for c in doc["columns"]]
+    assert csv_lines[0].split(",") == record_keys(model.columns)
+    assert all(list(r) == record_keys(model.columns) for r in doc["rows"])
     text = render(model, "text", width=1000)  # one page
     body = text.splitlines()[-len(model.rows) :]
     for row, record, csv_line, line in zip(
@@ -381,8 +388,8 @@ def test_text_csv_and_json_carry_the_same_numbers(models: dict[str, Any], screen
         for i, column in enumerate(model.columns):
             if column.id == "time":
                 continue
-            value = record[column.id]
-            assert value == round_value(column, row.values.get(column.id))
+            value = record[column.id]  # full precision in CSV and JSON
+            assert value == exact_value(row.values.get(column.id))
             assert csv_line.split(",")[i] == ("" if value is None else str(value))
             assert cells[i] == format_value(column, value).strip(), (column.id, line)
 
@@ -399,22 +406,24 @@ def test_interval_len_aggregates_exactly(
     def delta(name: str) -> int:
         return ctr[2][name] - ctr[0][name]
 
-    assert row["nq_virt"] == round(delta("virt_nq") / 120, 1)
-    assert row["dq_real"] == round(delta("real_dq") / 120, 1)
-    assert row["ms_op_virt"] == round(delta("vserv_us") / delta("virt_nq") / 1000, 2)
-    assert row["ms_op_real"] == round(delta("rserv_us") / delta("real_nq") / 1000, 2)
-    assert row["dq_per_op_virt"] == round(delta("virt_dq") / delta("virt_nq"), 2)
+    exact = pytest.approx
+    assert row["nq_virt"] == exact(delta("virt_nq") / 120, rel=1e-12)
+    assert row["dq_real"] == exact(delta("real_dq") / 120, rel=1e-12)
+    assert row["ms_op_virt"] == exact(delta("vserv_us") / delta("virt_nq") / 1000, rel=1e-12)
+    assert row["ms_op_real"] == exact(delta("rserv_us") / delta("real_nq") / 1000, rel=1e-12)
+    assert row["dq_per_op_virt"] == exact(delta("virt_dq") / delta("virt_nq"), rel=1e-12)
     # ESACRYPA: two minutes of the 18:53 figures: twice the operations, the same ms/op
     doc = export_json(capsys, "ESACRYPA", seed000_db, "--interval-len", "2m")
     # the newest bucket (18:52-18:54) holds one minute: rates over what was measured
     partial = [r for r in doc["rows"] if r["time"] == "2016-03-01T18:54:00+00:00"]
-    assert [r["rsa2048_crt_ops_s"] for r in partial] == [2.4] * 4
-    assert [r["util_pct"] for r in partial] == [0.52, 0.52, 0.51, 0.52]
+    assert [printed(r["rsa2048_crt_ops_s"], 1) for r in partial] == ["2.4"] * 4
+    assert [printed(r["util_pct"], 2) for r in partial] == ["0.52", "0.52", "0.51", "0.52"]
+    assert all(r["partial"] and r["covered_s"] == 60 for r in partial)
     rows = [r for r in doc["rows"] if r["time"] == "2016-03-01T18:52:00+00:00"]
     assert [r["rsa2048_crt_count"] for r in rows] == [2 * e.count for e in F.SEED000_ESACRYPA]
-    assert [r["rsa2048_crt_ms_op"] for r in rows] == [2.16] * 4
-    assert [r["util_pct"] for r in rows] == [
-        round(100 * e.exact_time_s / 60, 2) for e in F.SEED000_ESACRYPA
+    assert [printed(r["rsa2048_crt_ms_op"], 2) for r in rows] == ["2.16"] * 4
+    assert [printed(r["util_pct"], 2) for r in rows] == [
+        f"{100 * e.exact_time_s / 60:.2f}" for e in F.SEED000_ESACRYPA
     ]
     # ESAPOLL: the three runs of Table 1 as one bucket: sums over sums
     doc = export_json(capsys, "ESAPOLL", seed002_db, "--interval-len", "1h")
@@ -423,7 +432,7 @@ def test_interval_len_aggregates_exactly(
     vnq = c[3]["virt_nq"] - c[0]["virt_nq"]
     for name in ("nserv", "rserv", "dserv", "vserv"):
         total = c[3][f"{name}_us"] - c[0][f"{name}_us"]
-        assert row[f"{name}_us"] == round(total / vnq, 3), name
+        assert row[f"{name}_us"] == pytest.approx(total / vnq, rel=1e-12), name
     assert row["guest_poll"] == 250
 
 

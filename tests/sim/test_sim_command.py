@@ -102,7 +102,7 @@ def test_what_if_settings_on_top_of_a_scenario(
         "poll_timeout_us=50",
         duration="1m",
     )
-    assert "1 intervals of seed002-t3-polling poll_timeout_us=50" in out
+    assert "1 interval of seed002-t3-polling poll_timeout_us=50" in out
     with SqliteReader.open(db) as reader:
         node = reader.queries.node_id(None)
         assert node is not None

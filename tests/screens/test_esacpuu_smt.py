@@ -1,0 +1,70 @@
+"""ESACPUU with multithreading (issue 15): threads grouped by their core, and a type's
+subtotal of 16 threads keeps its decimal (before: ``1336``; no core column)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from esatui.collectors.kinds import LCPU
+from esatui.collectors.model import Reading, Sample
+from esatui.db.store import Store
+from tests.fixtures.recording import CONFIG, START_US, host_recording, write
+
+MINUTE = 60_000_000
+THREADS = 16  # 8 IFL cores of 2 threads: CPU addresses core << 1 | thread
+
+
+def smt_samples() -> list[Sample]:
+    """Each thread 83.55% idle: a type's idle adds up to 1336.8."""
+    samples = []
+    for i in range(3):
+        readings = tuple(
+            Reading(
+                "lcpu",
+                str(address),
+                {
+                    "elapsed_us": i * MINUTE,
+                    "emul_us": i * 10 * 600_000,
+                    "user_us": i * 2 * 600_000,
+                    "syst_us": i * 3 * 600_000,
+                    "idle_us": i * 8355 * 6_000,
+                    "steal_us": i * 145 * 6_000,
+                },
+                {"type": "IFL", "lpar": "L32", "type_source": "monitor"},
+            )
+            # the monitor writes them in address order of neither core nor thread
+            for address in sorted(range(THREADS), key=lambda a: (a & 1, a))
+        )
+        samples.append(Sample("monitor", START_US + i * MINUTE, readings, config={}))
+    return samples
+
+
+@pytest.fixture
+def smt_recording(db_path: Path) -> Path:
+    config = {**CONFIG, "lpar.cpus_g_mtid": "1"}  # /proc/sysinfo: LPAR CPUs G-MTID 1
+    host_recording(db_path, n_intervals=3, config=config)
+    with Store.open(db_path) as store:
+        write(store, "monitor", (LCPU,), smt_samples())
+    return db_path
+
+
+def test_threads_stay_with_their_core_and_the_subtotal_keeps_its_decimal(
+    smt_recording: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = str(smt_recording)
+    assert main(["export", "ESACPUU", "--db", db, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [c["id"] for c in doc["columns"]][:4] == ["time", "type", "core", "id"]
+    newest = [r for r in doc["rows"] if r["time"] == doc["rows"][0]["time"]]
+    threads = [r for r in newest if r["row"] == "data"]
+    assert [r["core"] for r in threads] == [a >> 1 for a in range(THREADS)]
+    assert [int(r["id"]) for r in threads] == list(range(THREADS))
+    (tot,) = [r for r in newest if r["row"] == "subtotal"]
+    assert tot["idle"] == pytest.approx(THREADS * 83.55)
+    assert main(["export", "ESACPUU", "--db", db]) == 0
+    text = capsys.readouterr().out
+    assert "1336.8" in text
