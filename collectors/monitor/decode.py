@@ -141,7 +141,12 @@ def ap_reading(cmb: Cmb, layout: str) -> tuple[Reading, str | None]:
 
 @dataclass(frozen=True, slots=True)
 class ProcessorTimes:
-    """D0R2: one processor's cumulative times (µs) as z/VM accounts them."""
+    """D0R2: one processor's cumulative times (µs) as z/VM accounts them.
+
+    ``user_us`` is CP's time on behalf of the guests: PFXUTIME (time charged to users, which
+    includes the guests' own run time) less PFXPRBTM (emulation). Both are cumulative, so
+    their difference is too; an unknown start of the count-down timer shifts it by a
+    constant, which no delta sees."""
 
     cpu: int
     cpu_type: int | None
@@ -155,11 +160,13 @@ def processor_times(d: Decoded) -> ProcessorTimes | None:
     cpu = _int(d.values.get("cpu_addr"))
     if cpu is None:
         return None
+    emul = _int(d.values.get("emul_time"))
+    charged = _int(d.values.get("charged_time"))
     return ProcessorTimes(
         cpu,
         _int(d.values.get("cpu_type")),
-        _int(d.values.get("emul_time")),
-        _int(d.values.get("user_time")),
+        emul,
+        None if emul is None or charged is None else charged - emul,
         _int(d.values.get("syst_time")),
         _int(d.values.get("wait_time")),
     )
