@@ -15,19 +15,27 @@ import socket
 
 from esatui.collectors.base import SourceContext
 from esatui.collectors.cpuinfo import CpuInfo, parse_cpuinfo
-from esatui.collectors.model import Availability, Kind, Reading, Sample, counter
+from esatui.collectors.model import Availability, Kind, Reading, Sample, counter, unsigned
 from esatui.collectors.procstat import CPU_FIELDS, parse_proc_stat
 from esatui.collectors.sysfs_cpu import CpuFacts, read_cpu_facts
 from esatui.collectors.sysinfo import SysInfo, parse_sysinfo
 
 _US_FIELDS = tuple(f"{name}_us" for name in CPU_FIELDS)
 
+# proc(5) and the kernel's Documentation/filesystems/proc.rst: "the value of iowait field in
+# /proc/stat will decrease in certain conditions" (a task's wait is moved to another CPU's
+# account when it wakes there). The other fields only grow; all are unsigned 64-bit.
+_MAY_DECREASE = frozenset({"iowait"})
+
 CPU = Kind(
     name="cpu",
     doc="virtual CPU of this Linux, guest view (/proc/stat)",
-    fields=tuple(
-        counter(us, "us", f"/proc/stat {name} time")
-        for us, name in zip(_US_FIELDS, CPU_FIELDS, strict=True)
+    fields=unsigned(
+        64,
+        tuple(
+            counter(us, "us", f"/proc/stat {name} time", monotonic=name not in _MAY_DECREASE)
+            for us, name in zip(_US_FIELDS, CPU_FIELDS, strict=True)
+        ),
     ),
     attrs=("type", "type_source", "address", "polarization"),
 )

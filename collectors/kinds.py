@@ -12,29 +12,33 @@ Sources may add fields to these kinds (additive only); renaming one breaks recor
 
 from __future__ import annotations
 
-from esatui.collectors.model import Kind, counter, gauge
+from esatui.collectors.model import Kind, counter, gauge, unsigned
 
 LCPU = Kind(
     name="lcpu",
     doc="logical processor of the LPAR, hypervisor view",
-    fields=(
-        counter("elapsed_us", "us", "time the processor was online (the base of every %)"),
-        counter("busy_us", "us", "time dispatched (when the split below is unknown)"),
-        counter("emul_us", "us", "guest emulation time"),
-        counter("user_us", "us", "CP time on behalf of guests"),
-        counter("syst_us", "us", "CP time for itself"),
-        counter("idle_us", "us", "wait (voluntary) time"),
-        counter("steal_us", "us", "online but not dispatched by PR/SM"),
-        counter("mgmt_us", "us", "LPAR management time for this processor"),
-        counter(
-            "wait_us",
-            "us",
-            "DIAGNOSE X'204' wait time of the logical processor (hypfs debugfs only); "
-            "meaning not publicly documented",
-            provisional=True,
+    # every source gives these as unsigned 64-bit times (monitor records, DIAGNOSE X'204')
+    fields=unsigned(
+        64,
+        (
+            counter("elapsed_us", "us", "time the processor was online (the base of every %)"),
+            counter("busy_us", "us", "time dispatched (when the split below is unknown)"),
+            counter("emul_us", "us", "guest emulation time"),
+            counter("user_us", "us", "CP time on behalf of guests"),
+            counter("syst_us", "us", "CP time for itself"),
+            counter("idle_us", "us", "wait (voluntary) time"),
+            counter("steal_us", "us", "online but not dispatched by PR/SM"),
+            counter("mgmt_us", "us", "LPAR management time for this processor"),
+            counter(
+                "wait_us",
+                "us",
+                "DIAGNOSE X'204' wait time of the logical processor (hypfs debugfs only); "
+                "meaning not publicly documented",
+                provisional=True,
+            ),
+            gauge("busy_pct", "pct", "busy % over the source's own interval (SMAPI)"),
+            gauge("overhead_pct", "pct", "LPAR overhead % over the source's own interval (SMAPI)"),
         ),
-        gauge("busy_pct", "pct", "busy % over the source's own interval (SMAPI)"),
-        gauge("overhead_pct", "pct", "LPAR overhead % over the source's own interval (SMAPI)"),
     ),
     attrs=("type", "lpar", "polarization", "type_source"),
 )

@@ -32,6 +32,11 @@ class Field:
     unit: str  # "us", "count", "bytes", "KiB", "pct" ...
     doc: str = ""
     provisional: bool = False  # offset or meaning not publicly documented
+    # counters: whether a decrease means a reset (False: the source documents that the
+    # value may go back a little, as /proc/stat's iowait does), and the width in bits of an
+    # unsigned counter that wraps (a monitor record's u64), if it does
+    monotonic: bool = True
+    wrap_bits: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,12 +63,30 @@ class Kind:
         return tuple(f for f in self.fields if f.role is Role.GAUGE)
 
 
-def counter(name: str, unit: str, doc: str = "", *, provisional: bool = False) -> Field:
-    return Field(name, Role.COUNTER, unit, doc, provisional)
+def counter(
+    name: str,
+    unit: str,
+    doc: str = "",
+    *,
+    provisional: bool = False,
+    monotonic: bool = True,
+    wrap_bits: int | None = None,
+) -> Field:
+    return Field(name, Role.COUNTER, unit, doc, provisional, monotonic, wrap_bits)
 
 
 def gauge(name: str, unit: str, doc: str = "", *, provisional: bool = False) -> Field:
     return Field(name, Role.GAUGE, unit, doc, provisional)
+
+
+def unsigned(bits: int, fields: tuple[Field, ...]) -> tuple[Field, ...]:
+    """``fields`` with every counter marked as an unsigned ``bits``-bit value that wraps."""
+    return tuple(
+        Field(f.name, f.role, f.unit, f.doc, f.provisional, f.monotonic, bits)
+        if f.role is Role.COUNTER
+        else f
+        for f in fields
+    )
 
 
 @dataclass(frozen=True, slots=True)

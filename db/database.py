@@ -1,26 +1,46 @@
-"""Opening a database file: the version check, a new database's framework, migrations.
+"""Opening a database file: its creation and modes, the writer's lock, the version check,
+a new database's framework, migrations.
 
-Both the writer (``db/store.py``) and the reader (``db/reading.py``) open through
-:func:`connect`; each keeps the connection to itself.
+Both the writer (``db/store.py``) and the reader (``db/sqlite_reader.py``) open through
+:func:`connect`; each keeps the connection to itself. The writer first calls
+:func:`claim_for_writing`.
+
+Files: a directory esatui creates is 0700 and a database (with its ``-wal``, ``-shm``, lock
+and backup files, which take its mode) 0600, since a recording names hosts, LPARs, guests
+and serial numbers; an existing file keeps the mode its owner gave it. Readers open the file
+read-only (``mode=ro``) and create nothing. A database at rest is in rollback-journal mode
+(the writer switches it to WAL when it opens it and back when it closes it, if no reader
+has it open), so anyone allowed to read the file can read it without writing next to it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import sqlite3
+import stat
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import quote
 
 from esatui import __version__
 from esatui.db.reading import Queries
 from esatui.db.schema import (
     FRAMEWORK,
+    FRAMEWORK_TABLES,
     MIGRATIONS,
     READY_KEY,
     READY_VALUE,
     SCHEMA_VERSION,
     Migration,
 )
+from esatui.db.writer_lock import WriterBusy, WriterLock
+
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+SIDE_SUFFIXES = ("-wal", "-shm")
+SHARING = "docs/RELIABILITY.md, 'Sharing a recording'"
 
 
 class StoreError(Exception):
@@ -49,24 +69,127 @@ def connect(
     version: int = SCHEMA_VERSION,
 ) -> sqlite3.Connection:
     """A connection to an esatui database of ``version`` (migrated in place when older and
-    not ``readonly``); :class:`StoreError` in one line when it cannot be used."""
+    not ``readonly``); :class:`StoreError` in one line when it cannot be used. A writer
+    calls :func:`claim_for_writing` first (it creates the file)."""
     if not path.exists():
-        if readonly or not create:
-            raise StoreError(f"no database at {path}")
-        path.parent.mkdir(parents=True, exist_ok=True)
+        raise StoreError(f"no database at {path}")
+    target = f"file:{quote(str(path))}?mode=ro" if readonly else str(path)
     try:
-        conn = sqlite3.connect(path, timeout=10.0, check_same_thread=False, isolation_level=None)
+        conn = sqlite3.connect(
+            target, uri=readonly, timeout=10.0, check_same_thread=False, isolation_level=None
+        )
     except sqlite3.DatabaseError as exc:
-        raise StoreError(f"{path} is not a usable esatui database ({exc})") from None
+        raise _unusable(path, exc, readonly) from None
     try:
         _prepare(conn, path, readonly, migrations, version)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"{path} is not a usable esatui database ({exc})") from None
+        raise _unusable(path, exc, readonly) from None
     except StoreError:
         conn.close()
         raise
     return conn
+
+
+def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> WriterLock:
+    """Make the database file if asked (0600; its directories 0700 with ``make_dirs``),
+    check that this user can write what SQLite writes next to it, and take the writer's
+    lock: :class:`StoreError` naming the writer that holds it."""
+    if not path.exists():
+        if not create:
+            raise StoreError(f"no database at {path}")
+        _create_file(path, make_dirs=make_dirs)
+    if not path.is_file():
+        raise StoreError(f"{path} is not a database file")
+    for part in (path, *(side_path(path, s) for s in SIDE_SUFFIXES)):
+        if part.exists() and not os.access(part, os.W_OK):
+            raise StoreError(_not_writable(part))
+    lock = WriterLock(path, stat.S_IMODE(path.stat().st_mode) & 0o666)
+    try:
+        lock.acquire()
+    except WriterBusy as busy:
+        raise StoreError(
+            f"{path} is already being written by {busy}: one writer at a time "
+            "(stop that recorder first; viewers and exports can read it meanwhile)"
+        ) from None
+    except OSError as exc:
+        raise StoreError(f"cannot lock {lock.path} for writing: {exc.strerror or exc}") from None
+    return lock
+
+
+def side_path(path: Path, suffix: str) -> Path:
+    return path.with_name(path.name + suffix)
+
+
+def make_private_dirs(directory: Path) -> None:
+    """``directory`` and its missing parents, each created 0700."""
+    missing: list[Path] = []
+    here = directory
+    while not here.exists():
+        missing.append(here)
+        here = here.parent
+    for level in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            level.mkdir(mode=DIR_MODE)
+            level.chmod(DIR_MODE)  # whatever the umask
+
+
+def _create_file(path: Path, *, make_dirs: bool) -> None:
+    if not path.parent.is_dir():
+        if not make_dirs:
+            raise StoreError(f"cannot create {path}: directory {path.parent} does not exist")
+        try:
+            make_private_dirs(path.parent)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create directory {path.parent}: {exc.strerror or exc}"
+            ) from None
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, FILE_MODE)
+    except FileExistsError:
+        return  # made meanwhile (by another writer, which the lock then refuses)
+    except OSError as exc:
+        raise StoreError(f"cannot create {path}: {exc.strerror or exc}") from None
+    os.close(fd)
+
+
+def _not_writable(part: Path) -> str:
+    info = part.stat()
+    if part.name.endswith(SIDE_SUFFIXES):
+        return (
+            f"{part} belongs to uid {info.st_uid} (mode {stat.S_IMODE(info.st_mode):04o}) and "
+            "this user cannot write it: record as the user who owns the database, or remove "
+            f"that file once nothing has the database open ({SHARING})"
+        )
+    return (
+        f"cannot write {part}: it belongs to uid {info.st_uid} "
+        f"(mode {stat.S_IMODE(info.st_mode):04o}); record as its owner ({SHARING})"
+    )
+
+
+def _unusable(path: Path, exc: sqlite3.DatabaseError, readonly: bool) -> StoreError:
+    """The one sentence for a database SQLite would not open or read."""
+    text = str(exc)
+    if not os.access(path, os.R_OK):
+        info = path.stat()
+        return StoreError(
+            f"cannot read {path}: it belongs to uid {info.st_uid} with mode "
+            f"{stat.S_IMODE(info.st_mode):04o}; ask its owner to share it ({SHARING})"
+        )
+    if readonly and ("readonly" in text or "unable to open" in text):
+        return StoreError(
+            f"cannot read {path}: it is in WAL mode and this user cannot use its -wal and "
+            f"-shm files (missing, or not readable); have its owner run 'esatui db vacuum "
+            f"--db {path}' once, which leaves it readable without them ({SHARING})"
+        )
+    if not readonly and "readonly" in text:
+        return StoreError(f"cannot write {path}: {text} ({SHARING})")
+    return StoreError(f"{path} is not a usable esatui database ({_plain(text)})")
+
+
+def _plain(text: str) -> str:
+    """SQLite's own words, in one line."""
+    return " ".join(text.split())
 
 
 def _prepare(
@@ -95,6 +218,13 @@ def _prepare(
             f"{path} has schema version {found}, newer than this esatui reads "
             f"({version}): upgrade esatui"
         )
+    if found == version and (missing := queries.missing_tables(FRAMEWORK_TABLES)):
+        tables = ", ".join(missing)
+        plural = "tables are" if len(missing) > 1 else "table is"
+        raise StoreError(
+            f"{path} is damaged: its {tables} {plural} missing "
+            "(restore it from a backup, or record into a new file)"
+        )
     if found < version:
         if readonly:
             raise StoreError(
@@ -102,10 +232,22 @@ def _prepare(
                 f"to migrate it to {version}"
             )
         _migrate(conn, path, found, version, migrations)
-    conn.execute("PRAGMA journal_mode = WAL")
-    conn.execute("PRAGMA synchronous = NORMAL")
     if readonly:
         conn.execute("PRAGMA query_only = 1")
+        return
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def rest(conn: sqlite3.Connection) -> None:
+    """Before the writer closes: back to rollback-journal mode (a checkpoint, and the -wal
+    and -shm files go), so readers need nothing but the file. A reader that has it open
+    keeps it in WAL mode, whose files then stay, this user's."""
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute("PRAGMA journal_mode = DELETE").fetchall()
+    except sqlite3.Error:
+        pass
 
 
 def _create_framework(conn: sqlite3.Connection, version: int) -> None:
@@ -132,7 +274,7 @@ def _migrate(
 ) -> None:
     backup = path.with_name(f"{path.name}.schema{found}.bak")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    shutil.copy2(path, backup)
+    copy_private(path, backup)
     with Transaction(conn):
         for v in range(found, version):
             step = migrations.get(v)
@@ -144,6 +286,19 @@ def _migrate(
             (str(version),),
         )
         conn.execute(f"PRAGMA user_version = {int(version)}")
+
+
+def copy_private(source: Path, target: Path) -> None:
+    """Copy ``source`` to ``target`` with ``source``'s mode, never through a link planted
+    at ``target``."""
+    mode = stat.S_IMODE(source.stat().st_mode) & 0o666
+    with contextlib.suppress(FileNotFoundError):
+        if target.is_symlink():
+            target.unlink()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, mode)
+    os.fchmod(fd, mode)
+    with source.open("rb") as src, os.fdopen(fd, "wb") as dst:
+        shutil.copyfileobj(src, dst)
 
 
 def file_bytes(path: Path) -> int:

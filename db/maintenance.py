@@ -2,7 +2,11 @@
 
 Retention deletes whole intervals, oldest first, in chunks so a viewer is never blocked
 long; the hourly rollups of the hours it empties go with them, and the hour it cuts into is
-rolled up again from what is left of it (``Store.delete_oldest``).
+rolled up again from what is left of it (``Store.delete_oldest``). A size bound is a bound
+on what is on disk: the database file and its write-ahead log. The data is cut to the
+bound less the room the log may take (:func:`wal_allowance`, which a recorder keeps the log
+to with ``Store.bound_wal``), then every freed page goes back to the file system and the
+log is checkpointed and truncated.
 """
 
 from __future__ import annotations
@@ -14,6 +18,30 @@ from esatui.db.database import file_bytes
 from esatui.db.store import Store
 
 _CHUNK = 2000  # intervals deleted per transaction
+_WAL_MAX = 4 * 1024 * 1024  # SQLite's own automatic checkpoint point (1000 pages of 4 KiB)
+_WAL_MIN = 8 * 1024
+
+
+def wal_allowance(max_bytes: int) -> int:
+    """The write-ahead log a recorder bounded to ``max_bytes`` keeps (``Store.bound_wal``):
+    an eighth of the bound, at least two pages, at most SQLite's default 4 MiB."""
+    return max(_WAL_MIN, min(_WAL_MAX, max_bytes // 8))
+
+
+@dataclass(frozen=True)
+class SizePlan:
+    """How a recorder keeps its files within ``--max-size``: the log is checkpointed at
+    ``wal`` bytes (it may hold one commit more before the checkpoint), retention starts when
+    the database file passes ``trigger`` and cuts the data down to ``target``."""
+
+    wal: int
+    trigger: int
+    target: int
+
+    @classmethod
+    def of(cls, max_bytes: int) -> SizePlan:
+        wal = wal_allowance(max_bytes)
+        return cls(wal, max(0, max_bytes - 2 * wal), max(0, max_bytes - 3 * wal))
 
 
 @dataclass(frozen=True)
@@ -28,27 +56,31 @@ def prune(
     keep_s: float | None = None,
     max_bytes: int | None = None,
     now: float | None = None,
+    *,
+    wal_bytes: int = 0,
 ) -> PruneResult:
     """Delete intervals older than ``keep_s``, then the oldest until the data fits in
-    ``max_bytes``; the freed pages go back to the file system."""
+    ``max_bytes`` less ``wal_bytes`` (the log a recorder keeps); the freed pages go back to
+    the file system and the log is emptied, so the files end within ``max_bytes``."""
     before = file_bytes(store.path)
+    budget = None if max_bytes is None else max(0, max_bytes - wal_bytes)
     deleted = 0
     if keep_s is not None:
         cutoff = int(((time.time() if now is None else now) - keep_s) * 1_000_000)
         while n := store.delete_oldest(cutoff, _CHUNK):
             deleted += n
-    if max_bytes is not None:
-        while store.data_bytes() > max_bytes:
+    if budget is not None:
+        while store.data_bytes() > budget:
             total = store.interval_count()
             if not total:
                 break
-            # delete in proportion to the excess, at least one chunk's worth of progress
-            excess = 1 - max_bytes / store.data_bytes()
+            # delete in proportion to the excess, at least one interval's worth of progress
+            excess = 1 - budget / store.data_bytes()
             n = store.delete_oldest(None, max(1, min(_CHUNK, int(total * excess) + 1)))
             if not n:
                 break
             deleted += n
-    if deleted:
+    if deleted or (max_bytes is not None and file_bytes(store.path) > max_bytes):
         store.release_free_pages()
     return PruneResult(deleted, before, file_bytes(store.path))
 

@@ -26,6 +26,24 @@ from esatui.db.schema import (
     wsum_column,
 )
 
+
+class DamagedData(Exception):
+    """What the database holds cannot be read (a row damaged by hand or by the disk)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(
+            f"the database is damaged: {what} cannot be read; restore it from a backup"
+        )
+
+
+def stored_json(text: str, what: str) -> Any:
+    """The JSON a column holds, or :class:`DamagedData` naming what it was."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        raise DamagedData(what) from None
+
+
 ROW_META = ("interval_id", "entity_id", "flags", "hf_n")
 """The columns of every kind row before its values."""
 
@@ -138,6 +156,12 @@ class Queries:
         """Whether the file holds no table at all (a database being created)."""
         return not self._conn.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone()
 
+    def missing_tables(self, tables: Iterable[str]) -> list[str]:
+        """Those of ``tables`` the file does not have."""
+        rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        have = {name for (name,) in rows}
+        return [t for t in tables if t not in have]
+
     def table_columns(self, table: str) -> list[str]:
         return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
 
@@ -194,12 +218,18 @@ class Queries:
     def declared(self, kind: str) -> list[tuple[str, Role]]:
         """(field, role) as the kind was last declared, in declaration order."""
         row = self._conn.execute("SELECT fields FROM kind WHERE name = ?", (kind,)).fetchone()
-        return [] if row is None else [(f["name"], Role(f["role"])) for f in json.loads(row[0])]
+        if row is None:
+            return []
+        fields = stored_json(row[0], f"kind {kind}'s fields")
+        try:
+            return [(f["name"], Role(f["role"])) for f in fields]
+        except (TypeError, KeyError, ValueError):
+            raise DamagedData(f"kind {kind}'s fields") from None
 
     def kind_fields(self) -> dict[str, list[dict[str, object]]]:
         """Every kind's declared fields, as stored."""
         return {
-            name: json.loads(fields)
+            name: stored_json(fields, f"kind {name}'s fields")
             for name, fields in self._conn.execute("SELECT name, fields FROM kind ORDER BY name")
         }
 
@@ -373,7 +403,7 @@ class Queries:
             for eid, kind, key, attrs in self._conn.execute(
                 "SELECT id, kind, key, attrs FROM entity WHERE id >= ?", (entity_id,)
             ):
-                self._entity_by_id[eid] = (kind, key, json.loads(attrs))
+                self._entity_by_id[eid] = (kind, key, stored_json(attrs, f"entity {eid}"))
             found = self._entity_by_id.get(entity_id, ("", "?", {}))
         return found[1], found[2]
 
@@ -413,7 +443,10 @@ class Queries:
                 ).fetchone()
                 data = None if row is None else row[0]
             if data is not None:
-                merged.update(json.loads(data))
+                found = stored_json(data, f"{source}'s configuration")
+                if not isinstance(found, dict):
+                    raise DamagedData(f"{source}'s configuration")
+                merged.update(found)
         return merged
 
     # --- hourly rollups ---------------------------------------------------------------
@@ -479,6 +512,13 @@ class Queries:
         ).fetchall()
 
     # --- the database as a whole ------------------------------------------------------
+
+    def page_size(self) -> int:
+        return int(self._conn.execute("PRAGMA page_size").fetchone()[0])
+
+    def auto_vacuum(self) -> int:
+        """0 none, 1 full, 2 incremental."""
+        return int(self._conn.execute("PRAGMA auto_vacuum").fetchone()[0])
 
     def data_bytes(self) -> int:
         """Bytes the database uses (pages in use; free pages are not counted)."""

@@ -92,6 +92,11 @@ CREATE TABLE IF NOT EXISTS config (
 """
     + INTERVAL_HOUR
 )
+_CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
+FRAMEWORK_TABLES: tuple[str, ...] = tuple(
+    t for t in _CREATED.findall(FRAMEWORK) if t not in _CREATED.findall(INTERVAL_HOUR)
+)
+"""The tables every esatui database has (the rollups' come with their backfill)."""
 
 _IDENTIFIER = re.compile(r"^[a-z][a-z0-9_]*$")
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from esatui.collectors.model import Kind
-from esatui.db.database import StoreError, Transaction, connect
+from esatui.db.database import StoreError, Transaction, claim_for_writing, connect, rest
 from esatui.db.reading import ROW_META, Queries
 from esatui.db.records import EntityRow, Interval
 from esatui.db.rollup import Rollups
@@ -33,16 +33,27 @@ from esatui.db.schema import (
 
 __all__ = ["Store", "StoreError"]
 
+AUTO_VACUUM_INCREMENTAL = 2
+
 
 class Store:
     """A database opened for writing (``with``, or :meth:`close` after use)."""
 
     def __init__(
-        self, path: Path, *, create: bool, migrations: Mapping[int, Migration], version: int
+        self,
+        path: Path,
+        *,
+        create: bool,
+        make_dirs: bool = False,
+        migrations: Mapping[int, Migration],
+        version: int,
     ) -> None:
-        self._conn = connect(
-            path, readonly=False, create=create, migrations=migrations, version=version
-        )
+        self._writer = claim_for_writing(path, create=create, make_dirs=make_dirs)
+        try:
+            self._conn = connect(path, readonly=False, migrations=migrations, version=version)
+        except BaseException:
+            self._writer.release()
+            raise
         self.path = path
         self._lock = threading.Lock()
         self._queries = Queries(self._conn)
@@ -61,13 +72,21 @@ class Store:
         path: Path | str,
         *,
         create: bool = True,
+        make_dirs: bool = False,
         migrations: Mapping[int, Migration] = MIGRATIONS,
         version: int = SCHEMA_VERSION,
     ) -> Store:
-        """Open (or create) a database for writing; an older schema is migrated in place
-        after a backup copy, one written before rollups is rolled up (:class:`StoreError`
-        in one line when it cannot be used)."""
-        return cls(Path(path), create=create, migrations=migrations, version=version)
+        """Open (or create: 0600, and with ``make_dirs`` its missing directories 0700) a
+        database for writing, as its one writer; an older schema is migrated in place after
+        a backup copy, one written before rollups is rolled up (:class:`StoreError` in one
+        line when it cannot be used or another process writes it)."""
+        return cls(
+            Path(path),
+            create=create,
+            make_dirs=make_dirs,
+            migrations=migrations,
+            version=version,
+        )
 
     def _backfill(self) -> None:
         """Roll up a database written before rollups existed, a day of a source per
@@ -77,7 +96,12 @@ class Store:
                 step()
 
     def close(self) -> None:
-        self._conn.close()
+        try:
+            with self._lock:
+                rest(self._conn)
+                self._conn.close()
+        finally:
+            self._writer.release()
 
     def __enter__(self) -> Store:
         return self
@@ -270,18 +294,32 @@ class Store:
         return self._queries.data_bytes()
 
     def release_free_pages(self) -> None:
-        """Give the pages freed by deletions back to the file system."""
+        """Give the pages freed by deletions back to the file system (every free page: the
+        pragma frees one page per step, and ``execute`` steps a statement without result
+        columns once, so it goes through ``executescript``, which steps it to its end), and
+        the WAL with them."""
         with self._lock:
-            self._conn.execute("PRAGMA incremental_vacuum")
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if self._queries.auto_vacuum() == AUTO_VACUUM_INCREMENTAL:
+                self._conn.executescript("PRAGMA incremental_vacuum;")
+            else:  # a file made without incremental vacuum shrinks only by a rebuild
+                self._conn.execute("VACUUM")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def vacuum(self) -> None:
         """Rebuild the file to its smallest size."""
         with self._lock:
             self._conn.execute("VACUUM")
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     def checkpoint(self) -> None:
         """Move the write-ahead log into the database file."""
         with self._lock:
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+
+    def bound_wal(self, wal_bytes: int) -> None:
+        """Keep the write-ahead log near ``wal_bytes``: checkpoint when it holds that much,
+        and cut the file back to it after each checkpoint."""
+        pages = max(1, wal_bytes // self._queries.page_size())
+        with self._lock:
+            self._conn.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}").fetchall()
+            self._conn.execute(f"PRAGMA journal_size_limit = {int(wal_bytes)}").fetchall()

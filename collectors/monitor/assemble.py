@@ -9,10 +9,16 @@ are counted and skipped. Event data is never used (its records are simply not kn
 
 The sample is stamped with the D1R11 record's TOD, else with the latest TOD of the records
 it holds; its counters are the records' own cumulative values.
+
+A record whose TOD cannot be right is skipped with one warning (per kind of trouble): before
+1990 (a TOD of 0 is 1900), more than a day ahead of the clock, or earlier than the interval
+already read by more than one sample interval (time does not go back within a monitor
+stream). So no interval gets a negative or absurd duration from a damaged stamp.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -42,6 +48,13 @@ D5R10 = (DOMAIN_PROCESSOR, 10)
 USED = frozenset({D0R2, D0R16, D1R4, D1R5, D1R9, D1R11, D5R9, D5R10})
 
 DEFAULT_GAP_US = 5_000_000  # when the sample interval is not known yet
+TOD_FLOOR_US = 631_152_000_000_000  # 1990-01-01T00:00Z: no monitor record is older
+TOD_AHEAD_US = 86_400_000_000  # a stamp more than a day ahead of the clock is damaged
+_TIMED = frozenset({D0R2, D0R16, D1R11, D5R9, D5R10})
+
+
+def _system_now_us() -> int:
+    return time.time_ns() // 1000
 
 
 @dataclass
@@ -79,9 +92,12 @@ class IntervalAssembler:
         source: str,
         warn: Callable[[str], None],
         config: dict[str, str] | None = None,
+        now_us: Callable[[], int] = _system_now_us,
     ) -> None:
         self.layouts = layouts
         self.source = source
+        self._now_us = now_us
+        self._last_end_us: int | None = None  # the last sample's stamp
         self.stats = AssemblerStats()
         self.config: dict[str, str] = dict(config or {})
         self._cpu_types: dict[int, int] = {}
@@ -109,6 +125,10 @@ class IntervalAssembler:
         st.records += 1
         key = (domain, record)
         if key not in USED:
+            st.skipped += 1
+            self._cur.reads += 1
+            return None
+        if key in _TIMED and not self._plausible(domain, record, tod_to_unix_us(tod)):
             st.skipped += 1
             self._cur.reads += 1
             return None
@@ -193,6 +213,27 @@ class IntervalAssembler:
             return isinstance(name, str) and name in cur.lpars
         return False
 
+    def _plausible(self, domain: int, record: int, unix_us: int) -> bool:
+        """Whether a record's stamp can be right; one warning per kind of trouble if not."""
+        if unix_us < TOD_FLOOR_US:
+            trouble, why = "old", "before 1990"
+        elif unix_us > self._now_us() + TOD_AHEAD_US:
+            trouble, why = "ahead", "more than a day ahead of the clock"
+        elif self._last_end_us is not None and unix_us < self._last_end_us - self._gap_us() * 2:
+            trouble, why = "back", "earlier than the interval already read"
+        else:
+            return True
+        try:
+            stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(unix_us / 1e6))
+        except (OverflowError, OSError, ValueError):
+            stamp = f"{unix_us} µs after 1970"
+        self._warn_once(
+            f"tod:{trouble}",
+            f"D{domain}R{record} record stamped {stamp} UTC ({why}): skipped, "
+            "with any other record whose time is that far off",
+        )
+        return False
+
     def _gap_us(self) -> int:
         iv = self.config.get(K.CFG_INTERVAL)
         return int(iv) * 500_000 if iv else DEFAULT_GAP_US
@@ -233,6 +274,7 @@ class IntervalAssembler:
         flags = SampleFlag.GAP.value if self._gap else 0
         self._gap = False
         self.stats.samples += 1
+        self._last_end_us = time_us
         return Sample(
             source=self.source,
             time_us=time_us,

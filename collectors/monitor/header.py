@@ -33,6 +33,10 @@ def tod_to_unix_us(tod: int) -> int:
     return (tod - TOD_UNIX_EPOCH) >> 12
 
 
+TOD_FIRST_US = -((TOD_UNIX_EPOCH) >> 12) + 1  # the TOD clock's range, in Unix µs
+TOD_LAST_US = ((1 << 64) - 1 - TOD_UNIX_EPOCH) >> 12  # 2042-09-17T23:53:47Z
+
+
 def unix_us_to_tod(unix_us: int) -> int:
     """The inverse of :func:`tod_to_unix_us` (sub-microsecond bits zero)."""
     return (unix_us << 12) + TOD_UNIX_EPOCH

@@ -9,32 +9,45 @@ units; seconds = time × the ``scale`` attribute) and a count per function.
 
 from __future__ import annotations
 
-from esatui.collectors.model import Kind, counter, gauge
+from esatui.collectors.model import Kind, counter, gauge, unsigned
+
+U64 = 64  # the records' counters are unsigned 64-bit (MONITOR.md): they wrap there
 
 CRYPTO_KEY = "system"
 
 CRYPTO = Kind(
     name="crypto",
     doc="z/VM crypto counters (D5R9 MRPRCAPC), hypervisor view",
-    fields=(
-        counter("virt_nq", "count", "guest NQ operations (CRYNOVNQ)"),
-        counter("real_nq", "count", "CP NQ operations to the adapters (CRYNOFNQ)"),
-        counter("virt_dq", "count", "guest DQ operations (CRYNOVPR)", provisional=True),
-        counter("real_dq", "count", "CP DQ operations from the adapters (CRYNOFDQ)"),
-        counter("virt_done", "count", "guest operations completed (CRYNOVPC)", provisional=True),
-        counter("real_done", "count", "CP operations completed (CRYNORPR)", provisional=True),
-        counter("virt_rej", "count", "rejected guest NQ operations (CRYNOXVN)"),
-        counter("real_rej", "count", "rejected CP NQ operations (CRYNOXRN)"),
-        counter("vserv_us", "us", "guest NQ to guest DQ, accumulated (CRYVSERV)"),
-        counter("rserv_us", "us", "CP NQ to CP DQ, accumulated (CRYRSERV)"),
-        counter("hserv_us", "us", "guest NQ to CP holding the reply (CRYHSERV)", provisional=True),
-        counter("nserv_us", "us", "guest NQ to CP NQ, accumulated (CRYNSERV)", provisional=True),
-        counter("dserv_us", "us", "CP holding the reply to guest DQ (CRYDSERV)", provisional=True),
-        gauge(
-            "nq_waiting",
-            "count",
-            "messages waiting for NQ at the sample (CRYNOWNQ; read as a current count)",
-            provisional=True,
+    fields=unsigned(
+        U64,
+        (
+            counter("virt_nq", "count", "guest NQ operations (CRYNOVNQ)"),
+            counter("real_nq", "count", "CP NQ operations to the adapters (CRYNOFNQ)"),
+            counter("virt_dq", "count", "guest DQ operations (CRYNOVPR)", provisional=True),
+            counter("real_dq", "count", "CP DQ operations from the adapters (CRYNOFDQ)"),
+            counter(
+                "virt_done", "count", "guest operations completed (CRYNOVPC)", provisional=True
+            ),
+            counter("real_done", "count", "CP operations completed (CRYNORPR)", provisional=True),
+            counter("virt_rej", "count", "rejected guest NQ operations (CRYNOXVN)"),
+            counter("real_rej", "count", "rejected CP NQ operations (CRYNOXRN)"),
+            counter("vserv_us", "us", "guest NQ to guest DQ, accumulated (CRYVSERV)"),
+            counter("rserv_us", "us", "CP NQ to CP DQ, accumulated (CRYRSERV)"),
+            counter(
+                "hserv_us", "us", "guest NQ to CP holding the reply (CRYHSERV)", provisional=True
+            ),
+            counter(
+                "nserv_us", "us", "guest NQ to CP NQ, accumulated (CRYNSERV)", provisional=True
+            ),
+            counter(
+                "dserv_us", "us", "CP holding the reply to guest DQ (CRYDSERV)", provisional=True
+            ),
+            gauge(
+                "nq_waiting",
+                "count",
+                "messages waiting for NQ at the sample (CRYNOWNQ; read as a current count)",
+                provisional=True,
+            ),
         ),
     ),
     attrs=("layout", "record_length"),
@@ -144,17 +157,20 @@ ALL_FUNCTIONS: tuple[str, ...] = tuple(fn for fns in FUNCTIONS.values() for fn i
 CRYPTO_AP = Kind(
     name="crypto_ap",
     doc="crypto adapter measurement blocks per AP (D5R10 MRPRCAPM), hypervisor view",
-    fields=tuple(
-        f
-        for fn in ALL_FUNCTIONS
-        for f in (
-            counter(f"{fn}_count", "count", f"{FUNCTION_TITLES[fn]} operations"),
-            counter(
-                f"{fn}_time",
-                "cmb",
-                f"{FUNCTION_TITLES[fn]} time in raw units (seconds = time × scale)",
-            ),
-        )
+    fields=unsigned(
+        U64,
+        tuple(
+            f
+            for fn in ALL_FUNCTIONS
+            for f in (
+                counter(f"{fn}_count", "count", f"{FUNCTION_TITLES[fn]} operations"),
+                counter(
+                    f"{fn}_time",
+                    "cmb",
+                    f"{FUNCTION_TITLES[fn]} time in raw units (seconds = time × scale)",
+                ),
+            )
+        ),
     ),
     attrs=("type", "mode", "scale", "valid", "layout"),
 )

@@ -111,7 +111,11 @@ class MonreaderSource:
         self._thread: threading.Thread | None = None
         self.walk_stats = WalkStats()
         self.assembler = IntervalAssembler(
-            self.layouts, self.name, ctx.warn, {CFG_SOURCE: "monreader"}
+            self.layouts,
+            self.name,
+            ctx.warn,
+            {CFG_SOURCE: "monreader"},
+            now_us=ctx.clock.time_us,
         )
 
     def probe(self) -> Availability:

@@ -196,7 +196,11 @@ class MonwriteSource:
         self.max_pages = max_pages
         self.walk_stats = WalkStats()
         self.assembler = IntervalAssembler(
-            self.layouts, self.name, ctx.warn, {CFG_SOURCE: "monwrite"}
+            self.layouts,
+            self.name,
+            ctx.warn,
+            {CFG_SOURCE: "monwrite"},
+            now_us=ctx.clock.time_us,
         )
         self.reader: MonwriteReader | None = None
         self._file: BinaryIO | None = None

@@ -47,15 +47,17 @@ EMPTY = Secret(b"")
 def read_password_file(path: Path) -> Secret:
     """The first line of ``path``; refused if group or others may read it."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        # O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         raise SmapiConfigError(
             f"cannot open SMAPI password file {path}: {exc.strerror or exc}"
         ) from None
+    mode = os.fstat(fd).st_mode  # of the file opened, not of the name
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise SmapiConfigError(f"SMAPI password file {path} is not a regular file")
     with os.fdopen(fd, "rb") as f:
-        mode = os.fstat(f.fileno()).st_mode  # of the file opened, not of the name
-        if not stat.S_ISREG(mode):
-            raise SmapiConfigError(f"SMAPI password file {path} is not a regular file")
         if mode & (stat.S_IRGRP | stat.S_IROTH):
             raise SmapiConfigError(
                 f"SMAPI password file {path} is readable by group or others "

@@ -18,6 +18,7 @@ of the sample with a warning; authentication failure raises ``SourceError``.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import socket
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -363,6 +364,20 @@ def _hex_id(address: str) -> str:
         return address
 
 
+def _is_userid(user: str) -> bool:
+    return 1 <= len(user) <= 8 and user.isascii() and user.isprintable() and " " not in user
+
+
+def _loopback(host: str) -> bool:
+    """Whether ``host`` names this machine (a loopback address or ``localhost``)."""
+    if host.lower() in ("localhost", "localhost.localdomain"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _quiet_close(sock: socket.socket) -> None:
     with contextlib.suppress(OSError):
         sock.close()
@@ -400,8 +415,17 @@ def build_source(
     else:
         if not user:
             raise SmapiConfigError(f"{spec} needs --smapi-user")
+        if not _is_userid(user):
+            raise SmapiConfigError(
+                f"--smapi-user {user!r} is not a z/VM userid (1 to 8 ASCII characters, no blanks)"
+            )
         password = load_password(password_file, environ)
         context_tls = make_tls_context(tls_ca, verify=tls_verify) if tls or tls_ca else None
+        if context_tls is None and not _loopback(endpoint.host):
+            Warnings(context.warn, SOURCE_NAME)(
+                f"the SMAPI password goes to {endpoint.host} in clear text (SMAPI's plain TCP); "
+                "give --smapi-tls (with --smapi-ca FILE for a private CA) to encrypt it"
+            )
         transport = TcpTransport(endpoint.host, endpoint.port, context_tls)
         userid, default_target = user, user
     client = SmapiClient(

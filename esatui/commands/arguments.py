@@ -39,6 +39,26 @@ def duration(text: str) -> float:
     return _parsed(parse_duration, text)
 
 
+MAX_INTERVAL_S = 86_400.0  # an interval (or --hf period) of a day at most
+MAX_WIDTH = 4096  # columns of a text report: wider than any screen's every column
+
+
+def interval(text: str) -> float:
+    """A duration above 0 and at most a day (``--interval``, ``--hf``)."""
+    value = duration(text)
+    if not 0 < value <= MAX_INTERVAL_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be above 0 and at most 1d")
+    return value
+
+
+def width(text: str) -> int:
+    """A report width in columns, at most :data:`MAX_WIDTH`."""
+    value = positive_int(text)
+    if value > MAX_WIDTH:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at most {MAX_WIDTH} columns")
+    return value
+
+
 def size(text: str) -> int:
     from esatui.timeparse import parse_size
 
@@ -99,8 +119,8 @@ def db_option(p: argparse.ArgumentParser) -> None:
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--interval", type=duration, default=60.0, help="interval length (default 60s)")
-    p.add_argument("--hf", type=duration, default=2.0, help="gauge sampling rate (default 2s)")
+    p.add_argument("--interval", type=interval, default=60.0, help="interval length (default 60s)")
+    p.add_argument("--hf", type=interval, default=2.0, help="gauge sampling rate (default 2s)")
     p.add_argument(
         "--source",
         action="append",

@@ -12,6 +12,7 @@ from esatui.commands.common import (
     EXIT_ERROR,
     EXIT_OK,
     db_path,
+    own_data_dir,
     registry,
     restore_signals,
     retention,
@@ -39,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
     from esatui.sampling.session import Recording, WarnChannel
 
     bar = ImportProgress(sys.stderr)
-    channel = WarnChannel(warn)
+    said = LastWords()
+    channel = WarnChannel(said)
     sources = registry().make_sources(args.source, source_options(args, bar.update, channel))
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
@@ -51,12 +53,13 @@ def run(args: argparse.Namespace) -> int:
         node=args.node,
         retention=retention(args),
         channel=channel,
+        make_dirs=own_data_dir(args),
     )
     stop = threading.Event()
     previous = stop_on_signals(stop)
     try:
         with bar:
-            stats = recording.run(stop, warn=warn, count=args.count, duration_s=args.duration)
+            stats = recording.run(stop, warn=said, count=args.count, duration_s=args.duration)
     finally:
         restore_signals(previous)
     names = ", ".join(stats.sources_written) or "no source"
@@ -68,4 +71,34 @@ def run(args: argparse.Namespace) -> int:
         report = getattr(source, "import_summary", None)
         if callable(report):
             print(f"{source.name}: {report()}")
+    # a stopped source has said why; any other that recorded nothing is said here
+    done = {*stats.sources_written, *stats.stopped_sources}
+    silent = [s for s in sources if s.name not in done]
+    if silent:
+        # a run that recorded nothing of a source it was asked for did not do its job
+        raise RuntimeError(
+            "nothing was recorded from " + "; ".join(f"{s.name} ({why(s, said)})" for s in silent)
+        )
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
+
+
+def why(source: object, said: LastWords) -> str:
+    """Why a source recorded nothing: its last warning, else what its import read."""
+    name: str = getattr(source, "name", "?")
+    if name in said.last:
+        return said.last[name]
+    report = getattr(source, "import_summary", None)
+    return str(report()) if callable(report) else "no interval ended"
+
+
+class LastWords:
+    """The warning line, remembering each source's last word (for the final error)."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, str] = {}
+
+    def __call__(self, message: str) -> None:
+        name, sep, rest = message.partition(": ")
+        if sep:
+            self.last[name] = rest
+        warn(message)

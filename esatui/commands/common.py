@@ -42,6 +42,13 @@ def db_path(args: argparse.Namespace) -> Path:
     return given or default_db()
 
 
+def own_data_dir(args: argparse.Namespace) -> bool:
+    """Whether the database goes to esatui's own data directory, which a writer creates
+    (0700) when it is missing; a directory the user named (``--db``, ``ESATUI_DB``) must
+    exist."""
+    return args.db is None and not os.environ.get("ESATUI_DB")
+
+
 def warn(message: str) -> None:
     print(f"esatui: {message}", file=sys.stderr, flush=True)
 

@@ -27,7 +27,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--format", choices=("text", "csv", "json", "jsonl"), default="text")
     p.add_argument("--order", choices=("desc", "asc"), default="desc")
     p.add_argument("--node")
-    p.add_argument("--width", type=A.positive_int, default=132)
+    p.add_argument("--width", type=A.width, default=132)
     p.add_argument("--output", type=Path)
     p.add_argument("--option", action="append", default=[], help="screen view option")
     A.threshold_option(p, with_help=False)
@@ -67,7 +67,9 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
     else:
-        write_atomically(args.output, text)
+        from esatui.commands.output import write_report
+
+        write_report(args.output, text)
     return EXIT_OK
 
 
@@ -80,12 +82,3 @@ def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
         else:
             groups.append([row])
     return tuple(r for group in reversed(groups) for r in group)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.esatui-tmp")
-    try:
-        tmp.write_text(text)
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)

@@ -10,7 +10,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import db_path, registry, retention, source_options, thresholds, warn
+from esatui.commands.common import (
+    db_path,
+    own_data_dir,
+    registry,
+    retention,
+    source_options,
+    thresholds,
+    warn,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -46,6 +54,7 @@ class Live:
     screen: str
     thresholds: Mapping[str, Threshold]
     keep: bool  # False: --no-record, a temporary database
+    make_dirs: bool = False  # the database's directory is esatui's own: create it (0700)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
             args.screen,
             thresholds(args),
             not args.no_record,
+            own_data_dir(args),
         )
     )
 
@@ -79,7 +89,8 @@ def run_live(live: Live) -> int:
         raise RuntimeError("no source is available here (see esatui sources)")
     with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
         path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
-        Store.open(path).close()  # there to read before the first interval is written
+        # there to read before the first interval is written
+        Store.open(path, make_dirs=live.make_dirs).close()
         recording = Recording(
             path,
             sources,

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import db_path, thresholds
+from esatui.commands.common import UsageError, db_path, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -24,10 +24,19 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from esatui.db.sqlite_reader import SqliteReader
+    from esatui.screens import catalog
+
+    try:
+        screen = catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    path = db_path(args)
+    with SqliteReader.open(path) as reader:
+        # the first screen once, here: a damaged database is one line before the app starts
+        query = catalog.Query(node=args.node, after_us=args.from_, until_us=args.to)
+        catalog.build_model(reader, screen.name, query)
     from esatui.tui.app import MonitorApp
 
-    path = db_path(args)
-    SqliteReader.open(path).close()  # a clear error before the screen starts
     app = MonitorApp(
         path,
         live=False,

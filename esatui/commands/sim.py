@@ -19,7 +19,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--scenario", metavar="NAME", help=A.SCENARIO_HELP)
     A.simulation_options(p)
     p.add_argument("--duration", type=A.duration, required=True, metavar="DUR")
-    p.add_argument("--interval", type=A.duration, default=60.0, metavar="DUR")
+    p.add_argument("--interval", type=A.interval, default=60.0, metavar="DUR")
     p.add_argument("--start", type=A.moment, metavar="T", help="default 2026-01-05T00:00Z")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--db", type=Path, required=True)
@@ -27,6 +27,7 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from esatui.collectors.monitor.header import TOD_FIRST_US, TOD_LAST_US
     from esatui.sim.confidence import describe
     from esatui.sim.model import DEFAULT_START_US
     from esatui.sim.run import SimUsageError, record, resolve
@@ -39,6 +40,12 @@ def run(args: argparse.Namespace) -> int:
     except SimUsageError as exc:
         raise UsageError(str(exc)) from None
     start = DEFAULT_START_US if args.start is None else args.start
+    end = start + round(args.duration * 1e6)
+    if start < TOD_FIRST_US or end > TOD_LAST_US:
+        raise UsageError(
+            f"the simulation must lie between {iso(TOD_FIRST_US)} and {iso(TOD_LAST_US)}, "
+            "the z/VM TOD clock's range (its monitor records are stamped with it)"
+        )
     began = time.perf_counter()
     stats = record(
         sim,
@@ -51,7 +58,6 @@ def run(args: argparse.Namespace) -> int:
     took = time.perf_counter() - began
     if stats.stopped_sources:
         raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
-    end = start + round(args.duration * 1e6)
     line = (
         f"{stats.intervals} intervals of {sim.label} ({iso(start)} to {iso(end)}) recorded in "
         f"{args.db} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"

@@ -1,9 +1,16 @@
 """The recorder: samples the sources on the interval clock and writes intervals.
 
 Polled sources are sampled together at every interval boundary (aligned to the local clock,
-so one-minute intervals end on the minute), and their gauges at the ``--hf`` rate in between.
+so one-minute intervals end on the minute), and their gauges at the ``--hf`` rate in between,
+each in a thread of its own (``workers.py``): a pass waits for the answers until its
+deadline, half the interval (half the ``--hf`` period for gauges), and writes each source's
+interval as its answer comes, so a slow or hung source never delays the others. A source
+that misses the deadline is skipped for that interval with one warning; its late answer
+closes its next interval, stamped with its own time.
 Stream sources (the z/VM monitor) run in threads of their own and bring their own intervals.
 The recorder measures itself the same way (ESAOVHD) and writes that as one more source.
+Retention (``--keep``, ``--max-size``) runs as the recording goes: the size of the files
+(database and write-ahead log) is looked at after every interval.
 """
 
 from __future__ import annotations
@@ -15,7 +22,14 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from esatui.collectors.base import SYSTEM_CLOCK, Clock, PolledSource, SourceError, StreamSource
+from esatui.collectors.base import (
+    SYSTEM_CLOCK,
+    Clock,
+    PolledSource,
+    SourceError,
+    StreamSource,
+    Warnings,
+)
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.selfmon import (
     COLLECTOR,
@@ -25,10 +39,11 @@ from esatui.collectors.selfmon import (
     process_cpu_ns,
     thread_cpu_ns,
 )
-from esatui.db.maintenance import prune
+from esatui.db.maintenance import SizePlan, prune
 from esatui.db.records import Interval
 from esatui.db.store import Store
-from esatui.sampling.builder import IntervalBuilder
+from esatui.sampling.builder import DAY_US, IntervalBuilder
+from esatui.sampling.workers import Answer, Workers
 
 Warn = Callable[[str], None]
 OnInterval = Callable[[Interval], None]
@@ -38,11 +53,19 @@ SELF_SOURCE = "esatui"
 NODE_KEYS = ("node", "system_name")
 
 
+DEADLINE_SHARE = 0.5  # of the interval (of the --hf period for gauges) a pass waits
+
+
 @dataclass(frozen=True)
 class Retention:
     keep_s: float | None = None
     max_bytes: int | None = None
-    every_s: float = 3600.0
+
+    def age_every_s(self, interval_s: float) -> float:
+        """How often old intervals are looked for: a tenth of ``keep_s``, at least every
+        interval and at most every hour."""
+        assert self.keep_s is not None
+        return max(interval_s, min(3600.0, self.keep_s / 10))
 
 
 @dataclass
@@ -61,6 +84,7 @@ class RecorderStats:
     duplicates: int = 0
     stopped_sources: list[str] = field(default_factory=list)
     sources_written: list[str] = field(default_factory=list)
+    overdue: int = 0  # source samples skipped because they missed their deadline
     store_bytes: int = 0  # what the store wrote for this recorder (ESAOVHD bytes_written)
 
 
@@ -97,8 +121,18 @@ class Recorder:
         self._warn = warn
         self._on_interval = on_interval
         self._retention = retention
-        self._builders = {s.name: IntervalBuilder(s.name, s.kinds) for s in sources}
-        self._self_builder = IntervalBuilder(SELF_SOURCE, (SELF, COLLECTOR))
+        longest = max(DAY_US, int(4 * interval_s * 1e6))  # an interval longer is a gap
+        self._order = {s.name: i for i, s in enumerate(sources)}  # for the stats' lists
+        self._builders = {
+            s.name: IntervalBuilder(s.name, s.kinds, warn=warn, max_duration_us=longest)
+            for s in sources
+        }
+        self._self_builder = IntervalBuilder(
+            SELF_SOURCE, (SELF, COLLECTOR), warn=warn, max_duration_us=longest
+        )
+        self._late = {s.name: Warnings(warn, s.name) for s in self._polled}
+        self._workers: Workers | None = None
+        self._last_age_prune = float("-inf")
         self._costs: dict[str, _Cost] = {s.name: _Cost() for s in sources}
         self._gauge_sources = list(self._polled)
         self._cost_lock = threading.Lock()
@@ -115,6 +149,10 @@ class Recorder:
         for source in sources:
             store.register(source.name, source.kinds)
         store.register(SELF_SOURCE, (SELF, COLLECTOR))
+        self._size_plan: SizePlan | None = None
+        if retention is not None and retention.max_bytes is not None:
+            self._size_plan = SizePlan.of(retention.max_bytes)
+            store.bound_wal(self._size_plan.wal)
 
     # --- the interval clock ---------------------------------------------------------
 
@@ -135,6 +173,7 @@ class Recorder:
         ]
         for t in threads:
             t.start()
+        self._workers = Workers(list(self._polled), thread_cpu_ns)
         try:
             if self._polled:
                 self._run_polled(stop, count, duration_s)
@@ -144,6 +183,7 @@ class Recorder:
                     if end is not None and self._now() >= end:
                         break
                     self._clock.wait(stop, 0.2)
+                    self._retain()
         finally:
             stop.set()
             # streams first: closing one wakes its thread if the device has nothing to say
@@ -151,9 +191,17 @@ class Recorder:
                 self._close(stream)
             for t in threads:
                 t.join(timeout=5)
+            self._workers.stop()
             for polled in self._polled:
-                self._close(polled)
+                if self._workers.of[polled.name].busy:
+                    # closing it under a call that hangs could hang too: its thread is a
+                    # daemon and ends with the process
+                    self._warn(f"{polled.name}: still sampling at the end; not waited for")
+                else:
+                    self._close(polled)
             self.stats.store_bytes = self._writes.total
+            # in the order the sources were given (they answer in any order), esatui last
+            self.stats.sources_written.sort(key=lambda n: self._order.get(n, len(self._order)))
         return self.stats
 
     def _close(self, source: PolledSource | StreamSource) -> None:
@@ -168,7 +216,6 @@ class Recorder:
         started = self._now()
         self._pass(full=True)
         boundary = next_boundary(self._now(), self._interval_s)
-        last_prune = float("-inf")
         while not stop.is_set():
             if self._hf_s is not None and self._gauge_sources:
                 next_hf = self._now() + self._hf_s
@@ -186,61 +233,95 @@ class Recorder:
             boundary += self._interval_s
             while boundary <= self._now():  # we fell behind (suspended, overloaded)
                 boundary += self._interval_s
-            if self._retention and self._now() - last_prune >= self._retention.every_s:
-                self._prune()
-                last_prune = self._now()
+            self._retain()
             if count is not None and self.stats.intervals >= count:
                 return
             if duration_s is not None and self._now() - started >= duration_s:
                 return
 
     def _pass(self, *, full: bool) -> None:
-        """Sample every polled source once (full, or gauges only) and close intervals."""
+        """Ask every polled source once (full, or gauges only), take the answers until the
+        deadline, write each source's interval as it comes, then the recorder's own."""
+        workers = self._workers
+        assert workers is not None
         started = time.perf_counter()
-        intervals: list[Interval] = []
-        for source in list(self._polled):
-            sample = self._sample(source, full)
-            if sample is None:
-                continue
-            self._learn_node(sample)
-            builder = self._builders[source.name]
+        ticket = workers.next_ticket()
+        waiting = self._ask(workers, ticket, full)
+        period = self._interval_s if full or self._hf_s is None else self._hf_s
+        deadline = time.monotonic() + period * DEADLINE_SHARE
+        while waiting:
+            answer = workers.take(deadline - time.monotonic())
+            if answer is None:
+                break
+            if answer.ticket == ticket:
+                waiting.discard(answer.worker.source.name)
+                if full:
+                    self._late[answer.worker.source.name].clear("late")
+            self._answered(answer)
+        for name in waiting:
             if full:
-                interval = builder.add(sample)
-                if interval is not None:
-                    intervals.append(interval)
-            else:
-                builder.add_gauges(sample)
+                self._overdue(name)
         elapsed_ms = (time.perf_counter() - started) * 1000
         own = self._self_sample(elapsed_ms, full=full)
         if full:
             interval = self._self_builder.add(own)
             if interval is not None:
-                intervals.append(interval)
+                self._write(interval)
         else:
             self._self_builder.add_gauges(own)
-        for interval in intervals:
-            self._write(interval)
 
-    def _sample(self, source: PolledSource, full: bool) -> Sample | None:
-        cpu0, wall0 = thread_cpu_ns(), time.perf_counter()
-        try:
-            if full:
-                sample: Sample | None = source.sample()
-            else:
-                if source not in self._gauge_sources:
-                    return None
-                sample = source.sample_gauges()
-                if sample is None:
-                    self._gauge_sources.remove(source)  # it has no gauges: stop asking
-        except SourceError as exc:
-            self._warn(f"{source.name}: {exc}")
+    def _ask(self, workers: Workers, ticket: int, full: bool) -> set[str]:
+        """Hand every idle source its call; the names of those asked."""
+        asked: set[str] = set()
+        for source in list(self._polled):
+            if not full and source not in self._gauge_sources:
+                continue
+            worker = workers.of[source.name]
+            if worker.busy:  # still on an earlier call: not asked again until it answers
+                if full:
+                    self._overdue(source.name)
+                continue
+            worker.ask(ticket, full, source.sample if full else source.sample_gauges)
+            asked.add(source.name)
+        return asked
+
+    def _overdue(self, name: str) -> None:
+        self.stats.overdue += 1
+        self._late[name](
+            f"no sample within {self._interval_s * DEADLINE_SHARE:g} s (half the interval): "
+            "skipped; the other sources' intervals close on time, and its late answer "
+            "closes its next one",
+            key="late",
+        )
+
+    def _answered(self, answer: Answer) -> None:
+        """A source's answer (this pass's or a late one): into its builder, and its interval
+        written at once."""
+        source = answer.worker.source
+        if source not in self._polled:
+            return  # stopped meanwhile
+        error = answer.error
+        if isinstance(error, SourceError):
+            self._warn(f"{source.name}: {error}")
             self._stop_source(source)
-            return None
-        except Exception as exc:  # noqa: BLE001 - one broken source must not stop the others
-            self._warn(f"{source.name}: sample skipped: {exc}")
-            return None
-        self._account(source.name, cpu0, wall0, sample)
-        return sample
+            return
+        if error is not None:
+            self._warn(f"{source.name}: sample skipped: {error}")
+            return
+        sample = answer.sample
+        self._account(source.name, answer.cpu_ns, answer.wall_ms, sample)
+        if sample is None:
+            if not answer.full and source in self._gauge_sources:
+                self._gauge_sources.remove(source)  # it has no gauges: stop asking
+            return
+        self._learn_node(sample)
+        builder = self._builders[source.name]
+        if answer.full:
+            interval = builder.add(sample)
+            if interval is not None:
+                self._write(interval)
+        else:
+            builder.add_gauges(sample)
 
     def _stop_source(self, source: PolledSource) -> None:
         if source in self._polled:
@@ -249,12 +330,12 @@ class Recorder:
             self._gauge_sources.remove(source)
         self.stats.stopped_sources.append(source.name)
 
-    def _account(self, name: str, cpu0: int, wall0: float, sample: Sample | None) -> None:
+    def _account(self, name: str, cpu_ns: int, wall_ms: float, sample: Sample | None) -> None:
         with self._cost_lock:
             cost = self._costs[name]
-            cost.pending_ns += thread_cpu_ns() - cpu0
+            cost.pending_ns += cpu_ns
             cost.samples += 1
-            cost.last_ms = (time.perf_counter() - wall0) * 1000
+            cost.last_ms = wall_ms
             reads = sample.reads if sample else 0
             cost.reads += reads
             self._samples += 1
@@ -322,7 +403,8 @@ class Recorder:
                 sample = next(iterator, None)
                 if sample is None:
                     break
-                self._account(source.name, cpu0, wall0, sample)
+                wall_ms = (time.perf_counter() - wall0) * 1000
+                self._account(source.name, thread_cpu_ns() - cpu0, wall_ms, sample)
                 self._learn_node(sample)
                 interval = builder.add(sample)
                 if interval is not None:
@@ -375,13 +457,28 @@ class Recorder:
         if self._on_interval is not None:
             self._on_interval(interval)
 
-    def _prune(self) -> None:
+    def _retain(self) -> None:
+        """Retention as the recording goes: by size whenever the database file passes
+        ``--max-size`` less two WAL allowances (looked at after every interval), down to
+        three allowances under it, so the file and its log stay within the bound; by age
+        every tenth of ``--keep``."""
         retention = self._retention
-        assert retention is not None
+        if retention is None:
+            return
+        keep_s = None
+        if retention.keep_s is not None:
+            now = self._now()
+            if now - self._last_age_prune >= retention.age_every_s(self._interval_s):
+                keep_s = retention.keep_s
+                self._last_age_prune = now
+        plan = self._size_plan
+        if plan is not None and self._store.path.stat().st_size <= plan.trigger:
+            plan = None
+        if keep_s is None and plan is None:
+            return
+        target = None if plan is None else plan.target
         try:
             with self._write_lock:
-                self._writes.count(
-                    lambda: prune(self._store, retention.keep_s, retention.max_bytes)
-                )
-        except Exception as exc:  # noqa: BLE001
+                self._writes.count(lambda: prune(self._store, keep_s, target, now=self._now()))
+        except Exception as exc:  # noqa: BLE001 - retention must never stop the recording
             self._warn(f"retention: {exc}")

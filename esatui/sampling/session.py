@@ -46,6 +46,7 @@ class Recording:
     retention: Retention | None = None
     clock: Clock = SYSTEM_CLOCK
     channel: WarnChannel | None = None  # the sources' warnings, pointed at ``run``'s warn
+    make_dirs: bool = False  # create the database's missing directories (0700)
 
     def run(
         self,
@@ -60,7 +61,7 @@ class Recording:
         recorded or ``duration_s`` has passed, or every source has stopped."""
         if self.channel is not None:
             self.channel.target = warn
-        with Store.open(self.db_path) as store:
+        with Store.open(self.db_path, make_dirs=self.make_dirs) as store:
             recorder = Recorder(
                 store,
                 self.sources,

@@ -344,11 +344,15 @@ def rollup_dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
         conn.close()
 
 
-def replayed(path: Path) -> dict[str, list[tuple[object, ...]]]:
-    """The rollups a backfill computes from the raw rows alone, in a copy."""
+def replayed(path: Path, writer: Store | None = None) -> dict[str, list[tuple[object, ...]]]:
+    """The rollups a backfill computes from the raw rows alone, in a copy (``writer``: the
+    store that has the database open, the one writer there may be)."""
     copy = path.with_name(path.name + ".replay")
-    with Store.open(path) as store:
-        store.checkpoint()
+    if writer is not None:
+        writer.checkpoint()
+    else:
+        with Store.open(path) as store:
+            store.checkpoint()
     shutil.copyfile(path, copy)
     conn = sqlite3.connect(copy)
     conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
@@ -401,11 +405,11 @@ def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path
                 store.write(thing_interval(base + 60 * m, m, m / 7, m % 3, key="ab"[m % 2]))
         for m in range(7, 400, 7):  # the gaps, filled late
             store.write(thing_interval(base + 60 * m, m, m / 3, 1))
-        assert rollup_dump(db_path) == replayed(db_path)
+        assert rollup_dump(db_path) == replayed(db_path, store)
         prune(store, keep_s=(400 - 150) * 60, now=base + 400 * 60)  # cuts into an hour
         ((oldest,),) = sql(db_path, "SELECT MIN(end_us) FROM interval")
         assert oldest % HOUR_US  # the cut is inside an hour
-        assert rollup_dump(db_path) == replayed(db_path)
+        assert rollup_dump(db_path) == replayed(db_path, store)
         assert sql(db_path, "SELECT MIN(hour_end_us) FROM h_thing") == [(hour_end(oldest),)]
     with SqliteReader.open(db_path) as reader:
         found = reader.info()

@@ -50,9 +50,14 @@ def test_round_trip(db_path: Path) -> None:
 
 
 def test_wal_mode_and_incremental_vacuum(db_path: Path) -> None:
-    Store.open(db_path).close()
-    conn = sqlite3.connect(db_path)
-    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    """WAL while the writer has it open; at rest in rollback mode, so readers need no
+    -wal or -shm file next to it."""
+    with Store.open(db_path):
+        conn = sqlite3.connect(db_path)
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        conn.close()
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
     assert conn.execute("PRAGMA auto_vacuum").fetchone()[0] == 2
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 

@@ -1,0 +1,188 @@
+"""Fault injection at the command line (issue 13 items 1, 10, 12): a SMAPI server that
+never answers or dribbles, report files in a directory another user can write to, and the
+inputs that hung or spoke Python."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from esatui.collectors.base import SourceContext
+from esatui.collectors.smapi.source import build_source
+from tests.fixtures.reading import sql
+from tests.fixtures.recording import host_recording
+from tests.reliability.figures import record_figure
+
+
+@pytest.fixture
+def silent_server() -> Iterator[int]:
+    """A port that takes connections (the kernel's backlog) and never answers."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    yield listener.getsockname()[1]
+    listener.close()
+
+
+@pytest.fixture
+def dribbling_server() -> Iterator[int]:
+    """Answers every connection one byte at a time, five a second, forever."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(64)
+    done = threading.Event()
+
+    def serve() -> None:
+        listener.settimeout(0.2)
+        while not done.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                continue
+            threading.Thread(target=drip, args=(conn,), daemon=True).start()
+
+    def drip(conn: socket.socket) -> None:
+        with conn:
+            while not done.wait(0.2):
+                try:
+                    conn.send(b"\x00")
+                except OSError:
+                    return
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield listener.getsockname()[1]
+    done.set()
+    listener.close()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("server", ["silent_server", "dribbling_server"])
+def test_a_smapi_server_that_never_answers_holds_nothing_up(
+    server: str,
+    request: pytest.FixtureRequest,
+    db_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: host intervals of 91 s and 181 s at --interval 2, and collect --count 2 took
+    274 s. Now the host's intervals close on time and the run ends after its two."""
+    port = request.getfixturevalue(server)
+    monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", "secret")
+    smapi = f"smapi:127.0.0.1:{port}"
+    args = ["collect", "--db", str(db_path), "--interval", "1", "--count", "2",
+            "--source", "host", "--source", smapi, "--smapi-user", "ESATUI"]  # fmt: skip
+    code = main(args)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1  # smapi recorded nothing
+    durations = sql(db_path, "SELECT duration_us FROM interval WHERE source = 'host'")
+    assert len(durations) == 2
+    # not held up by SMAPI's 30 s read timeout (the first interval is 0.5 to 1.5 long)
+    assert all(d < 3_000_000 for (d,) in durations), durations
+    late = [line for line in err if "smapi: no sample within 0.5 s" in line]
+    assert len(late) == 1, err
+    assert err[-1].startswith("esatui: error: nothing was recorded from smapi")
+    assert not [line for line in err if "smapi: smapi:" in line or "clear text" in line]
+    kind = server.split("_", maxsplit=1)[0]
+    record_figure(f"SMAPI {kind}", "2 of 2 host intervals on time, exit 1")
+
+
+def test_the_password_in_clear_text_to_another_host_is_said_once() -> None:
+    said: list[str] = []
+    ctx = SourceContext(warn=said.append)
+    env = {"ESATUI_SMAPI_PASSWORD": "secret"}
+    for host in ("127.0.0.1", "localhost", "[::1]"):
+        build_source(f"smapi:{host}", user="ESATUI", environ=env, ctx=ctx)
+    assert said == []
+    build_source("smapi:192.0.2.1", user="ESATUI", environ=env, ctx=ctx)
+    assert len(said) == 1 and "clear text" in said[0] and "--smapi-tls" in said[0]
+    assert said[0].startswith("smapi: the SMAPI password goes to 192.0.2.1")
+
+
+def test_a_non_ascii_smapi_user_is_refused_up_front(capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: every sample was skipped with a codec message, and the run exited 0."""
+    code = main(["collect", "--source", "smapi:127.0.0.1", "--smapi-user", "BÄR", "--count", "1"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is not a z/VM userid" in err[0]
+
+
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_a_password_file_that_is_a_fifo_or_a_directory_is_one_line(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a FIFO hung the command; a directory gave Python's own words."""
+    path = tmp_path / "pw"
+    if kind == "fifo":
+        os.mkfifo(path, 0o600)
+    else:
+        path.mkdir(mode=0o700)
+    code = main(["collect", "--source", "smapi:127.0.0.1", "--smapi-user", "ESATUI",
+                 "--smapi-password-file", str(path), "--count", "1"])  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "is not a regular file" in err[0]
+
+
+# --- export --output ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def recorded(db_path: Path) -> Path:
+    host_recording(db_path, n_intervals=5)
+    return db_path
+
+
+def _export(db: Path, output: Path | str) -> int:
+    return main(["export", "ESALNXC", "--db", str(db), "--output", str(output)])
+
+
+def test_a_link_planted_at_the_old_temporary_name_is_not_followed(
+    recorded: Path, tmp_path: Path
+) -> None:
+    """Before: another user's symlink at .report.txt.esatui-tmp made the export overwrite
+    whatever it pointed to."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    (shared / ".report.txt.esatui-tmp").symlink_to(victim)
+    assert _export(recorded, shared / "report.txt") == 0
+    assert victim.read_text() == "precious"
+    assert "ESALNXC" in (shared / "report.txt").read_text()
+
+
+def test_a_link_planted_at_the_final_name_is_replaced_not_followed(
+    recorded: Path, tmp_path: Path
+) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("precious")
+    report = tmp_path / "report.txt"
+    report.symlink_to(victim)
+    assert _export(recorded, report) == 0
+    assert victim.read_text() == "precious"
+    assert not report.is_symlink() and "ESALNXC" in report.read_text()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".esatui-tmp")]
+
+
+@pytest.mark.parametrize("where", ["/nonexistent/dir/x.txt", "/"])
+def test_an_output_that_cannot_be_a_file_is_one_line(
+    where: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a raw errno and the temporary file's name."""
+    code = _export(recorded, where)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1
+    assert "esatui-tmp" not in err[0] and "Errno" not in err[0]
+    assert ("does not exist" in err[0]) if where != "/" else ("is a directory" in err[0])
+
+
+def test_a_report_keeps_the_mode_of_the_file_it_replaces(recorded: Path, tmp_path: Path) -> None:
+    report = tmp_path / "report.txt"
+    report.write_text("old")
+    report.chmod(0o640)
+    assert _export(recorded, report) == 0
+    assert report.stat().st_mode & 0o777 == 0o640

@@ -1,0 +1,82 @@
+"""Issue 13 item 12: every bad input gives one sentence and the documented exit code."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from tests.fixtures.recording import host_recording
+
+
+def _one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "Traceback" not in err[0] and "Errno" not in err[0]
+    return err[0]
+
+
+@pytest.fixture
+def recorded(db_path: Path) -> Path:
+    host_recording(db_path, n_intervals=5)
+    return db_path
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["replay", "--screen", "NOPE"], "no screen 'NOPE'"),
+        (["export", "ESALNXC", "--width", "99999999999999999999"], "at most 4096 columns"),
+        (["export", "ESALNXC", "--width", "1000000000"], "at most 4096 columns"),
+        (["collect", "--interval", "99999999999d", "--count", "1"], "at most 1d"),
+        (
+            ["sim", "--scenario", "mode-vm-day", "--duration", "2h", "--start", "9999-12-31T23:00"],
+            "TOD clock's range",
+        ),
+    ],
+)
+def test_bad_input_is_one_sentence_and_exit_2(
+    argv: list[str], says: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main([*argv, "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 2 and says in line
+    assert not line.startswith('esatui: error: "')  # no message in quotes
+
+
+@pytest.mark.parametrize(
+    ("damage", "command"),
+    [
+        ("UPDATE kind SET fields = '{bad json'", "export"),
+        ("UPDATE config SET data = '[1,'", "export"),
+        ("UPDATE entity SET attrs = 'nope'", "export"),
+        ("UPDATE kind SET fields = '{bad json'", "replay"),
+    ],
+)
+def test_a_damaged_database_is_one_sentence_and_exit_1(
+    damage: str, command: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: raw JSON messages, and on replay a 2,810-line traceback."""
+    conn = sqlite3.connect(recorded)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    argv = ["export", "ESALNXC"] if command == "export" else ["replay", "--screen", "ESALNXC"]
+    code = main([*argv, "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 1 and "the database is damaged" in line
+
+
+def test_a_truncated_database_is_one_sentence(
+    recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cut = tmp_path / "cut.sqlite"
+    shutil.copyfile(recorded, cut)
+    with cut.open("r+b") as f:
+        f.truncate(cut.stat().st_size // 3)
+    code = main(["export", "ESALNXC", "--db", str(cut)])
+    line = _one_line(capsys)
+    assert code == 1 and "not a usable esatui database" in line
