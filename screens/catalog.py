@@ -5,11 +5,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader, Timeline
 from esatui.db.slots import Slot
 from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Row, ScreenModel, Threshold, Value
+
+if TYPE_CHECKING:
+    from esatui.screens.crypto_costs import CostTable
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
@@ -20,6 +24,7 @@ SCREEN_MODULES = (
     "esatui.screens.esacrypa",
     "esatui.screens.esacryq",
     "esatui.screens.esapoll",
+    "esatui.screens.esacrype",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )
@@ -35,6 +40,7 @@ class Context:
     entity: str | None = None  # drill-down: only this entity
     options: frozenset[str] = frozenset()
     node: str = ""  # the recorded system (a z/VM userid when it is a guest)
+    crypto_costs: CostTable | None = None  # ESACRYPE's software costs (None: the default)
 
 
 @dataclass(frozen=True)
@@ -85,6 +91,7 @@ class Query:
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     options: frozenset[str] = frozenset()
     snap: bool = False  # (after, until] is one interval of another screen: match it
+    crypto_costs: CostTable | None = None  # --crypto-costs (None: the built-in default)
 
 
 def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) -> Timeline:
@@ -167,7 +174,9 @@ def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
     at = slots[0].end_us if slots else (query.until_us or 0)
     config = reader.config_at(node, at)
     built = screen.build(
-        Context(slots, config, query.thresholds, query.entity, query.options, node)
+        Context(
+            slots, config, query.thresholds, query.entity, query.options, node, query.crypto_costs
+        )
     )
     notes = built.notes
     if config.get("simulated"):

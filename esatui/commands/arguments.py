@@ -164,9 +164,19 @@ def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> N
     )
 
 
+def crypto_costs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--crypto-costs",
+        metavar="FILE",
+        help="ESACRYPE's software cost table: a JSON or TOML file, or a built-in table's name "
+        "(default: seed 000's figures; docs/CRYPTO_COSTS.md)",
+    )
+
+
 def view_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--screen", default="ESASSUM", help="first screen (default ESASSUM)")
     threshold_option(p)
+    crypto_costs_option(p)
 
 
 def simulation_options(p: argparse.ArgumentParser) -> None:

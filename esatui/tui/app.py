@@ -31,6 +31,7 @@ from esatui.db.reader import Reader, Span
 from esatui.db.records import Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
+from esatui.screens.crypto_costs import CostTable
 from esatui.screens.model import (
     DEFAULT_THRESHOLDS,
     Column,
@@ -200,8 +201,10 @@ class MonitorApp(App[int]):
         node: str | None = None,
         thresholds: Mapping[str, Threshold] | None = None,
         recorder: RecordFn | None = None,
+        crypto_costs: CostTable | None = None,
     ) -> None:
         super().__init__()
+        self._crypto_costs = crypto_costs
         self._db_path = db_path
         self._live = live
         self._node = node
@@ -307,6 +310,7 @@ class MonitorApp(App[int]):
             options=state.options,
             snap=state.drilled,
             thresholds=self._thresholds,
+            crypto_costs=self._crypto_costs,
         )
 
     def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
