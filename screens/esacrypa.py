@@ -259,6 +259,9 @@ def _build(ctx: Context) -> Built:
     return Built(columns, rows, notes)
 
 
+NEEDS = "the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records"
+FUNCTION_FIELDS = tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time"))
+
 SCREEN = ScreenDef(
     name="ESACRYPA",
     title="Crypto AP Analysis",
@@ -268,13 +271,7 @@ SCREEN = ScreenDef(
     kinds=(),
     columns=CATALOG_COLUMNS,
     build=_build,
-    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records",
+    needs=NEEDS,
     prefer=PREFER,
-    reads=(
-        Reads(
-            CRYPTO_AP,
-            tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time")),
-            ("scale", "type"),
-        ),
-    ),
+    reads=(Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale", "type")),),
 )

@@ -25,7 +25,16 @@ from esatui.screens.common import TIME, interval_row, per_second
 from esatui.screens.crypto_costs import CostTable, default_table
 from esatui.screens.esacpuu import LCPU_READS, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
-from esatui.screens.esacrypa import CRYPTO_AP, FUNCTIONS, PREFER, Function, parse_key, scale_of
+from esatui.screens.esacrypa import (
+    CRYPTO_AP,
+    FUNCTION_FIELDS,
+    FUNCTIONS,
+    NEEDS,
+    PREFER,
+    Function,
+    parse_key,
+    scale_of,
+)
 from esatui.screens.model import Column, Row, RowKind, Value
 
 TOTAL = "Total"
@@ -259,14 +268,10 @@ SCREEN = ScreenDef(
     kinds=(LCPU_READS.kind,),
     columns=COLUMNS,
     build=_build,
-    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records",
+    needs=NEEDS,
     prefer=PREFER,
     reads=(
-        Reads(
-            CRYPTO_AP,
-            tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time")),
-            ("scale",),
-        ),
+        Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale",)),
         Reads(LCPU_READS.kind, (), ("lpar", "type")),
     ),
 )
