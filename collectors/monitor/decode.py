@@ -46,6 +46,21 @@ def crypto_reading(d: Decoded) -> Reading:
     return Reading(K.CRYPTO.name, K.CRYPTO_KEY, values, attrs)
 
 
+def paging_reading(d: Decoded) -> Reading | None:
+    """D3R2: one processor's encrypted paging counters (cumulative), or None without its
+    address or any of the counters (a record of a level before encrypted paging)."""
+    cpu = _int(d.values.get("cpu_addr"))
+    values: dict[str, Number | None] = {
+        "enc_pages": _int(d.values.get("enc_pages")),
+        "dec_pages": _int(d.values.get("dec_pages")),
+        "enc_us": _int(d.values.get("enc_time")),
+        "dec_us": _int(d.values.get("dec_time")),
+    }
+    if cpu is None or all(v is None for v in values.values()):
+        return None
+    return Reading(K.PAGING.name, str(cpu), values, {"layout": layout_label(d)})
+
+
 RC_SUCCESS = 0x0001  # a CHSC command's "successful completion" (zcryptstats)
 RC_NOT_SET = 0x0000  # no CHSC response code: taken as "not filled in", the blocks used
 FORMAT_CARD = 0

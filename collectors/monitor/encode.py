@@ -340,6 +340,31 @@ def system_record(
     )
 
 
+def paging_record(
+    unix_us: int,
+    *,
+    cpu: int,
+    enc_pages: int,
+    dec_pages: int,
+    enc_us: int,
+    dec_us: int,
+    layouts: LayoutTable | None = None,
+) -> bytes:
+    """D3R2 for one processor: encrypted paging counts and CPU times (cumulative; counts
+    wrap at 32 bits as the record carries them)."""
+    return encode_record(
+        _layout(layouts, 3, 2),
+        unix_us,
+        {
+            "cpu_addr": cpu,
+            "enc_pages": enc_pages % (1 << 32),
+            "dec_pages": dec_pages % (1 << 32),
+            "enc_time": enc_us,
+            "dec_time": dec_us,
+        },
+    )
+
+
 def processor_config_record(
     unix_us: int, cpu: int, cpu_type: int, layouts: LayoutTable | None = None
 ) -> bytes:
