@@ -25,6 +25,7 @@ SCREEN_MODULES = (
     "esatui.screens.esacryq",
     "esatui.screens.esapoll",
     "esatui.screens.esacrype",
+    "esatui.screens.esapage",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )

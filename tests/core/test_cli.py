@@ -193,6 +193,7 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
         "ESACRYQ",
         "ESAPOLL",
         "ESACRYPE",
+        "ESAPAGE",
         "ESAUSR2",
         "ESAOVHD",
     ]
