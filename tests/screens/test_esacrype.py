@@ -161,3 +161,11 @@ def test_the_saving_in_the_lpars_processors(
     assert crt["sw_cpu_pct"] == pytest.approx(crt["ops_s"] * 13.0 / 10, abs=0.1)
     assert crt["saved_pct"] == pytest.approx(crt["sw_cpu_pct"] / 2, abs=0.01)
     assert "CPUs and %LPAR in IFLs, this LPAR has 2" in doc["notes"][-1]
+
+
+def test_replay_refuses_a_bad_table_before_the_app_starts(
+    seed000_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["replay", "--db", str(seed000_db), "--crypto-costs", "/nonexistent.json"])
+    _out, err = capsys.readouterr()
+    assert code == EXIT_USAGE and "no such file and no built-in table" in err
