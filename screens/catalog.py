@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Timeline
@@ -20,6 +21,9 @@ from esatui.screens.model import (
 )
 from esatui.screens.render import date_range, format_duration, hms, moment_text
 
+if TYPE_CHECKING:
+    from esatui.screens.crypto_costs import CostTable
+
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
     "esatui.screens.esassum",
@@ -29,6 +33,8 @@ SCREEN_MODULES = (
     "esatui.screens.esacrypa",
     "esatui.screens.esacryq",
     "esatui.screens.esapoll",
+    "esatui.screens.esacrype",
+    "esatui.screens.esapage",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )
@@ -44,6 +50,7 @@ class Context:
     entity: str | None = None  # drill-down: only this entity
     options: frozenset[str] = frozenset()
     node: str = ""  # the recorded system (a z/VM userid when it is a guest)
+    crypto_costs: CostTable | None = None  # ESACRYPE's software costs (None: the default)
 
 
 @dataclass(frozen=True)
@@ -94,6 +101,7 @@ class Query:
     thresholds: Mapping[str, Threshold] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     options: frozenset[str] = frozenset()
     snap: bool = False  # (after, until] is one interval of another screen: match it
+    crypto_costs: CostTable | None = None  # --crypto-costs (None: the built-in default)
 
 
 def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) -> Timeline:
@@ -212,14 +220,16 @@ def model_of(
     """The screen built from these slots (read from a database, or a live recording's first
     samples: not ``recorded`` yet), with its notes and header facts."""
     built = screen.build(
-        Context(slots, config, query.thresholds, query.entity, query.options, node)
+        Context(
+            slots, config, query.thresholds, query.entity, query.options, node, query.crypto_costs
+        )
     )
     notes = (*notes, *built.notes)
     partial = partial_note(built.rows, query.interval_len_us)
     if partial:
         notes = (*notes, partial)
     if config.get("simulated"):
-        notes = ("Simulated data (esatui sim).", *notes)
+        notes = (SIMULATED_NOTE, *notes)
     if not slots:
         notes = (empty_note(screen, extent, query.after_us, query.until_us), *notes)
     facts = HeaderFacts.of(config)
@@ -243,6 +253,17 @@ def model_of(
         extent=extent,
         recorded=recorded,
     )
+
+
+SIMULATED_NOTE = "Simulated data (esatui sim)."
+
+
+def no_rows_reason(model: ScreenModel) -> str:
+    """Why a screen has no rows, in one line naming the screen (for exports)."""
+    said = [note for note in model.notes if note != SIMULATED_NOTE]
+    if not said:
+        return f"no {model.name} data: nothing recorded in this range"
+    return said[0] if said[0].startswith(model.name) else f"no {model.name} data: {said[0]}"
 
 
 def empty_note(

@@ -14,6 +14,9 @@ to "RSA 2048 CRT did all the work" (seed 000 shows exactly that). Functions no A
 (accelerators by key size, ME then CRT), each group kept on one horizontal page, so an 80- or
 132-column terminal shows accelerators as 1/3 RSA 1024, 2/3 RSA 2048 (as seed 000's
 ``ESACRYPA 2/3``), 3/3 RSA 4096.
+
+Enter on a card or APQN's own columns drills to ESACRYQ for that card; on a function's
+columns, to ESACRYPE (what the work would cost in software) for the interval.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from esatui.screens.model import Column, Row, Value
 
 CRYPTO_AP = "crypto_ap"
 PREFER = ("monitor",)
+ECONOMICS = "ESACRYPE"  # Enter on a function's column: what that work would cost in software
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,7 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             0,
             "count",
             groups,
+            drill=ECONOMICS,
             doc=f"{what}: operations in the interval",
         ),
         Column(
@@ -106,6 +111,7 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             3,
             "s",
             groups,
+            drill=ECONOMICS,
             doc=f"{what}: adapter time, Δtime × scale",
         ),
         Column(
@@ -115,6 +121,7 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             1,
             "/s",
             groups,
+            drill=ECONOMICS,
             doc=f"{what}: operations per second",
         ),
         Column(
@@ -124,6 +131,7 @@ def function_columns(fn: Function, what: str | None = None) -> tuple[Column, ...
             2,
             "ms",
             groups,
+            drill=ECONOMICS,
             doc=f"{what}: adapter milliseconds per operation",
         ),
     )
@@ -251,6 +259,9 @@ def _build(ctx: Context) -> Built:
     return Built(columns, rows, notes)
 
 
+NEEDS = "the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records"
+FUNCTION_FIELDS = tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time"))
+
 SCREEN = ScreenDef(
     name="ESACRYPA",
     title="Crypto AP Analysis",
@@ -260,13 +271,7 @@ SCREEN = ScreenDef(
     kinds=(),
     columns=CATALOG_COLUMNS,
     build=_build,
-    needs="the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records",
+    needs=NEEDS,
     prefer=PREFER,
-    reads=(
-        Reads(
-            CRYPTO_AP,
-            tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time")),
-            ("scale", "type"),
-        ),
-    ),
+    reads=(Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale", "type")),),
 )

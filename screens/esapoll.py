@@ -6,6 +6,13 @@ holding the reply) + DSERV (until the guest takes it). Next to it the polling th
 the latency: dequeues per operation, unsuccessful guest dequeues per second, and the guest's
 own poll setting when this Linux's zcrypt source was recorded in the same range. A note
 names the part that drives the latency and what changing it would cost, from the numbers.
+
+Beside the latency, its price (screens/crypto_cost.py): busy per 1000 virtual NQs as seed
+002 defines it (% of one processor per thousand VNQs a second: guest = the processors'
+emulation, CP = CP on the guests' behalf and for itself, all charged to crypto as seed 002
+does) and the same as CPU µs per operation. Two note lines say what an operation costs and
+what the alternative (a shorter poll timeout, interrupts, the PTF) would buy and cost, both
+in this recording's numbers.
 """
 
 from __future__ import annotations
@@ -14,15 +21,25 @@ from collections.abc import Sequence
 
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
+from esatui.screens import crypto_cost as K
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.esacpuu import LCPU_READS
 from esatui.screens.model import Column, Row, Value
+from esatui.screens.poll_trade import cost_note, trade_off
+from esatui.screens.poll_trade import fit as _fit
 
 ZCRYPT_BUS = "zcrypt_bus"
 BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
 BUS_KEY = "ap"
 _SERV = ("Service time per virtual NQ, µs",)
 _DQ = ("DQ/oper",)
+_BUSY = ("Busy per 1000 VNQ/s, % of a processor",)
+_US_OP = ("CPU µs/oper",)
+_ALL_CP = (
+    "all CP time is charged to crypto, as seed 002 does: on a system doing other work it is "
+    "an upper bound"
+)
 
 
 def _serv(cid: str, name: str, doc: str, provisional: bool) -> Column:
@@ -44,6 +61,13 @@ COLUMNS = (
     _serv("nserv_us", "NSERV", "guest request complete to CP's NQ to the adapter", True),
     _serv("rserv_us", "RSERV", "CP's NQ to CP holding the reply", False),
     _serv("dserv_us", "DSERV", "CP holding the reply to the guest taking it", True),
+    _serv(
+        "hserv_us",
+        "HSERV",
+        "guest request complete to CP holding the reply: the CRYHSERV accumulator where "
+        "recorded (APAR VM66534), else NSERV + RSERV",
+        True,
+    ),
     Column(
         "dserv_pct",
         ("DSERV", "%VSERV"),
@@ -97,6 +121,54 @@ COLUMNS = (
         "ms",
         doc="ms_op_virt − ms_op_real: what the guests wait beyond CP's NQ to DQ",
     ),
+    Column(
+        "total_busy_per_kvnq",
+        ("", "Total"),
+        6,
+        4,
+        "%",
+        _BUSY,
+        doc="the LPAR's busy time (guest + CP) as % of one processor per 1000 virtual NQs "
+        f"a second (seed 002's metric; 1.0 = 10 µs of CPU per operation); {_ALL_CP}",
+    ),
+    Column(
+        "guest_busy_per_kvnq",
+        ("", "Guest"),
+        6,
+        4,
+        "%",
+        _BUSY,
+        doc="the processors' emulation time (every guest's, crypto or not) per 1000 virtual "
+        "NQs a second (D0R2 PFXPRBTM)",
+    ),
+    Column(
+        "cp_busy_per_kvnq",
+        ("", "CP"),
+        6,
+        4,
+        "%",
+        _BUSY,
+        doc="CP time on the guests' behalf and for itself per 1000 virtual NQs a second "
+        f"(D0R2 PFXUTIME − PFXPRBTM, PFXTMSYS); {_ALL_CP}",
+    ),
+    Column(
+        "guest_us_op",
+        ("", "Guest"),
+        6,
+        1,
+        "us",
+        _US_OP,
+        doc="guest emulation µs per virtual NQ (guest_busy_per_kvnq × 10)",
+    ),
+    Column(
+        "cp_us_op",
+        ("", "CP"),
+        6,
+        1,
+        "us",
+        _US_OP,
+        doc=f"CP µs per virtual NQ (cp_busy_per_kvnq × 10); {_ALL_CP}",
+    ),
 )
 
 GuestPoll = int | str | None
@@ -118,9 +190,23 @@ def guest_poll(slot: Slot) -> GuestPoll:
     return None if timeout_ns is None else round(timeout_ns / 1000)
 
 
-def esapoll_values(d: C.CryptoDeltas, poll: GuestPoll) -> dict[str, Value]:
-    """ESAPOLL's columns (all but ``time``) for one interval's deltas."""
+def hserv(st: C.ServiceTimes) -> float | None:
+    """HSERV per VNQ: the accumulator where kept, else NSERV + RSERV (seed 002: "RSERV plus
+    NSERV is approximately equal to HSERV")."""
+    if st.hserv is not None:
+        return st.hserv
+    if st.nserv is None or st.rserv is None:
+        return None
+    return st.nserv + st.rserv
+
+
+def esapoll_values(
+    d: C.CryptoDeltas, poll: GuestPoll, cpu: K.CpuTime | None = None
+) -> dict[str, Value]:
+    """ESAPOLL's columns (all but ``time``) for one interval's deltas and the processors'
+    times over the same interval."""
     st = C.service_times(d)
+    cost = K.operation_cost(cpu, d.get("virt_nq"), d.duration_us)
     return {
         "guest_poll": poll,
         "ops_s": C.rate(d, "virt_nq"),
@@ -133,6 +219,12 @@ def esapoll_values(d: C.CryptoDeltas, poll: GuestPoll) -> dict[str, Value]:
         "dq_per_op_real": C.dq_per_op_real(d),
         "unsucc_dq_s": C.unsuccessful_dq_s(d),
         "poll_ms": C.poll_ms(d),
+        "hserv_us": hserv(st),
+        "total_busy_per_kvnq": cost.total_busy_per_kvnq,
+        "guest_busy_per_kvnq": cost.guest_busy_per_kvnq,
+        "cp_busy_per_kvnq": cost.cp_busy_per_kvnq,
+        "guest_us_op": cost.guest_us_op,
+        "cp_us_op": cost.cp_us_op,
     }
 
 
@@ -141,7 +233,6 @@ def esapoll_values(d: C.CryptoDeltas, poll: GuestPoll) -> dict[str, Value]:
 # seed 002 Table 1: on-demand NQ cut NSERV 80-95%; interrupts cut RSERV 42-61%
 _INTERRUPT_LIKE_DQ = 1.05  # CP dequeues per operation at or below this: no CP DQ polling
 _POLLING_MATTERS_PCT = 25.0  # without the split: guest wait beyond CP worth naming
-NOTE_WIDTH = 132  # the default text export's width: the explanation stays one line there
 
 
 def _poll_text(poll: GuestPoll) -> str:
@@ -176,14 +267,6 @@ def poll_regime(dserv: float | None, hserv: float | None, poll: GuestPoll) -> st
     if ticks >= _BETWEEN_TICKS:
         return "independent of it (half a tick)"
     return "replies read between its ticks"
-
-
-def _fit(*variants: str) -> str:
-    """The most detailed variant that fits one line of the default text export."""
-    for text in variants:
-        if len(text) <= NOTE_WIDTH:
-            return text
-    return variants[-1][:NOTE_WIDTH]
 
 
 def explain(  # noqa: PLR0911 - one sentence per dominant part and level
@@ -319,34 +402,53 @@ def _build(ctx: Context) -> Built:
     rows: list[Row] = []
     parts: list[C.CryptoDeltas] = []
     polls: list[GuestPoll] = []
+    cpus: list[K.CpuTime] = []
+    costed: list[C.CryptoDeltas] = []
     for slot in ctx.slots:
         d = C.crypto_deltas(slot)
         if d is None:
             continue
         poll = guest_poll(slot)
+        cpu = K.cpu_time(slot, ctx.config)
         parts.append(d)
         polls.append(poll)
-        values = esapoll_values(d, poll)
+        if cpu is not None:
+            cpus.append(cpu)
+            costed.append(d)
+        values = esapoll_values(d, poll, cpu)
         levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(interval_row(slot, values, levels, drill="ESACRYPT", flags=d.flags))
     if not rows:
         return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
     whole = C.combine(parts)
     facts = C.RecordFacts.of(ctx.config, whole)
-    notes = (facts.note(), explain(whole, _common_poll(polls), facts))
+    poll = _common_poll(polls)
+    priced = C.combine(costed)
+    cost = (
+        K.operation_cost(K.combine(cpus), priced.get("virt_nq"), priced.duration_us)
+        if priced is not None
+        else K.NO_COST
+    )
+    notes = (
+        facts.note(),
+        explain(whole, poll, facts),
+        cost_note(cost),
+        trade_off(priced or whole, cost, poll, facts),
+    )
     return Built(COLUMNS, rows, notes)
 
 
 SCREEN = ScreenDef(
     name="ESAPOLL",
     title="Crypto Polling Analysis",
-    doc="the crypto service time split (NSERV, RSERV, DSERV per virtual NQ), dequeues per "
-    "operation, unsuccessful dequeues and the guest's poll setting",
+    doc="the crypto service time split (NSERV, RSERV, HSERV, DSERV per virtual NQ), dequeues "
+    "per operation, unsuccessful dequeues, the guest's poll setting, and the CPU an operation "
+    "costs (busy per 1000 VNQ, guest and CP µs per operation) with the trade-off in numbers",
     timeline=(C.CRYPTO,),
-    kinds=(ZCRYPT_BUS,),
+    kinds=(ZCRYPT_BUS, K.LCPU),
     columns=COLUMNS,
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
-    reads=(C.CRYPTO_READS, BUS_READS),
+    reads=(C.CRYPTO_READS, BUS_READS, LCPU_READS),
 )

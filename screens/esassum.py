@@ -19,6 +19,8 @@ from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import CPU_READS, VCPU_READS, cpu_percentages, cpu_type_of, proven_types
+from esatui.screens.esapage import FIELDS as PAGING_FIELDS
+from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Row, Value
 
 _CPU = ("By type",)
@@ -77,6 +79,16 @@ FIXED = (
         _CRYPTO,
         drill="ESACRYQ",
         doc="requests per second through this Linux's AP queues",
+    ),
+    Column(
+        "paging_enc_pct",
+        ("EncPg", "CPU %"),
+        6,
+        3,
+        "%",
+        drill="ESAPAGE",
+        provisional=True,
+        doc="CPU CP spent encrypting and decrypting pages, % of one processor (D3R2)",
     ),
     Column(
         "monitor_cpu_pct",
@@ -173,6 +185,15 @@ def monitor_cpu_pct(slot: Slot) -> float | None:
     return pct(number(me.values.get("cpu_us")), own.duration_us) if own and me else None
 
 
+def encrypted_paging_pct(slot: Slot) -> float | None:
+    """ESAPAGE's total: CPU encrypting and decrypting pages, % of one processor."""
+    found = paging_totals(slot)
+    if found is None:
+        return None
+    value = page_values(*found)["cpu_pct"]
+    return value if isinstance(value, float) else None
+
+
 def _build(ctx: Context) -> Built:
     hypervisor = [hypervisor_cpu_use(slot, ctx.config) for slot in ctx.slots]
     view = "hypervisor" if any(hypervisor) else "guest"
@@ -197,6 +218,7 @@ def _build(ctx: Context) -> Built:
         values["crypto_ops_s"] = crypto_ops_s(slot)
         values["crypto_ms_op"] = crypto_ms_op(slot)
         values["polls_per_op"] = polls_per_op(slot)
+        values["paging_enc_pct"] = encrypted_paging_pct(slot)
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:
@@ -227,9 +249,10 @@ def _build(ctx: Context) -> Built:
 SCREEN = ScreenDef(
     name="ESASSUM",
     title="System Summary",
-    doc="one row per interval: CPUs by type, steal, crypto, esatui's own cost",
+    doc="one row per interval: CPUs by type, steal, crypto, encrypted paging's CPU, esatui's "
+    "own cost",
     timeline=("cpu", "lcpu", "crypto"),
-    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui"),
+    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui", PAGING),
     prefer=LCPU_PREFER,
     columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
     build=_build,
@@ -241,5 +264,6 @@ SCREEN = ScreenDef(
         C.CRYPTO_READS,
         Reads("zcrypt_card", ("request_count",)),
         Reads("esatui", ("cpu_us",)),
+        Reads(PAGING, PAGING_FIELDS),
     ),
 )

@@ -29,6 +29,7 @@ from esatui.collectors.monitor import kinds as K
 from esatui.collectors.monitor.header import (
     DOMAIN_MONITOR,
     DOMAIN_PROCESSOR,
+    DOMAIN_STORAGE,
     DOMAIN_SYSTEM,
     REC_END_OF_INTERVAL,
     tod_to_unix_us,
@@ -45,12 +46,13 @@ D1R9 = (DOMAIN_MONITOR, 9)
 D1R11 = (DOMAIN_MONITOR, REC_END_OF_INTERVAL)
 D5R9 = (DOMAIN_PROCESSOR, 9)
 D5R10 = (DOMAIN_PROCESSOR, 10)
-USED = frozenset({D0R2, D0R16, D1R4, D1R5, D1R9, D1R11, D5R9, D5R10})
+D3R2 = (DOMAIN_STORAGE, 2)  # MRSTORSP, per processor
+USED = frozenset({D0R2, D0R16, D1R4, D1R5, D1R9, D1R11, D3R2, D5R9, D5R10})
 
 DEFAULT_GAP_US = 5_000_000  # when the sample interval is not known yet
 TOD_FLOOR_US = 631_152_000_000_000  # 1990-01-01T00:00Z: no monitor record is older
 TOD_AHEAD_US = 86_400_000_000  # a stamp more than a day ahead of the clock is damaged
-_TIMED = frozenset({D0R2, D0R16, D1R11, D5R9, D5R10})
+_TIMED = frozenset({D0R2, D0R16, D1R11, D3R2, D5R9, D5R10})
 
 
 def _system_now_us() -> int:
@@ -77,10 +79,17 @@ class _Interval:
     cpus: dict[int, D.ProcessorTimes] = field(default_factory=dict)
     cpu_us: dict[int, int] = field(default_factory=dict)
     lpars: dict[str, tuple[int | None, list[D.LparCpu]]] = field(default_factory=dict)
+    paging: dict[str, Reading] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
-        return self.crypto is None and not self.aps and not self.cpus and not self.lpars
+        return (
+            self.crypto is None
+            and not self.aps
+            and not self.cpus
+            and not self.lpars
+            and not self.paging
+        )
 
 
 class IntervalAssembler:
@@ -137,7 +146,8 @@ class IntervalAssembler:
             self._cur.reads += 1
             return self._flush(tod_to_unix_us(tod))
         lay = self.layouts.select(domain, record, length)
-        if lay is None:
+        # a D3R2 shorter than its layout comes from a level before encrypted paging
+        if lay is None or (key == D3R2 and length < lay.length):
             st.skipped += 1
             self._cur.reads += 1
             return None
@@ -187,6 +197,10 @@ class IntervalAssembler:
         elif key == D0R16:
             name, data_us, cpus = D.lpar_cpus(dec)
             cur.lpars[name] = (data_us, cpus)
+        elif key == D3R2:
+            paging = D.paging_reading(dec)
+            if paging is not None:
+                cur.paging[paging.key] = paging
         return out
 
     def finish(self) -> Sample | None:
@@ -211,6 +225,9 @@ class IntervalAssembler:
         if key == D0R16:
             name = dec.values.get("lpar_name")
             return isinstance(name, str) and name in cur.lpars
+        if key == D3R2:
+            cpu = dec.values.get("cpu_addr")
+            return isinstance(cpu, int) and str(cpu) in cur.paging
         return False
 
     def _plausible(self, domain: int, record: int, unix_us: int) -> bool:
@@ -267,6 +284,7 @@ class IntervalAssembler:
             readings.append(cur.crypto)
         readings.extend(cur.aps[key] for key in sorted(cur.aps))
         readings.extend(self._lcpu_readings(cur))
+        readings.extend(cur.paging[key] for key in sorted(cur.paging, key=int))
         if not readings:
             return None
         time_us = end_us if end_us is not None else cur.last_us

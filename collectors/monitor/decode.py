@@ -46,6 +46,21 @@ def crypto_reading(d: Decoded) -> Reading:
     return Reading(K.CRYPTO.name, K.CRYPTO_KEY, values, attrs)
 
 
+def paging_reading(d: Decoded) -> Reading | None:
+    """D3R2: one processor's encrypted paging counters (cumulative), or None without its
+    address or any of the counters (a record of a level before encrypted paging)."""
+    cpu = _int(d.values.get("cpu_addr"))
+    values: dict[str, Number | None] = {
+        "enc_pages": _int(d.values.get("enc_pages")),
+        "dec_pages": _int(d.values.get("dec_pages")),
+        "enc_us": _int(d.values.get("enc_time")),
+        "dec_us": _int(d.values.get("dec_time")),
+    }
+    if cpu is None or all(v is None for v in values.values()):
+        return None
+    return Reading(K.PAGING.name, str(cpu), values, {"layout": layout_label(d)})
+
+
 RC_SUCCESS = 0x0001  # a CHSC command's "successful completion" (zcryptstats)
 RC_NOT_SET = 0x0000  # no CHSC response code: taken as "not filled in", the blocks used
 FORMAT_CARD = 0
@@ -141,7 +156,12 @@ def ap_reading(cmb: Cmb, layout: str) -> tuple[Reading, str | None]:
 
 @dataclass(frozen=True, slots=True)
 class ProcessorTimes:
-    """D0R2: one processor's cumulative times (µs) as z/VM accounts them."""
+    """D0R2: one processor's cumulative times (µs) as z/VM accounts them.
+
+    ``user_us`` is CP's time on behalf of the guests: PFXUTIME (time charged to users, which
+    includes the guests' own run time) less PFXPRBTM (emulation). Both are cumulative, so
+    their difference is too; an unknown start of the count-down timer shifts it by a
+    constant, which no delta sees."""
 
     cpu: int
     cpu_type: int | None
@@ -155,11 +175,13 @@ def processor_times(d: Decoded) -> ProcessorTimes | None:
     cpu = _int(d.values.get("cpu_addr"))
     if cpu is None:
         return None
+    emul = _int(d.values.get("emul_time"))
+    charged = _int(d.values.get("charged_time"))
     return ProcessorTimes(
         cpu,
         _int(d.values.get("cpu_type")),
-        _int(d.values.get("emul_time")),
-        _int(d.values.get("user_time")),
+        emul,
+        None if emul is None or charged is None else charged - emul,
         _int(d.values.get("syst_time")),
         _int(d.values.get("wait_time")),
     )

@@ -26,6 +26,7 @@ from esatui.collectors.monitor.header import (
     unix_us_to_tod,
 )
 from esatui.collectors.monitor.layout import (
+    COUNTDOWN_START,
     FIXED_TYPES,
     FieldSpec,
     LayoutTable,
@@ -76,6 +77,9 @@ def _put(buf: bytearray, base: int, f: FieldSpec, value: Value | None) -> None:
     elif f.type == "cputime":
         assert isinstance(value, int)
         value = value << 12
+    elif f.type == "cputime_down":
+        assert isinstance(value, int)
+        value = COUNTDOWN_START - (value << 12)
     struct.pack_into(fmt, buf, at, value)
 
 
@@ -263,7 +267,9 @@ def processor_record(
     wait_us: int,
     layouts: LayoutTable | None = None,
 ) -> bytes:
-    """D0R2 for one processor (times cumulative, µs)."""
+    """D0R2 for one processor (times cumulative, µs): ``emul_us`` the guests' emulation,
+    ``user_us`` CP's time on their behalf. The record carries emulation (PFXPRBTM, counting
+    down) and the time charged to users, emulation included (PFXUTIME)."""
     lay = _layout(layouts, 0, 2)
     return encode_record(
         lay,
@@ -272,7 +278,7 @@ def processor_record(
             "cpu_addr": cpu,
             "cpu_type": cpu_type,
             "emul_time": emul_us,
-            "user_time": user_us,
+            "charged_time": emul_us + user_us,
             "syst_time": syst_us,
             "wait_time": wait_us,
         },
@@ -330,6 +336,31 @@ def system_record(
             "cp_release": level[1],
             "cp_mod": level[2],
             "tz_offset": tz_offset_s,
+        },
+    )
+
+
+def paging_record(
+    unix_us: int,
+    *,
+    cpu: int,
+    enc_pages: int,
+    dec_pages: int,
+    enc_us: int,
+    dec_us: int,
+    layouts: LayoutTable | None = None,
+) -> bytes:
+    """D3R2 for one processor: encrypted paging counts and CPU times (cumulative; counts
+    wrap at 32 bits as the record carries them)."""
+    return encode_record(
+        _layout(layouts, 3, 2),
+        unix_us,
+        {
+            "cpu_addr": cpu,
+            "enc_pages": enc_pages % (1 << 32),
+            "dec_pages": dec_pages % (1 << 32),
+            "enc_time": enc_us,
+            "dec_time": dec_us,
         },
     )
 

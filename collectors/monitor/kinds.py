@@ -4,7 +4,8 @@
 the records carry them (cumulative). ``crypto_ap`` (one entity per card and one per APQN whose
 block the hardware gave, keyed as zcrypt names them: ``0a`` for card 10, ``0a.0011`` for its
 domain 17): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
-units; seconds = time × the ``scale`` attribute) and a count per function.
+units; seconds = time × the ``scale`` attribute) and a count per function. ``paging_enc``
+(one entity per logical processor, keyed by its address): encrypted paging from D3R2 MRSTORSP.
 """
 
 from __future__ import annotations
@@ -173,6 +174,20 @@ CRYPTO_AP = Kind(
         ),
     ),
     attrs=("type", "mode", "scale", "valid", "layout"),
+)
+
+U32 = 32
+PAGING = Kind(
+    name="paging_enc",
+    doc="encrypted paging per logical processor (D3R2 MRSTORSP, z/VM 6.4 APAR VM65993 and "
+    "later): 4 KB pages encrypted and decrypted and the CPU spent on each; offsets provisional",
+    fields=(
+        counter("enc_pages", "count", "pages encrypted", provisional=True, wrap_bits=U32),
+        counter("dec_pages", "count", "pages decrypted", provisional=True, wrap_bits=U32),
+        counter("enc_us", "us", "CPU time encrypting pages", provisional=True),
+        counter("dec_us", "us", "CPU time decrypting pages", provisional=True),
+    ),
+    attrs=("layout",),
 )
 
 # Sample.config keys (all text)

@@ -34,7 +34,13 @@ INT_TYPES: Mapping[str, str] = {
     "i32": "i",
     "i64": "q",
 }
-FIXED_TYPES: Mapping[str, str] = {**INT_TYPES, "f32": "f", "tod": "Q", "cputime": "Q"}
+FIXED_TYPES: Mapping[str, str] = {
+    **INT_TYPES,
+    "f32": "f",
+    "tod": "Q",
+    "cputime": "Q",
+    "cputime_down": "q",
+}
 FIXED_SIZES: Mapping[str, int] = {t: struct.calcsize(">" + c) for t, c in FIXED_TYPES.items()}
 ALL_TYPES = (*FIXED_TYPES, "ebcdic", "pairs")
 STATUSES = ("verified", "provisional")
@@ -44,8 +50,28 @@ def _ebcdic(raw: bytes) -> str:
     return raw.decode("cp037", errors="replace").strip(" \x00")
 
 
+# A count-down CPU timer starts near X'7FFFFFFF_FFFFFFFF' and runs down as time accrues (IBM,
+# z/VM 6.4 Monitor Records, MRSYTPRP: SYTPRP_PFXPRBTM "starts at x'7FFF...' and advances down
+# (in the negative direction)"; perf tip vcputime.html: D4R3's times are "stored in complement
+# form"). Decoded as the time accrued since that start, so it increases like any accumulator
+# and only its deltas matter (the exact start value does not: IBM's page misprints it).
+COUNTDOWN_START = 0x7FFF_FFFF_FFFF_FFFF
+# An accumulated time this large would be 36 years of one processor's CPU since IPL: a raw
+# value at or above it can only be a count-down timer.
+COUNTDOWN_FLOOR = 1 << 62
+
+
 def _cputime(raw: int) -> int:
-    return raw >> 12  # TOD-format duration: bit 51 is one microsecond
+    """A TOD-format duration (bit 51 is one microsecond) in µs; a value that can only be a
+    count-down timer (at least ``COUNTDOWN_FLOOR``) is read as one."""
+    if raw >= COUNTDOWN_FLOOR:
+        return _cputime_down(raw - (1 << 64) if raw >> 63 else raw)
+    return raw >> 12
+
+
+def _cputime_down(raw: int) -> int:
+    """A count-down CPU timer (signed) as µs accrued since ``COUNTDOWN_START``."""
+    return (COUNTDOWN_START - raw) >> 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +80,10 @@ class FieldSpec:
 
     Types: ``u8 u16 u32 u64 i16 i32 i64`` integers, ``f32`` IEEE binary32, ``tod`` an absolute
     TOD clock (decoded to Unix microseconds), ``cputime`` a TOD-format duration (decoded to
-    microseconds), ``ebcdic`` text of ``size`` bytes, ``pairs`` (u64 time, u64 count) pairs to
-    the end of the entry. ``mask`` turns an integer into 1 or 0 (``raw & mask != 0``).
+    microseconds; a value only a count-down timer can have is read as one), ``cputime_down``
+    a count-down CPU timer (decoded to the microseconds accrued since X'7FFF...'),
+    ``ebcdic`` text of ``size`` bytes, ``pairs`` (u64 time, u64 count) pairs to the end of the
+    entry. ``mask`` turns an integer into 1 or 0 (``raw & mask != 0``).
     """
 
     name: str
@@ -93,6 +121,8 @@ class FieldSpec:
             return tod_to_unix_us  # type: ignore[return-value]
         if self.type == "cputime":
             return _cputime  # type: ignore[return-value]
+        if self.type == "cputime_down":
+            return _cputime_down  # type: ignore[return-value]
         if self.type == "ebcdic":
             return _ebcdic  # type: ignore[return-value]
         return None

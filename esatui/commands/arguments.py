@@ -118,12 +118,16 @@ def threshold(text: str) -> tuple[str, float, float]:
 
 
 # Spelled out here so that building the parser never imports the simulator.
-SCENARIO_HELP = "mode-vm-day, or seed002-t1|t2|t3-baseline|polling|interrupts (seed 002's runs)"
+SCENARIO_HELP = (
+    "mode-vm-day, seed002-t1|t2|t3-baseline|polling|interrupts (seed 002's runs), or "
+    "seed003-t1-aes128|aes192|aes256, seed003-t3-light|medium|heavy (seed 003's encrypted paging)"
+)
 SET_HELP = (
     "a model parameter: guests, threads, op (rsa_sign, rsa_verify, rsa_sign_verify), key_bits, "
     "cards, card_type, poll_timeout_us (a number or irq), cp_crypto_mode (baseline, polling, "
     "interrupts), smt, lpar_cpus (e.g. 1CP+2IFL), cpu_load; and vcpus, domains, rate, "
-    "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load (docs/MODEL.md)"
+    "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load, paging_cipher (off, "
+    "aes128, aes192, aes256), paging_out_s, paging_in_s (docs/MODEL.md)"
 )
 
 
@@ -177,9 +181,19 @@ def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> N
     )
 
 
+def crypto_costs_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--crypto-costs",
+        metavar="FILE",
+        help="ESACRYPE's software cost table: a JSON or TOML file, or a built-in table's name "
+        "(default: seed 000's figures; docs/CRYPTO_COSTS.md)",
+    )
+
+
 def view_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--screen", default="ESASSUM", help="first screen (default ESASSUM)")
     threshold_option(p)
+    crypto_costs_option(p)
 
 
 def simulation_options(p: argparse.ArgumentParser) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from esatui.registry import Registry, SourceOptions
     from esatui.sampling.recorder import Retention
+    from esatui.screens.crypto_costs import CostTable
     from esatui.screens.model import Threshold
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -99,6 +100,19 @@ def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:
             raise UsageError(f"unknown threshold {name!r} (thresholds: {', '.join(found)})")
         found[name] = Threshold(low, high)
     return found
+
+
+def crypto_costs(args: argparse.Namespace) -> CostTable | None:
+    """The cost table ``--crypto-costs`` names (None: the built-in default)."""
+    spec = getattr(args, "crypto_costs", None)
+    if spec is None:
+        return None
+    from esatui.screens.crypto_costs import CostTableError, load
+
+    try:
+        return load(spec)
+    except CostTableError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def stop_on_signals(stop: threading.Event) -> dict[int, Any]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, db_path, thresholds
+from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, db_path, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -31,6 +31,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--output", type=Path)
     p.add_argument("--option", action="append", default=[], help="screen view option")
     A.threshold_option(p, with_help=False)
+    A.crypto_costs_option(p)
     p.set_defaults(run=run)
 
 
@@ -56,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
         thresholds=thresholds(args),
         options=frozenset(args.option),
+        crypto_costs=crypto_costs(args),
     )
     with SqliteReader.open(db_path(args)) as reader:
         nodes = reader.nodes()
@@ -64,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         model = catalog.build_model(reader, screen.name, query)
     if not model.rows:
-        raise RuntimeError(model.notes[0] if model.notes else "nothing recorded")
+        raise RuntimeError(catalog.no_rows_reason(model))
     if args.order == "asc":
         model = replace(model, rows=ascending(model.rows))
     text = render(model, args.format, args.width)

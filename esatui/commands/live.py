@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
 from esatui.commands.common import (
+    crypto_costs,
     db_path,
     own_data_dir,
     registry,
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from esatui.registry import SourceOptions
     from esatui.sampling.recorder import Retention
     from esatui.sampling.session import WarnChannel
+    from esatui.screens.crypto_costs import CostTable
     from esatui.screens.model import Threshold
 
 
@@ -55,6 +57,7 @@ class Live:
     thresholds: Mapping[str, Threshold]
     keep: bool  # False: --no-record, a temporary database
     make_dirs: bool = False  # the database's directory is esatui's own: create it (0700)
+    crypto_costs: CostTable | None = None  # ESACRYPE's table (None: the built-in default)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
             thresholds(args),
             not args.no_record,
             own_data_dir(args),
+            crypto_costs(args),
         )
     )
 
@@ -111,6 +115,7 @@ def run_live(live: Live) -> int:
             recorder=recording,
             samples=samples,
             interval_s=live.interval_s,
+            crypto_costs=live.crypto_costs,
         )
         app.run()
     return app.return_code or 0

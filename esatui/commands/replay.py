@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, db_path, thresholds
+from esatui.commands.common import UsageError, crypto_costs, db_path, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -33,7 +33,10 @@ def run(args: argparse.Namespace) -> int:
     path = db_path(args)
     with SqliteReader.open(path) as reader:
         # the first screen once, here: a damaged database is one line before the app starts
-        query = catalog.Query(node=args.node, after_us=args.from_, until_us=args.to)
+        costs = crypto_costs(args)
+        query = catalog.Query(
+            node=args.node, after_us=args.from_, until_us=args.to, crypto_costs=costs
+        )
         catalog.build_model(reader, screen.name, query)
     from esatui.tui.app import MonitorApp
 
@@ -45,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
         until_us=args.to,
         node=args.node,
         thresholds=thresholds(args),
+        crypto_costs=costs,
     )
     app.run()
     return app.return_code or 0

@@ -27,6 +27,7 @@ from esatui.sim.batches import CRYPTO, GUEST, Layout
 from esatui.sim.cpu import CAPACITY_US, TypeDemand, place
 from esatui.sim.lpar import guest_cpu_type, logical_processors
 from esatui.sim.mechanism import DEFAULT, Mechanism
+from esatui.sim.paging import processor_totals
 from esatui.sim.params import SimParams
 from esatui.sim.profile import LEVEL_STEP, Levels, levels
 from esatui.sim.snapshot import (
@@ -430,6 +431,10 @@ class SimulatedSystem:
             )
             for i in range(p.cards)
         )
+        # encrypted paging: CP's own CPU, taken from the processors' wait (docs/MODEL.md)
+        paging = processor_totals(
+            p.paging_cipher, p.paging_out_s, p.paging_in_s, self._elapsed_us, len(self._lps)
+        )
         processors = tuple(
             ProcessorCounters(
                 address=lp.address,
@@ -439,9 +444,10 @@ class SimulatedSystem:
                 online_us=int(acc[0]),
                 emul_us=int(acc[1]),
                 user_us=int(acc[2]),
-                syst_us=int(acc[3]),
-                wait_us=int(acc[4]),
+                syst_us=int(acc[3]) + paging.cpu_us,
+                wait_us=max(0, int(acc[4]) - paging.cpu_us),
                 steal_us=int(acc[5]),
+                paging=paging,
             )
             for lp, acc in zip(self._lps, self._procs, strict=True)
         )

@@ -4,7 +4,8 @@ At every monitor sample interval boundary the simulated CP writes what a real on
 level writes for the crypto and processor domains: D5R9 MRPRCAPC (the APVIRT counters, in the
 record of the level: 112 bytes before z/VM 7.1, 128 on 7.1, 360 with the NSERV, HSERV and
 DSERV accumulators from z/VM 7.2 with PTF UM35974 on; docs/MONITOR.md), D5R10 (one crypto
-measurement block per adapter), D0R2 per logical processor, D0R16 for the partition, and a
+measurement block per adapter), D0R2 per logical processor, D3R2 per logical processor when
+the level has encrypted paging (6.4 on) and it pages encrypted, D0R16 for the partition, and a
 D1R11 ending the interval; the first set also carries the configuration records D1R4
 (system), D1R5 (per processor) and D1R9 (the sample interval), as the monitor sends them
 when a reader connects. Records are encoded by
@@ -27,6 +28,7 @@ from esatui.collectors.monitor import encode
 from esatui.collectors.monitor.encode import CmbSpec
 from esatui.collectors.monitor.kinds import FUNCTIONS, MODE_ACCEL, MODE_CCA
 from esatui.sim.guest_tree import cpu_serial
+from esatui.sim.paging import MIN_LEVEL as MIN_PAGING_LEVEL
 from esatui.sim.snapshot import Identity, SystemSnapshot
 
 CPU_TYPE_CODES = {"CP": 0, "IFL": 3, "ICF": 4, "ZIIP": 5}
@@ -125,6 +127,20 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
         )
         for p in snap.processors
     ]
+    if snap.identity.level[:2] >= MIN_PAGING_LEVEL and any(
+        p.paging.enc_pages for p in snap.processors
+    ):
+        records += [
+            encode.paging_record(
+                at,
+                cpu=p.address,
+                enc_pages=p.paging.enc_pages,
+                dec_pages=p.paging.dec_pages,
+                enc_us=p.paging.enc_us,
+                dec_us=p.paging.dec_us,
+            )
+            for p in snap.processors
+        ]
     records.append(
         encode.lpar_record(
             at,

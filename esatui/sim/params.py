@@ -15,6 +15,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from esatui.sim.paging import PAGING_CIPHERS
+
 Op = Literal["rsa_sign", "rsa_verify", "rsa_sign_verify"]
 CpCryptoMode = Literal["baseline", "polling", "interrupts"]
 Profile = Literal["flat", "day"]
@@ -91,6 +93,12 @@ class SimParams:
     """z/VSE guests with one CP virtual CPU each (batch)."""
     vse_load: float = 0.0
     """Peak CPU load of each z/VSE guest, 0..1."""
+    paging_cipher: str = "off"
+    """Encrypted paging (z/VM 6.4 and later): ``off``, ``aes128``, ``aes192``, ``aes256``."""
+    paging_out_s: float = 0.0
+    """Pages CP writes to paging DASD a second (encrypted when ``paging_cipher`` is on)."""
+    paging_in_s: float = 0.0
+    """Pages CP reads back a second (decrypted when ``paging_cipher`` is on)."""
 
     def __post_init__(self) -> None:
         # Integers given for float parameters (poll_timeout_us=50) are normalised.
@@ -173,6 +181,12 @@ def _validate(p: SimParams) -> None:
     )
     _check(0 <= p.vse_guests <= 100, f"vse_guests must be 0..100, not {p.vse_guests}")
     _check(0.0 <= p.vse_load <= 1.0, f"vse_load must be 0..1, not {p.vse_load}")
+    _check(
+        p.paging_cipher in PAGING_CIPHERS,
+        f"paging_cipher must be one of {', '.join(PAGING_CIPHERS)}, not {p.paging_cipher!r}",
+    )
+    _check(0.0 <= p.paging_out_s <= 1e7, f"paging_out_s must be 0..10000000, not {p.paging_out_s}")
+    _check(0.0 <= p.paging_in_s <= 1e7, f"paging_in_s must be 0..10000000, not {p.paging_in_s}")
     counts = parse_lpar_cpus(p.lpar_cpus)
     if p.vse_guests:
         _check("CP" in counts, "vse_guests need a CP in lpar_cpus")

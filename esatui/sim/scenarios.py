@@ -12,6 +12,11 @@ write it too, because seed 002's baseline CP was "a pre-PTF development CP modul
 produce monitor records containing" the three new accumulators (a production pre-PTF CP
 writes the 128-byte record: that is what ``--set cp_crypto_mode=baseline`` gives elsewhere).
 
+``seed003-t1-CIPHER`` and ``seed003-t3-LOAD`` reproduce seed 003's encrypted paging (Tables
+1 and 3): a z14 LPAR of eight logical processors under z/VM 6.4 paging with AES128, AES192 or
+AES256 at a constant rate, and with AES256 at light, medium and heavy rates; a light crypto
+load only keeps the other records going.
+
 ``mode-vm-day`` is seed 000's "Mode VM" LPAR: one sub-capacity CP (1/21 of an IFL) and two
 IFLs, shared with a second LPAR; z/VSE batch on the CP at night; Linux guests doing SSL
 handshakes, about 5 per second, with RSA-2048 CRT on four CEX4A cards that the other LPAR
@@ -71,6 +76,32 @@ SCENARIOS["mode-vm-day"] = SimParams(
     vse_load=0.38,
 )
 
+# seed 003 (IBM, Encrypted Paging, z/VM 6.4 APAR VM65993): z14 3906-M05, 8 logical
+# processors. Only the paging is modelled (an Apache workload is not): Table 1 pages at a
+# constant rate with each cipher, Table 3 with AES256 at three rates. Table 1 gives the sum of
+# the encryption and decryption rates only: split as in its AES256 run (Table 3's heavy run).
+_SEED003 = SimParams(
+    guests=4, threads=1, rate=10.0, lpar_cpus="8IFL", cp_crypto_mode="baseline", cards=1
+)
+_T3_RATES = {
+    "light": (252.09, 57.68),
+    "medium": (45384.10, 35607.98),
+    "heavy": (74807.41, 70065.89),
+}
+_HEAVY_OUT = _T3_RATES["heavy"][0] / sum(_T3_RATES["heavy"])
+_T1_RATES = {"aes128": 146163.09, "aes192": 145960.17, "aes256": 144873.30}
+for _cipher, _total in _T1_RATES.items():
+    SCENARIOS[f"seed003-t1-{_cipher}"] = _SEED003.replace(
+        paging_cipher=_cipher,
+        paging_out_s=_total * _HEAVY_OUT,
+        paging_in_s=_total * (1 - _HEAVY_OUT),
+    )
+for _load, (_out, _in) in _T3_RATES.items():
+    SCENARIOS[f"seed003-t3-{_load}"] = _SEED003.replace(
+        paging_cipher="aes256", paging_out_s=_out, paging_in_s=_in
+    )
+SEED003_IDENTITY = Identity(node="SIMVM64", lpar="Z14LP1", machine_type="3906", zvm_level="6.4.0")
+
 IDENTITIES: dict[str, Identity] = {
     "mode-vm-day": Identity(
         node="VMMODEVM",
@@ -84,6 +115,7 @@ SEED002_IDENTITY = Identity(node="SIMVM", lpar="ZVMLP1", machine_type="8561", zv
 # seed 002's baseline: a pre-PTF development CP that wrote the PTF's accumulators
 SEED002_LAB_IDENTITY = dataclasses.replace(SEED002_IDENTITY, d5r9_length=360)
 IDENTITIES.update({f"seed002-{table}-baseline": SEED002_LAB_IDENTITY for table in _TABLES})
+IDENTITIES.update({name: SEED003_IDENTITY for name in SCENARIOS if name.startswith("seed003")})
 
 PTF_LEVEL = (7, 2)  # PTF UM35974 (APAR VM66534): on-demand NQ, SET CRYPTO POLLING
 PRE_PTF_D5R9 = 128  # MRPRCAPC of z/VM 7.1 and of 7.2 before the PTF

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from esatui.sim.paging import NONE as NO_PAGING
+from esatui.sim.paging import PagingTotals
+
 
 @dataclass(frozen=True, slots=True)
 class CryptoCounters:
@@ -89,6 +92,8 @@ class ProcessorCounters:
     """Voluntary wait (idle)."""
     steal_us: int
     """Online but not dispatched by PR/SM."""
+    paging: PagingTotals = NO_PAGING
+    """Encrypted paging on this processor (D3R2), its CPU included in ``syst_us``."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from esatui.db.records import Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.sampling.recorder import next_boundary
 from esatui.screens import catalog
+from esatui.screens.crypto_costs import CostTable
 from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, ScreenModel, Threshold
 from esatui.screens.render import (
     MIN_WIDTH,
@@ -225,8 +226,10 @@ class MonitorApp(App[int]):
         recorder: RecordFn | None = None,
         samples: SampleChannel | None = None,
         interval_s: float | None = None,
+        crypto_costs: CostTable | None = None,
     ) -> None:
         super().__init__()
+        self._crypto_costs = crypto_costs
         self._db_path = db_path
         self._live = live
         self._node = node
@@ -344,6 +347,7 @@ class MonitorApp(App[int]):
             options=state.options,
             snap=state.drilled,
             thresholds=self._thresholds,
+            crypto_costs=self._crypto_costs,
         )
 
     def _navigator(self, reader: Reader, state: ViewState) -> Navigator:

@@ -192,6 +192,8 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
         "ESACRYPA",
         "ESACRYQ",
         "ESAPOLL",
+        "ESACRYPE",
+        "ESAPAGE",
         "ESAUSR2",
         "ESAOVHD",
     ]

@@ -109,22 +109,124 @@ class PollColumn:
     vserv: float
     etr: float
     unsuccessful_dq_per_interval: int = 200_000  # "approximately 200,000 ... per interval"
+    # guest and CP busy per 1000 VNQs (% of one processor per 1000 VNQ/s, docs/MODEL.md §2)
+    guest_busy: float = 0.0
+    cp_busy: float = 0.0
 
 
 SEED002_TABLE1 = (
-    PollColumn("DBDN", "baseline", 72.643, 116.751, 189.394, 1296.170, 1485.551, 46717.08),
-    PollColumn("DPDN", "polling", 4.713, 112.622, 117.293, 1256.676, 1373.969, 50319.05),
-    PollColumn("DIDN", "interrupts", 14.520, 45.552, 60.078, 317.990, 378.067, 172346.20),
+    PollColumn(
+        "DBDN",
+        "baseline",
+        72.643,
+        116.751,
+        189.394,
+        1296.170,
+        1485.551,
+        46717.08,
+        guest_busy=0.5178,
+        cp_busy=0.6299,
+    ),
+    PollColumn(
+        "DPDN",
+        "polling",
+        4.713,
+        112.622,
+        117.293,
+        1256.676,
+        1373.969,
+        50319.05,
+        guest_busy=0.5352,
+        cp_busy=0.7719,
+    ),
+    PollColumn(
+        "DIDN",
+        "interrupts",
+        14.520,
+        45.552,
+        60.078,
+        317.990,
+        378.067,
+        172346.20,
+        guest_busy=0.5641,
+        cp_busy=0.9388,
+    ),
 )
 SEED002_TABLE2 = (
-    PollColumn("DBD2", "baseline", 87.734, 118.234, 205.968, 1279.835, 1485.803, 46704.28),
-    PollColumn("DPD2", "polling", 3.626, 111.302, 114.853, 1242.840, 1357.692, 50910.57),
-    PollColumn("DID2", "interrupts", 17.073, 46.006, 63.074, 303.880, 366.953, 174790.20),
+    PollColumn(
+        "DBD2",
+        "baseline",
+        87.734,
+        118.234,
+        205.968,
+        1279.835,
+        1485.803,
+        46704.28,
+        guest_busy=0.522,
+        cp_busy=0.656,
+    ),
+    PollColumn(
+        "DPD2",
+        "polling",
+        3.626,
+        111.302,
+        114.853,
+        1242.840,
+        1357.692,
+        50910.57,
+        guest_busy=0.5331,
+        cp_busy=0.7995,
+    ),
+    PollColumn(
+        "DID2",
+        "interrupts",
+        17.073,
+        46.006,
+        63.074,
+        303.880,
+        366.953,
+        174790.20,
+        guest_busy=0.5833,
+        cp_busy=1.088,
+    ),
 )
 SEED002_TABLE3 = (
-    PollColumn("CBDN", "baseline", 53.954, 123.162, 177.115, 1316.767, 1493.897, 6666.17),
-    PollColumn("CPDN", "polling", 2.546, 121.836, 124.497, 1369.687, 1494.210, 6666.17),
-    PollColumn("CIDN", "interrupts", 2.291, 71.348, 73.755, 1420.626, 1494.416, 6666.17),
+    PollColumn(
+        "CBDN",
+        "baseline",
+        53.954,
+        123.162,
+        177.115,
+        1316.767,
+        1493.897,
+        6666.17,
+        guest_busy=0.8668,
+        cp_busy=1.2054,
+    ),
+    PollColumn(
+        "CPDN",
+        "polling",
+        2.546,
+        121.836,
+        124.497,
+        1369.687,
+        1494.210,
+        6666.17,
+        guest_busy=0.8169,
+        cp_busy=0.9993,
+    ),
+    PollColumn(
+        "CIDN",
+        "interrupts",
+        2.291,
+        71.348,
+        73.755,
+        1420.626,
+        1494.416,
+        6666.17,
+        guest_busy=0.7982,
+        cp_busy=0.952,
+    ),
 )
 
 

@@ -5,7 +5,8 @@
 - :func:`seed000_file`: seed 000's ESACRYPT rows 18:48-18:53 plus D5R10 records (4 CEX4A
   APs doing RSA 2048 CRT, the 18:53 ESACRYPA figures in every interval);
 - :func:`seed002_file`: seed 002 Table 1's three runs as three consecutive one-minute
-  intervals of one D5R9 stream (baseline, polling, interrupts);
+  intervals of one D5R9 stream (baseline, polling, interrupts), with D0R2 records of eight
+  IFLs (spelled out byte by byte, tests/monitor/published.py) busy as the table says;
 - :func:`add_guest_poll`: this Linux's AP bus (``zcrypt_bus``) recorded next to them.
 """
 
@@ -21,6 +22,7 @@ from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY
 from esatui.db.store import Store
 from tests.fixtures.recording import write
 from tests.monitor import fixtures as F
+from tests.monitor import published as P
 
 SEED002_START_US = F.utc_us(2022, 5, 10, 12, 0)
 MINUTE_US = 60_000_000
@@ -60,12 +62,38 @@ def seed002_counters(
     return out
 
 
+IFLS = 8  # seed 002: z15 8561-T01 with 8 dedicated IFL cores
+IFL_TYPE = 3  # PFXCPUTY
+
+
+def seed002_processors(
+    columns: Sequence[F.PollColumn], interval_s: int = 60
+) -> list[list[P.ProcessorTimes]]:
+    """Each IFL's cumulative times at the start and after each column's interval: guest and
+    CP busy per 1000 VNQ × VNQ/s / 1000 = % of one processor, spread evenly (CP's all on the
+    guests' behalf; the rest waits)."""
+    times = [P.ProcessorTimes(10**9, 10**8, 10**7, 10**10) for _ in range(IFLS)]
+    out = [list(times)]
+    for col in columns:
+        share_us = interval_s * 1e6 / 100.0 * col.etr / 1000.0 / IFLS  # per % of a processor
+        emul, user = round(col.guest_busy * share_us), round(col.cp_busy * share_us)
+        wait = interval_s * 1_000_000 - emul - user
+        times = [
+            P.ProcessorTimes(t.emul + emul, t.user + user, t.syst, t.wait + wait) for t in times
+        ]
+        out.append(list(times))
+    return out
+
+
 def seed002_file(path: Path, columns: Sequence[F.PollColumn] = F.SEED002_TABLE1) -> Path:
-    """``columns`` as consecutive one-minute intervals of a z/VM 7.2 (PTF level) D5R9 stream."""
+    """``columns`` as consecutive one-minute intervals of a z/VM 7.2 (PTF level) D5R9 stream,
+    with the processors' D0R2 records."""
     intervals = []
+    processors = seed002_processors(columns)
     for i, counters in enumerate(seed002_counters(columns)):
         us = SEED002_START_US + i * MINUTE_US
         records = [E.crypto_record(us, counters, length=360)]
+        records += [P.d0r2(us, cpu, IFL_TYPE, t) for cpu, t in enumerate(processors[i])]
         if i == 0:
             records = [
                 E.system_record(

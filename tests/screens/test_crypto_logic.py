@@ -8,7 +8,8 @@ from hypothesis import strategies as st
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens import crypto as C
 from esatui.screens.esacrypa import ap_values, card_id, reported
-from esatui.screens.esapoll import NOTE_WIDTH, explain, guest_poll
+from esatui.screens.esapoll import explain, guest_poll
+from esatui.screens.poll_trade import NOTE_WIDTH
 
 MINUTE = 60_000_000
 

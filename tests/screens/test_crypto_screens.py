@@ -160,10 +160,18 @@ def test_seed002_table1_through_the_cli(
         # "approximately 200,000 unsuccessful dequeue requests per monitor interval"
         assert printed(got["unsucc_dq_s"], 1) == f"{200_000 / 60:.1f}"
         assert printed(got["dq_per_op_real"], 2) == "1.00"
+        # the price, from the processors' D0R2 records of the same intervals
+        assert printed(got["hserv_us"], 3) == f"{col.hserv:.3f}", col.run
+        assert printed(got["guest_busy_per_kvnq"], 4) == f"{col.guest_busy:.4f}", col.run
+        assert printed(got["cp_busy_per_kvnq"], 4) == f"{col.cp_busy:.4f}", col.run
+        total = col.guest_busy + col.cp_busy
+        assert got["total_busy_per_kvnq"] == pytest.approx(total, abs=1.5e-4), col.run
+        assert printed(got["guest_us_op"], 1) == f"{10 * col.guest_busy:.1f}", col.run
+        assert printed(got["cp_us_op"], 1) == f"{10 * col.cp_busy:.1f}", col.run
 
 
 def test_seed002_hserv_through_the_data(seed002_db: Path) -> None:
-    """HSERV is no ESAPOLL column (SPEC lists none); the recorded data gives it as printed."""
+    """The recorded data gives HSERV as printed (ESAPOLL's hserv_us column shows it)."""
     with SqliteReader.open(seed002_db) as reader:
         node = reader.queries.node_id(None)
         assert node is not None
@@ -266,7 +274,7 @@ def test_esapoll_guest_poll_follows_the_zcrypt_bus(
 def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
     with SqliteReader.open(seed002_db) as reader:
         model = catalog.build_model(reader, "ESAPOLL", catalog.Query())
-        records, note = model.notes
+        records, note, cost, trade = model.notes
         assert records == (
             "Records: z/VM 7.2.0, D5R9 360 bytes: NSERV/HSERV/DSERV (APAR VM66534). "
             "CP crypto: SET CRYPTO POLLING ON or OFF, not known."
@@ -274,6 +282,15 @@ def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
         assert note == (
             "DSERV 88% of 756 µs/op: guest poll timer (here 250 µs), over its tick (others "
             "slower?); faster polling: more DQs (3333/s) and CPU"
+        )
+        # the three runs as one: their busy per 1000 VNQ weighted by their VNQs
+        assert cost == (
+            "Cost per operation: guest 5.5 + CP 8.5 = 14.0 µs of CPU (busy per 1000 VNQ "
+            "0.5507 + 0.8541); all CP time counted as crypto's."
+        )
+        assert trade == (
+            "Trade-off: a poll timeout of 125 µs would cut DSERV ~331 µs/op for twice the "
+            "unsuccessful DQs (0.04/op now, in 5.5 µs guest CPU/op)."
         )
         # DSERV 87% and 91% of VSERV, but 1,296 and 1,257 µs: the default poll timer at work,
         # not a wait that is a problem (dserv_us); with CP interrupts 318 µs
@@ -313,6 +330,7 @@ def test_provisional_columns_are_marked(capsys: pytest.CaptureFixture[str]) -> N
     assert marked["ESAPOLL"] == {
         "nserv_us",
         "dserv_us",
+        "hserv_us",
         "dserv_pct",
         "dq_per_op_virt",
         "unsucc_dq_s",

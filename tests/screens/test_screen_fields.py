@@ -121,7 +121,8 @@ def watched(slots: Sequence[Slot], seen: Seen) -> list[Slot]:
 
 @pytest.fixture(scope="module")
 def recordings(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """A simulated z/VM system (every source) and seed 000's monitor records (D5R10)."""
+    """A simulated z/VM system (every source), seed 000's monitor records (D5R10) and a
+    simulated z/VM 6.4 paging encrypted (D3R2)."""
     tmp = tmp_path_factory.mktemp("fields")
     sim = tmp / "sim.sqlite"
     argv = ["sim", "--scenario", "mode-vm-day", "--duration", "3m", "--db", str(sim)]
@@ -129,7 +130,10 @@ def recordings(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     seed = tmp / "seed000.sqlite"
     mon = D.seed000_file(tmp / "seed000.mon")
     assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(seed)]) == 0
-    return [sim, seed]
+    paging = tmp / "paging.sqlite"
+    argv = ["sim", "--scenario", "seed003-t3-medium", "--duration", "2m", "--db", str(paging)]
+    assert main([*argv, "--start", "2026-01-05T00:00+00:00"]) == 0
+    return [sim, seed, paging]
 
 
 def test_screens_read_only_what_they_declare(

@@ -59,31 +59,32 @@ def newest_rows(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def from_exports(capsys: pytest.CaptureFixture[str], db: Path) -> Metrics:
-    """ESAPOLL's service times and rate, ESACPUU's busy split (newest interval)."""
+    """ESAPOLL's service times, rate and busy per 1000 VNQ (newest interval), its busy split
+    checked against ESACPUU's processors."""
     (poll,) = [r for r in newest_rows(export_json(capsys, db, "ESAPOLL")) if r.get("ops_s")]
     etr = float(poll["ops_s"])
     values = {
         "NSERV": poll["nserv_us"],
         "RSERV": poll["rserv_us"],
-        "HSERV": poll["nserv_us"] + poll["rserv_us"],
+        "HSERV": poll["hserv_us"],
         "DSERV": poll["dserv_us"],
         "VSERV": poll["vserv_us"],
         "ETR": etr,
+        "total": poll["total_busy_per_kvnq"],
+        "guest": poll["guest_busy_per_kvnq"],
+        "CP": poll["cp_busy_per_kvnq"],
     }
-    origin = "ESAPOLL"
-    if has_screen("ESACPUU"):
-        cpus = [
-            r
-            for r in newest_rows(export_json(capsys, db, "ESACPUU"))
-            if str(r.get("id", "")).isdigit()
-        ]
-        guest = sum(float(r["emul"]) for r in cpus)
-        cp = sum(float(r["user"]) + float(r["syst"]) for r in cpus)
-        values |= _busy(guest, cp, etr)
-        origin += " + ESACPUU"
-    else:
-        values |= busy_recorded(db)
-    return Metrics({k: float(v) for k, v in values.items()}, origin)
+    assert poll["guest_us_op"] == pytest.approx(10 * poll["guest_busy_per_kvnq"], abs=0.05)
+    assert poll["cp_us_op"] == pytest.approx(10 * poll["cp_busy_per_kvnq"], abs=0.05)
+    cpus = [
+        r for r in newest_rows(export_json(capsys, db, "ESACPUU")) if str(r.get("id", "")).isdigit()
+    ]
+    guest = sum(float(r["emul"]) for r in cpus)
+    cp = sum(float(r["user"]) + float(r["syst"]) for r in cpus)
+    rounding = len(cpus) * 2 * 0.05 / (etr / 1000)  # ESACPUU: 0.1% per processor and part
+    for name, value in _busy(guest, cp, etr).items():
+        assert values[name] == pytest.approx(value, abs=rounding), name
+    return Metrics({k: float(v) for k, v in values.items()}, "ESAPOLL (checked with ESACPUU)")
 
 
 def num(value: object) -> float:

@@ -1,0 +1,277 @@
+"""ESACRYPE, Crypto Economics: the CPU the adapters' work would cost in software.
+
+Seed 000 works it out by hand: 575 RSA 2048 CRT operations in a minute on the four CEX4A
+cards (9.6 a second), 13 ms each in software on that machine (openssl 0.9.8), is 130 ms of
+CPU a second: the cards save 13% of a CPU; with openssl 1.0.1's 3.1 ms, 3%. This screen does
+that per interval and per function of ESACRYPA (D5R10, summed over the cards), with a total
+row per interval, from a software cost table that is data (screens/crypto_costs.py): the
+built-in default or ``--crypto-costs FILE|NAME``. The first note names the table and whose
+figures they are: never a measurement of this system unless the user's file says so.
+
+Columns: operations per second, adapter ms per operation, the table's software ms per
+operation, the CPU the same work would take in software as % of one CPU and in CPUs (of the
+LPAR's processor type), and the saving as % of the LPAR's processors of that type.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from esatui.db.slots import EntityData, Slot
+from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.common import TIME, interval_row, per_second
+from esatui.screens.crypto_costs import CostTable, default_table
+from esatui.screens.esacpuu import LCPU_READS, own_processors
+from esatui.screens.esacpuu import PREFER as LCPU_PREFER
+from esatui.screens.esacrypa import (
+    CRYPTO_AP,
+    FUNCTION_FIELDS,
+    FUNCTIONS,
+    NEEDS,
+    PREFER,
+    Function,
+    parse_key,
+    scale_of,
+)
+from esatui.screens.model import Column, Row, RowKind, Value
+
+TOTAL = "Total"
+_SW = ("In software",)
+
+COLUMNS = (
+    TIME,
+    Column(
+        "function",
+        ("", "Function"),
+        20,
+        key=True,
+        repeat=False,
+        doc="ESACRYPA's function (all cards summed); Total: the interval's sum",
+    ),
+    Column("ops_s", ("Oper", "/sec"), 8, 1, "/s", doc="operations per second, all cards"),
+    Column(
+        "ms_op",
+        ("Adapter", "ms/op"),
+        7,
+        2,
+        "ms",
+        doc="adapter milliseconds per operation (D5R10 time / count)",
+    ),
+    Column(
+        "sw_ms_op",
+        ("", "ms/op"),
+        7,
+        2,
+        "ms",
+        _SW,
+        doc="CPU ms per operation in software, from the cost table named in the header",
+    ),
+    Column(
+        "sw_cpu_pct",
+        ("", "%1CPU"),
+        7,
+        2,
+        "%",
+        _SW,
+        doc="the same work in software: ops/s × software ms/op, as % of one CPU",
+    ),
+    Column(
+        "sw_cpus",
+        ("", "CPUs"),
+        6,
+        3,
+        "",
+        _SW,
+        doc="the same, in CPUs of the LPAR's processor type (sw_cpu_pct / 100)",
+    ),
+    Column(
+        "saved_pct",
+        ("Saved", "%LPAR"),
+        6,
+        2,
+        "%",
+        doc="what the adapters save, as % of the LPAR's processors of that type "
+        "(sw_cpus / their number; '.' when the processors were not recorded)",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class FunctionWork:
+    """One function's work in an interval, over all cards: operations and adapter seconds
+    (None when some card's time could not be scaled)."""
+
+    function: Function
+    count: float
+    seconds: float | None
+
+
+def _label(fn: Function) -> str:
+    return f"{fn.group} {fn.label}"
+
+
+def _cards(rows: Mapping[str, EntityData]) -> list[EntityData]:
+    """Each card's own block; the APQN blocks of a card that has none (its domains' parts)."""
+    with_card = {p[0] for e in rows.values() if (p := parse_key(e.key)) and p[1] is None}
+    return [
+        e
+        for e in rows.values()
+        if (p := parse_key(e.key)) is not None and (p[1] is None or p[0] not in with_card)
+    ]
+
+
+def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
+    """The slot's work per function reported by any card, and the measured duration."""
+    found = slot.get(CRYPTO_AP, PREFER)
+    if found is None:
+        return [], 0
+    cards = _cards(found.rows)
+    out: list[FunctionWork] = []
+    for fn in FUNCTIONS:
+        counts = [e.values.get(f"{fn.name}_count") for e in cards]
+        if not any(isinstance(c, int | float) for c in counts):
+            continue
+        count = 0.0
+        seconds: float | None = 0.0
+        for e, c in zip(cards, counts, strict=True):
+            if not isinstance(c, int | float):
+                continue
+            count += c
+            raw, scale = e.values.get(f"{fn.name}_time"), scale_of(e)
+            if seconds is not None and isinstance(raw, int | float) and scale is not None:
+                seconds += raw * scale
+            else:
+                seconds = None
+        out.append(FunctionWork(fn, count, seconds))
+    return out, found.duration_us
+
+
+@dataclass(frozen=True)
+class Lpar:
+    """The LPAR's processors of the type the software would run on."""
+
+    cpu_type: str
+    count: int
+
+
+def lpar_processors(slot: Slot, config: Mapping[str, str], table: CostTable) -> Lpar | None:
+    """The table's processor type if the LPAR has it, else its most numerous type."""
+    cpus = slot.get(LCPU_READS.kind, LCPU_PREFER)
+    if cpus is None or not cpus.rows:
+        return None
+    types = Counter(e.attrs.get("type", "") for e in own_processors(cpus, config))
+    types.pop("", None)
+    if not types:
+        return None
+    wanted = table.cpu_type.upper()
+    chosen = wanted if wanted in types else types.most_common(1)[0][0]
+    return Lpar(chosen, types[chosen])
+
+
+def economics(
+    work: FunctionWork, duration_us: int, table: CostTable, lpar: Lpar | None
+) -> dict[str, Value]:
+    """One function's row (all but ``time`` and ``function``)."""
+    ops_s = per_second(work.count, duration_us)
+    ms_op = None if work.seconds is None or not work.count else work.seconds / work.count * 1000
+    sw_ms = table.ms_per_op.get(work.function.name)
+    return {"ops_s": ops_s, "ms_op": ms_op, "sw_ms_op": sw_ms, **_software(ops_s, sw_ms, lpar)}
+
+
+def _software(ops_s: float | None, sw_ms: float | None, lpar: Lpar | None) -> dict[str, Value]:
+    pct = None if ops_s is None or sw_ms is None else ops_s * sw_ms / 1000 * 100
+    return _cpu_columns(pct, lpar)
+
+
+def _cpu_columns(pct: float | None, lpar: Lpar | None) -> dict[str, Value]:
+    cpus = None if pct is None else pct / 100
+    saved = None if pct is None or lpar is None or not lpar.count else pct / lpar.count
+    return {"sw_cpu_pct": pct, "sw_cpus": cpus, "saved_pct": saved}
+
+
+def _total(rows: Sequence[Mapping[str, Value]], lpar: Lpar | None) -> dict[str, Value]:
+    """The interval's total: operations of every function, software CPU of those priced."""
+    ops = [r["ops_s"] for r in rows if isinstance(r["ops_s"], int | float)]
+    priced = [r["sw_cpu_pct"] for r in rows if isinstance(r["sw_cpu_pct"], int | float)]
+    values: dict[str, Value] = {
+        "function": TOTAL,
+        "ops_s": sum(ops) if ops else None,
+        "ms_op": None,
+        "sw_ms_op": None,
+    }
+    return values | _cpu_columns(sum(priced) if priced else None, lpar)
+
+
+def _notes(table: CostTable, unpriced: set[str], lpar: Lpar | None) -> tuple[str, ...]:
+    notes = [table.describe()]
+    if unpriced:
+        notes.append(
+            "No software figure in the table (not in the total): "
+            + ", ".join(sorted(unpriced))
+            + "."
+        )
+    if lpar is not None:
+        notes.append(
+            f"CPUs and %LPAR in {lpar.cpu_type}s, this LPAR has {lpar.count}; "
+            "adapter figures count every partition sharing the cards."
+        )
+    else:
+        notes.append("Adapter figures count every partition sharing the cards.")
+    return tuple(notes)
+
+
+def _build(ctx: Context) -> Built:
+    table = ctx.crypto_costs or default_table()
+    rows: list[Row] = []
+    unpriced: set[str] = set()
+    lpar: Lpar | None = None
+    for slot in ctx.slots:
+        works, duration_us = function_work(slot)
+        if not works:
+            continue
+        here = lpar_processors(slot, ctx.config, table)
+        lpar = here or lpar
+        shown: list[dict[str, Value]] = []
+        for work in works:
+            values = {"function": _label(work.function)} | economics(work, duration_us, table, here)
+            if work.function.name not in table.ms_per_op and work.count:
+                unpriced.add(_label(work.function))
+            shown.append(values)
+        for n, values in enumerate(shown):
+            rows.append(interval_row(slot, values, first=n == 0, drill="ESACRYPA"))
+        rows.append(
+            interval_row(
+                slot, _total(shown, here), first=False, drill="ESACRYPA", kind=RowKind.TOTAL
+            )
+        )
+    if not rows:
+        empty = ("No per-AP crypto measurement records (D5R10) in this range.",)
+        return Built(COLUMNS, rows, (table.describe(), *empty) if ctx.slots else ())
+    header: dict[str, Value] = {
+        "cost_table": table.name,
+        "cost_table_whose": table.whose,
+        "cost_table_builtin": table.builtin,
+    }
+    return Built(COLUMNS, rows, _notes(table, unpriced, lpar), header=header)
+
+
+SCREEN = ScreenDef(
+    name="ESACRYPE",
+    title="Crypto Economics",
+    doc="what the crypto adapters' work would cost in software: per function and interval, "
+    "operations per second, adapter and software ms per operation, the CPU it would take "
+    "(% of one CPU, CPUs of the LPAR's type) and the saving, from a cost table that is data "
+    "(--crypto-costs FILE|NAME; the header names whose figures)",
+    timeline=(CRYPTO_AP,),
+    kinds=(LCPU_READS.kind,),
+    columns=COLUMNS,
+    build=_build,
+    needs=NEEDS,
+    prefer=PREFER,
+    reads=(
+        Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale",)),
+        Reads(LCPU_READS.kind, (), ("lpar", "type")),
+    ),
+)

@@ -1,0 +1,163 @@
+"""ESAPOLL's cost lines: what an operation costs, and what the alternative would buy and cost,
+in the recording's own numbers.
+
+The alternatives and their published effects (seed 002, IBM, PTF UM35974 for APAR VM66534;
+z15, 10 guests, RSA-1024; docs/CRYPTO_SCREENS.md section "ESAPOLL's cost"):
+- CP's DQ by interrupts (SET CRYPTO POLLING OFF) against the baseline: RSERV −61%, −61%,
+  −42% (Tables 1, 2, 3); CP busy per 1000 VNQ +49% and +66% at 46,700 VNQ/s (Tables 1-2),
+  −21% at 6,666 VNQ/s (Table 3).
+- The PTF's on-demand NQ (polling runs against the baseline): NSERV −94%, −96%, −95%; CP busy
+  per 1000 VNQ +23%, +22% (Tables 1-2), −17% (Table 3).
+- A shorter guest poll timeout: DSERV is a whole or half a tick of the guest's timer
+  (docs/ZCRYPT.md section 5), so halving the timeout halves it, and doubles the ticks that find
+  nothing (seed 002: about 200,000 unsuccessful DQs a second at 50 µs against 6,700 at 250 µs).
+"""
+
+from __future__ import annotations
+
+from esatui.screens import crypto as C
+from esatui.screens.crypto_cost import OperationCost
+
+# seed 002: the rate above which CP's extra work per operation (interrupts, on-demand NQ)
+# showed as more CP busy per 1000 VNQ (Tables 1-2, ~46,700/s); below it (Table 3, 6,666/s)
+# CP used less. Between the two the direction is not published: 20,000/s splits them.
+HIGH_RATE_VNQ_S = 20_000.0
+RSERV_CUT = (0.42, 0.61)  # interrupts, Tables 3 and 1-2
+CP_MORE_INTERRUPTS = (0.49, 0.66)  # Tables 1-2
+CP_LESS_INTERRUPTS = 0.21  # Table 3
+NSERV_CUT = (0.94, 0.96)
+CP_MORE_ON_DEMAND = (0.22, 0.23)
+
+Poll = int | str | None
+NOTE_WIDTH = 132  # the default text export's width: each note stays one line there
+
+
+def fit(*variants: str) -> str:
+    """The most detailed variant that fits one line of the default text export."""
+    for text in variants:
+        if len(text) <= NOTE_WIDTH:
+            return text
+    return variants[-1][:NOTE_WIDTH]
+
+
+def cost_note(cost: OperationCost) -> str:
+    """One line: the CPU an operation costs, in µs and as seed 002's busy per 1000 VNQ."""
+    if cost.total_busy_per_kvnq is None:
+        return (
+            "Cost per operation: not known (needs the LPAR's processor times in the same range: "
+            "z/VM monitor D0R2)."
+        )
+    if cost.guest_us_op is None or cost.cp_us_op is None or cost.total_us_op is None:
+        return (
+            f"Cost per operation: {cost.total_busy_per_kvnq * 10:.1f} µs of CPU (busy per 1000 "
+            f"VNQ {cost.total_busy_per_kvnq:.4f}); no guest/CP split from this source."
+        )
+    head = (
+        f"Cost per operation: guest {cost.guest_us_op:.1f} + CP {cost.cp_us_op:.1f} = "
+        f"{cost.total_us_op:.1f} µs of CPU"
+    )
+    busy = f" (busy per 1000 VNQ {cost.guest_busy_per_kvnq:.4f} + {cost.cp_busy_per_kvnq:.4f})"
+    caveat = "; all CP time counted as crypto's."
+    return fit(
+        f"{head}{busy}{caveat}",
+        f"{head}; all of the LPAR's CPU counted as crypto's (an upper bound).",
+        f"{head}{caveat}",
+    )
+
+
+def _range(value: float, factors: tuple[float, float]) -> str:
+    low, high = sorted(value * f for f in factors)
+    return f"{low:.0f}-{high:.0f}" if round(low) != round(high) else f"{low:.0f}"
+
+
+def _cp_change(cost: OperationCost, rate: float | None, more: tuple[float, float]) -> str:
+    cp = cost.cp_us_op
+    if cp is None:
+        return "CP CPU per operation: not known here"
+    if rate is not None and rate >= HIGH_RATE_VNQ_S:
+        low, high = (cp * f for f in more)
+        return f"+{low:.1f}-{high:.1f} µs CP/op (now {cp:.1f})"
+    return f"no more CP/op at this rate (now {cp:.1f} µs; seed 002 at 6,666/s)"
+
+
+def trade_off(
+    d: C.CryptoDeltas | None, cost: OperationCost, poll: Poll, facts: C.RecordFacts
+) -> str:
+    """One line: what the alternative to the dominant part would buy (µs per operation) and
+    cost (CPU µs per operation, unsuccessful DQs), from this recording's numbers."""
+    if d is None or not d.get("virt_nq"):
+        return "Trade-off: no operations in this range."
+    st = C.service_times(d)
+    rate = C.rate(d, "virt_nq")
+    parts = {"NSERV": st.nserv, "RSERV": st.rserv, "DSERV": st.dserv}
+    if any(v is None for v in parts.values()):
+        return _without_split(d, cost, facts)
+    name = max(parts, key=lambda k: parts[k] or 0.0)
+    if name == "DSERV":
+        return _shorter_poll(st.dserv or 0.0, d, cost, poll)
+    if name == "NSERV" and not facts.ptf:
+        nserv = st.nserv or 0.0
+        return fit(
+            f"Trade-off: PTF UM35974's on-demand NQ would cut NSERV {_range(nserv, NSERV_CUT)} "
+            f"µs/op for {_cp_change(cost, rate, CP_MORE_ON_DEMAND)}.",
+            f"Trade-off: PTF UM35974's on-demand NQ: NSERV −{_range(nserv, NSERV_CUT)} µs/op.",
+        )
+    if name == "RSERV" and facts.polling != "off":
+        rserv = st.rserv or 0.0
+        how = "SET CRYPTO POLLING OFF" if facts.ptf is not False else "PTF UM35974's interrupts"
+        return fit(
+            f"Trade-off: {how} would cut RSERV {_range(rserv, RSERV_CUT)} µs/op for "
+            f"{_cp_change(cost, rate, CP_MORE_INTERRUPTS)}.",
+            f"Trade-off: {how}: RSERV −{_range(rserv, RSERV_CUT)} µs/op.",
+        )
+    total = cost.total_us_op
+    spent = f" ({total:.1f} µs CPU/op)" if total is not None else ""
+    return fit(
+        f"Trade-off: {name} is the adapter's and CP's own time{spent}: only more or faster "
+        "adapters, or CP capacity, cut it."
+    )
+
+
+def _shorter_poll(dserv: float, d: C.CryptoDeltas, cost: OperationCost, poll: Poll) -> str:
+    fails = C.unsuccessful_dq_s(d)
+    ops = C.rate(d, "virt_nq")
+    per_op = "?" if fails is None or not ops else f"{fails / ops:.{1 if fails >= ops else 2}f}"
+    setting = f"{poll // 2} µs" if isinstance(poll, int) and poll > 1 else "half the timeout"
+    guest = cost.guest_us_op
+    cpu = f", in {guest:.1f} µs guest CPU/op" if guest is not None else ""
+    head = f"Trade-off: a poll timeout of {setting} would cut DSERV ~{dserv / 2:.0f} µs/op"
+    return fit(
+        f"{head} for twice the unsuccessful DQs ({per_op}/op now{cpu}).",
+        f"{head} for twice the unsuccessful DQs ({per_op}/op now).",
+    )
+
+
+GUEST_WAIT_MATTERS = 0.25  # as ESAPOLL's explanation: the guests' wait beyond CP worth naming
+
+
+def _without_split(d: C.CryptoDeltas, cost: OperationCost, facts: C.RecordFacts) -> str:
+    """Records without NSERV/DSERV (before APAR VM66534): the guests' wait beyond CP's NQ to
+    DQ (ms_op_virt − ms_op_real) stands for DSERV."""
+    virt, real = C.ms_op_virt(d), C.ms_op_real(d)
+    if virt is None or real is None or virt <= 0:
+        return "Trade-off: needs the guests' and CP's NQ to DQ times (CRYVSERV, CRYRSERV)."
+    waited_us = (virt - real) * 1000
+    total = cost.total_us_op
+    if waited_us / (virt * 1000) >= GUEST_WAIT_MATTERS:
+        fails = C.unsuccessful_dq_s(d)
+        ops = C.rate(d, "virt_nq")
+        per_op = f" ({fails / ops:.1f}/op now)" if fails is not None and ops else ""
+        cpu = f", CPU/op now {total:.1f} µs" if total is not None else ""
+        return fit(
+            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
+            f"twice the unsuccessful DQs{per_op}{cpu}.",
+            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
+            "twice the unsuccessful DQs.",
+        )
+    cure = (
+        "PTF UM35974 (on-demand NQ, interrupts) or more adapters"
+        if facts.ptf is False
+        else "more or faster adapters"
+    )
+    cpu = f"; CPU/op now {total:.1f} µs" if total is not None else ""
+    return fit(f"Trade-off: CP's NQ to DQ ({real * 1000:.0f} µs/op) dominates: {cure}{cpu}.")
