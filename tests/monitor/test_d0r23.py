@@ -274,3 +274,33 @@ def test_esalock_names_the_locks_hottest_first(tmp_path: Path) -> None:
     assert float(srm["pct_cpu"]) == pytest.approx(32.92 * 0.92, abs=0.001)  # type: ignore[arg-type]
     assert float(srm["shared_s"]) == pytest.approx(13174 * 0.12, abs=0.1)  # type: ignore[arg-type]
     assert bad_run[0].levels["pct_cpu"] is Level.CRIT
+
+
+def test_esassum_shows_the_spinning_and_marks_the_same_run(tmp_path: Path) -> None:
+    mon = F.write_monwrite(tmp_path / "seed001.mon", _seed001_intervals(with_d0r23=True))
+    db = tmp_path / "db.sqlite"
+    assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)]) == 0
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESASSUM", catalog.Query())
+    (col,) = [c for c in model.columns if c.id == "spin_pct"]
+    assert col.drill == "ESALOCK" and col.provisional
+    rows = {(r.end_us - T) // MINUTE: r for r in model.rows}
+    for minute, (*_, pct) in zip(MEASURED, SEED001, strict=True):
+        assert float(rows[minute].values["spin_pct"]) == pytest.approx(pct, abs=0.0006)  # type: ignore[arg-type]
+    marked = sorted(m for m, r in rows.items() if r.levels.get("spin_pct", Level.NONE))
+    assert marked == [2, 3]  # the 16-way at 4.3.0's rates: varied on, then measured
+
+
+def test_cp_time_drills_into_esalock() -> None:
+    """ESACPUU's CP system time and ESAPOLL's CP cost lead to the spin locks behind them."""
+    drills = {
+        (name, c.id): c.drill
+        for name in ("ESACPUU", "ESAPOLL")
+        for c in catalog.get(name).columns
+        if c.drill
+    }
+    assert drills == {
+        ("ESACPUU", "syst"): "ESALOCK",
+        ("ESAPOLL", "cp_busy_per_kvnq"): "ESALOCK",
+        ("ESAPOLL", "cp_us_op"): "ESALOCK",
+    }
