@@ -4,10 +4,11 @@ the dispatch rate (seed 001: a crypto workload that did not scale from 8 to 16 p
 Every trip through CP's dispatcher takes the scheduler lock (SRMSLOCK); in the model a trip
 is a guest's crypto operation (its NQ intercept leaves SIE and CP dispatches the guest
 again; the guests' other work is not modelled at this grain). With ``D`` trips a second on
-``N`` logical processors:
+``N`` processor cores (SMT threads share their core's cache, so a core is where the lock word's
+line lives; seed 002's SMT-2 runs show CP's cost per operation barely changed):
 
 - the lock is held ``h = hold_us × (1 + BOUNCE × (N − 1))`` µs per trip: the lock word's
-  cache line moves between more processors' caches the more there are;
+  cache line moves between more cores' caches the more there are;
 - it is busy ``U = D × h / 10⁶`` of the time, and a request finds it held by one of the other
   processors with probability ``b = U × (N − 1) / N``: ``D × b`` spins a second;
 - a spin lasts ``h × (1 + QUEUE × (N − 1) × b / (1 − b))`` µs: the holder's own time, then

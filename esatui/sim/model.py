@@ -237,7 +237,9 @@ class SimulatedSystem:
         lay = self._layout
         vnq = GUEST.index("vnq")
         trips = sum(st.path[lay.guest(i) + vnq] for i in range(self.params.guests))
-        spin = spin_rates(trips, len(self._lps), self.params.lock_hold_us)
+        # the lock word's cache line moves between cores (SMT threads share a core's cache)
+        cores = len({lp.core for lp in self._lps})
+        spin = spin_rates(trips, cores, self.params.lock_hold_us)
         if spin.spin_us <= 0:
             return st.processors, 0.0, 0.0
         share = spin.spin_us / len(self._lps)
