@@ -48,9 +48,8 @@ class CostTable:
 
     def describe(self) -> str:
         """The header line: which table, whose figures."""
-        kind = "built-in" if self.builtin else "file"
-        caveat = "; not measured here" if self.builtin else ""
-        return f"Software costs: {self.name} ({kind}): {self.whose}{caveat}"
+        kind = "built-in, not measured here" if self.builtin else "file"
+        return f"Software costs: {self.name} ({kind}): {self.whose}"
 
 
 def _table(raw: object, origin: str, *, builtin: bool) -> CostTable:

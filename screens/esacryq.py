@@ -29,7 +29,7 @@ from esatui.db.records import Flag, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, natural_key, number, pct, per_second
-from esatui.screens.model import MARKERS, Column, Level, Row, Value
+from esatui.screens.model import MARKERS, Column, Level, Row, Threshold, Value
 from esatui.screens.render import FLAG_MARKS, hms
 
 CARD = "zcrypt_card"
@@ -268,8 +268,10 @@ def _shown(settings: BusSettings, name: str) -> str:
     return f"{_us(value)} µs" if name == "poll_timeout_ns" else f"{value:.0f}"
 
 
-def bus_notes(settings: BusSettings) -> list[str]:
-    """The header line with the newest settings, and what polling costs."""
+def bus_notes(settings: BusSettings, thresholds: Mapping[str, Threshold]) -> list[str]:
+    """The header line with the newest settings, and what polling costs. Polling is how a
+    guest without AP interrupts takes its replies (the usual case under z/VM), not a fault:
+    it is marked only when the latency it can add reaches the ``dserv_us`` threshold."""
     shown = "  ".join(f"{label} {_shown(settings, name)}" for name, label in _LABELS.items())
     timeout = settings.values.get("poll_timeout_ns")
     if not settings.polling:
@@ -277,7 +279,9 @@ def bus_notes(settings: BusSettings) -> list[str]:
             return [f"AP bus: {shown}  (replies signalled by interrupt)"]
         return [f"AP bus: {shown}"]
     cost = f"up to {_us(timeout)} µs" if timeout is not None else "up to the poll timeout"
-    notes = [f"{MARKERS[Level.CRIT]} POLLING: {shown}: {cost} added latency per request"]
+    level = Level.NONE if timeout is None else thresholds["dserv_us"].level(timeout / 1000)
+    mark = f"{MARKERS[level]} " if level is not Level.NONE else ""
+    notes = [f"{mark}POLLING: {shown}: {cost} added latency per request"]
     if settings.value("poll_thread") == 1:
         notes.append(
             "A lowest-priority poll thread looks for replies while requests are pending:"
@@ -360,7 +364,7 @@ def _build(ctx: Context) -> Built:
     newest = history[-1] if history else None
     changed = change_note(history)
     if newest is not None:
-        notes += bus_notes(newest)
+        notes += bus_notes(newest, ctx.thresholds)
     elif ctx.slots:
         notes.append("AP bus settings not recorded in this range.")
     if changed:

@@ -57,7 +57,12 @@ def cost_note(cost: OperationCost) -> str:
         f"{cost.total_us_op:.1f} µs of CPU"
     )
     busy = f" (busy per 1000 VNQ {cost.guest_busy_per_kvnq:.4f} + {cost.cp_busy_per_kvnq:.4f})"
-    return fit(f"{head}{busy}; all CP time counted as crypto's.", f"{head}{busy}.", f"{head}.")
+    caveat = "; all CP time counted as crypto's."
+    return fit(
+        f"{head}{busy}{caveat}",
+        f"{head}; all of the LPAR's CPU counted as crypto's (an upper bound).",
+        f"{head}{caveat}",
+    )
 
 
 def _range(value: float, factors: tuple[float, float]) -> str:
@@ -86,7 +91,7 @@ def trade_off(
     rate = C.rate(d, "virt_nq")
     parts = {"NSERV": st.nserv, "RSERV": st.rserv, "DSERV": st.dserv}
     if any(v is None for v in parts.values()):
-        return "Trade-off: needs the NSERV/RSERV/DSERV split (D5R9 of APAR VM66534)."
+        return _without_split(d, cost, facts)
     name = max(parts, key=lambda k: parts[k] or 0.0)
     if name == "DSERV":
         return _shorter_poll(st.dserv or 0.0, d, cost, poll)
@@ -125,3 +130,34 @@ def _shorter_poll(dserv: float, d: C.CryptoDeltas, cost: OperationCost, poll: Po
         f"{head} for twice the unsuccessful DQs ({per_op}/op now{cpu}).",
         f"{head} for twice the unsuccessful DQs ({per_op}/op now).",
     )
+
+
+GUEST_WAIT_MATTERS = 0.25  # as ESAPOLL's explanation: the guests' wait beyond CP worth naming
+
+
+def _without_split(d: C.CryptoDeltas, cost: OperationCost, facts: C.RecordFacts) -> str:
+    """Records without NSERV/DSERV (before APAR VM66534): the guests' wait beyond CP's NQ to
+    DQ (ms_op_virt − ms_op_real) stands for DSERV."""
+    virt, real = C.ms_op_virt(d), C.ms_op_real(d)
+    if virt is None or real is None or virt <= 0:
+        return "Trade-off: needs the guests' and CP's NQ to DQ times (CRYVSERV, CRYRSERV)."
+    waited_us = (virt - real) * 1000
+    total = cost.total_us_op
+    if waited_us / (virt * 1000) >= GUEST_WAIT_MATTERS:
+        fails = C.unsuccessful_dq_s(d)
+        ops = C.rate(d, "virt_nq")
+        per_op = f" ({fails / ops:.1f}/op now)" if fails is not None and ops else ""
+        cpu = f", CPU/op now {total:.1f} µs" if total is not None else ""
+        return fit(
+            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
+            f"twice the unsuccessful DQs{per_op}{cpu}.",
+            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
+            "twice the unsuccessful DQs.",
+        )
+    cure = (
+        "PTF UM35974 (on-demand NQ, interrupts) or more adapters"
+        if facts.ptf is False
+        else "more or faster adapters"
+    )
+    cpu = f"; CPU/op now {total:.1f} µs" if total is not None else ""
+    return fit(f"Trade-off: CP's NQ to DQ ({real * 1000:.0f} µs/op) dominates: {cure}{cpu}.")

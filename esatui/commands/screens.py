@@ -48,13 +48,15 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     from esatui.screens.model import threshold_help
 
+    # ids line up, one space past the longest (ESAPOLL's total_busy_per_kvnq)
+    id_width = max(len(c.id) for s in screens.values() for c in s.columns) + 1
     for s in screens.values():
         print(f"{s.name:<9} {s.title}  ({s.doc})")
         print(f"{'':9} needs {s.needs}")
         for c in s.columns:
             mark = "  [provisional]" if c.provisional else ""
             unit = f" [{c.unit}]" if c.unit else ""
-            print(f"{'':11}{c.id:<16}{c.doc}{unit}{mark}")
+            print(f"{'':11}{c.id:<{id_width}}{c.doc}{unit}{mark}")
         for line in threshold_help(s.columns):
             print(f"{'':11}highlight {line}")
         print()

@@ -34,6 +34,10 @@ class WarnChannel:
         self.target(message)
 
 
+def _ignore(message: str) -> None:
+    del message
+
+
 @dataclass(frozen=True)
 class Recording:
     """What to record, where and how often; :meth:`run` records until stopped."""
@@ -73,7 +77,13 @@ class Recording:
                 retention=self.retention,
                 clock=self.clock,
             )
-            return recorder.run(stop, count=count, duration_s=duration_s)
+            try:
+                return recorder.run(stop, count=count, duration_s=duration_s)
+            finally:
+                if self.channel is not None:
+                    # a source still sampling when the recording ended (the recorder said it
+                    # was not waited for) has nobody left to tell
+                    self.channel.target = _ignore
 
     def __call__(self, stop: threading.Event, on_interval: OnInterval, warn: Warn) -> None:
         """As the live monitor runs a recorder (``esatui.tui.app.RecordFn``)."""

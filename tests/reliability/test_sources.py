@@ -9,7 +9,7 @@ import itertools
 import threading
 from pathlib import Path
 
-from esatui.sampling.session import Recording
+from esatui.sampling.session import Recording, WarnChannel
 from esatui.sim.clock import SimClock
 from tests.fakes.sources import AbsurdSource, CountingSource, HangingSource, SlowSource
 from tests.fixtures.reading import sql
@@ -48,6 +48,24 @@ def test_a_hung_source_is_skipped_and_never_delays_the_others(db_path: Path) -> 
     assert stats.overdue == 5
     assert good.closed and not hung.closed  # a source in a hung call is not closed under it
     record_figure("hung source", f"6 of 6 intervals of the others on time, {stats.overdue} skipped")
+
+
+def test_a_source_still_sampling_at_the_end_says_nothing_after_it(db_path: Path) -> None:
+    """Before: a source hung at the end warned through its channel when its call came back,
+    after the command had returned (into whatever ran next in the process)."""
+    clock = SimClock(START_US)
+    said: list[str] = []
+    channel = WarnChannel(said.append)
+    hung = HangingSource("hung", clock, answers=1)
+    recording = Recording(
+        db_path, [hung], interval_s=INTERVAL_S, hf_s=None, clock=clock, channel=channel
+    )
+    recording.run(threading.Event(), warn=said.append, count=2)
+    assert any("still sampling at the end" in m for m in said), said
+    ended_with = len(said)
+    hung.release()
+    channel("hung: its late answer, after the recording ended")  # as the source would
+    assert len(said) == ended_with
 
 
 def test_a_slow_source_keeps_its_counts_and_the_others_their_times(db_path: Path) -> None:

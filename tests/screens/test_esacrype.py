@@ -66,8 +66,11 @@ def test_seed000_thirteen_percent_at_13_ms(
     assert crt["saved_pct"] is None
     assert doc["header"]["cost_table"] == "seed000-openssl-0.9.8-z12ec"
     assert doc["header"]["cost_table_builtin"] is True
-    assert doc["notes"][0].startswith("Software costs: seed000-openssl-0.9.8-z12ec (built-in): ")
-    assert doc["notes"][0].endswith("z12 EC; not measured here")
+    assert doc["notes"][0] == (
+        "Software costs: seed000-openssl-0.9.8-z12ec (built-in, not measured here): "
+        "seed 000 (Velocity Software), openssl 0.9.8 on a z12 EC"
+    )
+    assert len(doc["notes"][0]) <= 132  # one line of the default text export
 
 
 def test_seed000_three_percent_with_openssl_101(
@@ -142,3 +145,27 @@ def test_drills_to_esacrypa_and_esacrypa_drills_here(seed000_db: Path) -> None:
         crypa = catalog.build_model(reader, "ESACRYPA", catalog.Query())
     drills = {c.id: c.drill for c in crypa.columns if c.drill}
     assert drills["rsa2048_crt_ops_s"] == "ESACRYPE"
+
+
+def test_the_saving_in_the_lpars_processors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Seed 000's Mode VM LPAR simulated (1 CP + 2 IFLs, RSA 2048 CRT on CEX4A): the saving
+    counts in the table's processor type, IFL, of which the LPAR has two."""
+    from tests.sim.recorded import sim
+
+    db = tmp_path / "day.sqlite"
+    sim(capsys, db, "--scenario", "mode-vm-day", "--start", "2026-01-05T09:00Z", duration="3m")
+    doc = _export(capsys, db)
+    crt = next(r for r in doc["rows"] if r["function"] == "RSA 2048 CRT")
+    assert crt["sw_cpu_pct"] == pytest.approx(crt["ops_s"] * 13.0 / 10, abs=0.1)
+    assert crt["saved_pct"] == pytest.approx(crt["sw_cpu_pct"] / 2, abs=0.01)
+    assert "CPUs and %LPAR in IFLs, this LPAR has 2" in doc["notes"][-1]
+
+
+def test_replay_refuses_a_bad_table_before_the_app_starts(
+    seed000_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["replay", "--db", str(seed000_db), "--crypto-costs", "/nonexistent.json"])
+    _out, err = capsys.readouterr()
+    assert code == EXIT_USAGE and "no such file and no built-in table" in err

@@ -101,7 +101,7 @@ def test_json_rates_are_exact_to_the_deltas_over_the_measured_durations(
         "settings_changed": False,
     }
     polling = doc["notes"][0]
-    assert polling.startswith("! POLLING: ap_interrupts 0  poll_thread 0  poll_timeout 1500 µs")
+    assert polling.startswith("POLLING: ap_interrupts 0  poll_thread 0  poll_timeout 1500 µs")
     assert "up to 1500 µs added latency per request" in polling
     assert any(n.startswith("Flags: R counter reset") for n in doc["notes"])
 
@@ -177,13 +177,13 @@ def test_every_format_carries_the_same_numbers(
         assert cells[-1] == (record_["flags"] or "")
 
 
-def test_text_marks_reset_and_new_rows_and_highlights_polling(
+def test_text_marks_reset_and_new_rows_and_says_polling(
     capsys: pytest.CaptureFixture[str], recorded: Recorded
 ) -> None:
     db_path, _ = recorded
     text = export(capsys, db_path)
     lines = text.splitlines()
-    assert lines[2].startswith("! POLLING:")
+    assert lines[2].startswith("POLLING:")
     flagged = [ln for ln in lines if ln.endswith((" R", " N"))]
     assert len(flagged) == 4
     assert all(" R" in ln for ln in flagged if "03" in ln.split()[0:2])
@@ -191,7 +191,7 @@ def test_text_marks_reset_and_new_rows_and_highlights_polling(
         model = catalog.build_model(reader, "ESACRYQ", catalog.Query())
     columns = pages(model, 132)[0]
     head = header_lines(model, columns, 0, 1, 132)
-    assert head[2][0][1] == "crit"  # the polling line: coloured too
+    assert head[2][0][1] == "note"  # polling at the default timer: said, not marked
     assert head[3][0][1] == STYLE_NOTE
 
 
@@ -230,14 +230,14 @@ def test_a_changed_setting_is_said(
     assert doc["header"]["poll_timeout_us"] == 250
     assert doc["header"]["settings_changed"] is True
     notes: list[str] = doc["notes"]
-    assert notes[0].startswith("! POLLING: ap_interrupts 0  poll_thread 0  poll_timeout 250 µs")
+    assert notes[0].startswith("POLLING: ap_interrupts 0  poll_thread 0  poll_timeout 250 µs")
     assert "* AP bus settings changed in this range: poll_timeout 1500 -> 250 µs at 14:03:00" in (
         notes
     )
     # one 5-minute interval holds both settings: which one was last is not known
     doc = json.loads(export(capsys, db_path, "--format", "json", "--interval-len", "5m"))
     assert doc["header"]["poll_timeout_us"] is None
-    assert doc["notes"][0].startswith("! POLLING: ap_interrupts 0  poll_thread 0  poll_timeout ")
+    assert doc["notes"][0].startswith("POLLING: ap_interrupts 0  poll_thread 0  poll_timeout ")
     assert "poll_timeout changed:" in doc["notes"][0]
     assert "poll_timeout within the interval ending 14:05:00" in doc["notes"][2]
 
@@ -292,7 +292,7 @@ async def test_enter_on_a_card_row_drills_in_the_monitor(recorded: Recorded) -> 
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.model is not None and app.model.name == "ESACRYQ"
-        assert app.header.text_lines[2].startswith("! POLLING:")
+        assert app.header.text_lines[2].startswith("POLLING:")
         await pilot.press(*["down"] * 4)  # 01, its three APQNs, then card 03
         assert app.table.selected_row is not None
         assert app.table.selected_row.values["device"] == "03"

@@ -110,3 +110,43 @@ def test_a_shorter_poll_timeout_halves_dserv() -> None:
     d = _deltas(46717.08, 72.643, 116.751, 1296.17)
     line = trade_off(d, _cost(d, 0.5178, 0.6299), 1500, C.RecordFacts.of({}, d))
     assert line.startswith("Trade-off: a poll timeout of 750 µs would cut DSERV ~648 µs/op")
+
+
+def _pre_ptf(etr: float, vserv: float, rserv: float) -> C.CryptoDeltas:
+    """A 112-byte D5R9's deltas: no NSERV, HSERV, DSERV."""
+    vnq = round(etr * 60)
+    values = {
+        "virt_nq": vnq,
+        "real_nq": vnq,
+        "virt_dq": 3 * vnq,
+        "real_dq": vnq,
+        "virt_done": vnq,
+        "real_done": vnq,
+        "vserv_us": round(vserv * vnq),
+        "rserv_us": round(rserv * vnq),
+    }
+    return C.CryptoDeltas(values, MINUTE, lengths=frozenset((112,)))
+
+
+def test_without_the_split_the_guests_wait_beyond_cp_stands_for_dserv() -> None:
+    # seed 001 at 10:34: 2.97 ms for the guests, 1.57 ms for CP
+    d = _pre_ptf(336.9, 2970.0, 1570.0)
+    facts = C.RecordFacts.of({}, d)
+    line = trade_off(d, _cost(d, 0.5, 0.5), 1500, facts)
+    assert line == (
+        "Trade-off: half the poll timeout: ~700 µs/op less wait beyond CP, twice the "
+        "unsuccessful DQs (2.0/op now), CPU/op now 10.0 µs."
+    )
+
+
+def test_without_the_split_cp_dominating_before_the_ptf() -> None:
+    d = _pre_ptf(336.9, 2000.0, 1800.0)
+    line = trade_off(d, _cost(d, 0.5, 0.5), 1500, C.RecordFacts.of({}, d))
+    assert line.startswith("Trade-off: CP's NQ to DQ (1800 µs/op) dominates: PTF UM35974")
+
+
+def test_the_cost_keeps_its_caveat_when_the_figures_are_long() -> None:
+    cost = OperationCost(13328.2, 11072.9, 2255.4, 110728.7, 22553.6)
+    line = cost_note(cost)
+    assert len(line) <= NOTE_WIDTH
+    assert line.endswith("all of the LPAR's CPU counted as crypto's (an upper bound).")

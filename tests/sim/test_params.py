@@ -114,6 +114,8 @@ def test_wrong_python_types_are_refused() -> None:
 
 def test_scenarios_are_valid_presets() -> None:
     names = {f"seed002-t{t}-{m}" for t in (1, 2, 3) for m in CP_CRYPTO_MODES}
+    names |= {f"seed003-t1-{c}" for c in ("aes128", "aes192", "aes256")}
+    names |= {f"seed003-t3-{load}" for load in ("light", "medium", "heavy")}
     assert names | {"mode-vm-day"} == set(SCENARIOS)
     t2 = scenario("seed002-t2-polling")
     assert (t2.threads, t2.smt, t2.key_bits, t2.cards, t2.card_type) == (10, True, 1024, 2, "CEX7A")
