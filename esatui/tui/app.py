@@ -46,7 +46,11 @@ from esatui.timeparse import ParseError, format_duration, parse_time
 from esatui.tui.state import ViewState, resolve_screen
 
 HELP_KEYS = (
-    ("Enter", "drill down (ESASSUM: into the screen of the column under the cursor)"),
+    (
+        "Enter",
+        "drill down (on a column that leads somewhere, ESASSUM's, ESACPUU's Syst, ESAPOLL's "
+        "CP cost: into that column's screen)",
+    ),
     ("Esc, F3", "back"),
     ("Up, Down", "move the row cursor"),
     ("Tab, Shift+Tab", "move the column cursor"),

@@ -304,3 +304,25 @@ def test_cp_time_drills_into_esalock() -> None:
         ("ESAPOLL", "cp_busy_per_kvnq"): "ESALOCK",
         ("ESAPOLL", "cp_us_op"): "ESALOCK",
     }
+
+
+@pytest.mark.parametrize(
+    ("count", "entry_len", "problem"),
+    [(3, 32, "3 entries announced, 1 present"), (1, 0, "entry 0 has no usable length")],
+)
+def test_a_damaged_record_is_said_once_and_loses_nothing_else(
+    count: int, entry_len: int, problem: str
+) -> None:
+    rec = bytearray(P.d0r23(T, [P.LockSpins("SRMSLOCK", 5, 6)]))
+    struct.pack_into(">IH", rec, 20, count, entry_len)
+    warnings: list[str] = []
+    asm = IntervalAssembler(builtin_layouts(), "monitor", warnings.append, now_us=lambda: T * 2)
+    data = E.frame_records(
+        [bytes(rec), P.d0r2(T, 0, 3, P.ProcessorTimes(1, 2, 3, 4)), E.end_of_interval(T)]
+    )
+    got = [s for r in walk(data, 0) if (s := asm.feed(data, r)) is not None]
+    assert len(got) == 1 and any(problem in w for w in warnings), warnings
+    kinds = {r.kind for r in got[0].readings}
+    assert "lcpu" in kinds  # the processor's record is kept
+    locks = [r for r in got[0].readings if r.kind == "spin_lock"]
+    assert [r.key for r in locks] == (["SRMSLOCK"] if entry_len else [])
