@@ -187,8 +187,8 @@ def _spun(spin: Spin) -> bool:
 
 
 NOTE = (
-    "D0R23 and D0R2 spin fields are provisional (zpmd's unfinished reading of z/VM 5.3; no "
-    "readable IBM field table: docs/MONITOR.md): override with --monitor-layout."
+    "D0R23/D0R2 spin fields are provisional (zpmd's unfinished z/VM 5.3 reading, "
+    "docs/MONITOR.md): override with --monitor-layout."
 )
 
 
