@@ -35,6 +35,7 @@ SCREEN_MODULES = (
     "esatui.screens.esapoll",
     "esatui.screens.esacrype",
     "esatui.screens.esapage",
+    "esatui.screens.esalock",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
 )

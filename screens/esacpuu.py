@@ -21,6 +21,7 @@ column shows each core on its first thread, and threads of a core stay together.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
@@ -76,7 +77,10 @@ COLUMNS = (
     _pct("total", "Total", "util", "emul + user + syst (busy when the source cannot split it)"),
     _pct("emul", "Emul", "time", "guest emulation"),
     _pct("user", "", "User", "CP time on behalf of guests"),
-    _pct("syst", "", "Syst", "CP time for itself"),
+    replace(
+        _pct("syst", "", "Syst", "CP time for itself; Enter: ESALOCK, how much of it is spinning"),
+        drill="ESALOCK",
+    ),
     _pct("idle", "", "Idle", "wait"),
     _pct("steal", "", "Steal", "online but not dispatched by PR/SM", threshold="steal"),
     _pct("mgmt", "LPAR", "mgmt", "LPAR management (hypfs) or LPAR overhead (SMAPI)"),

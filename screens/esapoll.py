@@ -148,8 +148,9 @@ COLUMNS = (
         4,
         "%",
         _BUSY,
+        drill="ESALOCK",
         doc="CP time on the guests' behalf and for itself per 1000 virtual NQs a second "
-        f"(D0R2 PFXUTIME − PFXPRBTM, PFXTMSYS); {_ALL_CP}",
+        f"(D0R2 PFXUTIME − PFXPRBTM, PFXTMSYS); {_ALL_CP}; Enter: ESALOCK, whether CP spins",
     ),
     Column(
         "guest_us_op",
@@ -167,7 +168,8 @@ COLUMNS = (
         1,
         "us",
         _US_OP,
-        doc=f"CP µs per virtual NQ (cp_busy_per_kvnq × 10); {_ALL_CP}",
+        drill="ESALOCK",
+        doc=f"CP µs per virtual NQ (cp_busy_per_kvnq × 10); {_ALL_CP}; Enter: ESALOCK",
     ),
 )
 

@@ -19,6 +19,9 @@ from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import CPU_READS, VCPU_READS, cpu_percentages, cpu_type_of, proven_types
+from esatui.screens.esalock import CPU_FIELDS as SPIN_CPU_FIELDS
+from esatui.screens.esalock import LOCK_FIELDS, SPIN_CPU, SPIN_LOCK, spin_pct
+from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Row, Value
@@ -89,6 +92,17 @@ FIXED = (
         drill="ESAPAGE",
         provisional=True,
         doc="CPU CP spent encrypting and decrypting pages, % of one processor (D3R2)",
+    ),
+    Column(
+        "spin_pct",
+        ("Spin", "CPU %"),
+        6,
+        2,
+        "%",
+        drill="ESALOCK",
+        threshold=SPIN_THRESHOLD,
+        provisional=True,
+        doc="CP spinning on formal spin locks, % of one processor (D0R23, else D0R2)",
     ),
     Column(
         "monitor_cpu_pct",
@@ -219,6 +233,7 @@ def _build(ctx: Context) -> Built:
         values["crypto_ms_op"] = crypto_ms_op(slot)
         values["polls_per_op"] = polls_per_op(slot)
         values["paging_enc_pct"] = encrypted_paging_pct(slot)
+        values["spin_pct"] = spin_pct(slot)
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:
@@ -230,6 +245,7 @@ def _build(ctx: Context) -> Built:
         levels = {
             "steal_pct": steal.level(steal_pct, 1),
             "polls_per_op": polls_per_op_level(slot, ctx.thresholds),
+            "spin_pct": ctx.thresholds[SPIN_THRESHOLD].level(values["spin_pct"], 2),
         }
         rows.append(interval_row(slot, values, levels, drill="ESALNXC"))
     notes = [
@@ -249,10 +265,10 @@ def _build(ctx: Context) -> Built:
 SCREEN = ScreenDef(
     name="ESASSUM",
     title="System Summary",
-    doc="one row per interval: CPUs by type, steal, crypto, encrypted paging's CPU, esatui's "
-    "own cost",
+    doc="one row per interval: CPUs by type, steal, crypto, encrypted paging's CPU, CP's spin "
+    "lock spinning, esatui's own cost",
     timeline=("cpu", "lcpu", "crypto"),
-    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui", PAGING),
+    kinds=("cpu", "lcpu", "vcpu", "zcrypt_card", "esatui", PAGING, SPIN_LOCK, SPIN_CPU),
     prefer=LCPU_PREFER,
     columns=(TIME, *_type_columns("<type>", "ESALNXC"), *FIXED),
     build=_build,
@@ -265,5 +281,7 @@ SCREEN = ScreenDef(
         Reads("zcrypt_card", ("request_count",)),
         Reads("esatui", ("cpu_us",)),
         Reads(PAGING, PAGING_FIELDS),
+        Reads(SPIN_LOCK, LOCK_FIELDS),
+        Reads(SPIN_CPU, SPIN_CPU_FIELDS),
     ),
 )

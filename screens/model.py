@@ -73,6 +73,7 @@ DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
     "dserv_us": Threshold(2000.0, 5000.0),
     "unsucc_dq_s": Threshold(10_000.0, 50_000.0),
     "dq_per_op": Threshold(2.0, 5.0),
+    "spin_pct": Threshold(10.0, 25.0),
 }
 
 THRESHOLD_DOCS: Mapping[str, ThresholdDoc] = {
@@ -112,6 +113,14 @@ THRESHOLD_DOCS: Mapping[str, ThresholdDoc] = {
         "2 and 5 polls per operation mean much only at a rate where they cost: seed 000's "
         "normal 3.6 at 5 operations a second (13 unsuccessful DQs a second) and seed 001's "
         "437 at 0.6 a second cost nothing and are not marked",
+    ),
+    "spin_pct": ThresholdDoc(
+        "% of one processor",
+        "CP's processors spinning on formal spin locks (ESALOCK): busy, doing nothing",
+        "seed 001: about 1% (4,969 spins/s of 2.04 µs) on a healthy 8-way and 5.2% after "
+        "z/VM 4.4.0's scheduler lock fix are normal; 32.92% (13,174/s of 25 µs) on the "
+        "16-way was the scheduler lock serializing CP, CP time per transaction up 333%. "
+        "10% is a processor in ten lost to spinning; 25% is that run's kind of trouble",
     ),
 }
 

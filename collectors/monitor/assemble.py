@@ -1,11 +1,11 @@
 """Records in, one Sample per monitor sample interval out.
 
 An interval ends at a D1R11 record (end of sample interval), or when a record arrives that
-belongs to the next interval: a second D5R9, a second D0R2 for the same processor, a D5R10
-after the final (P bit 0) one, a second D0R16 for the same partition, or a record whose TOD is
-more than half a sample interval after the interval's first one. Configuration records (D1R4,
-D1R5, D1R9) update facts that go with every later sample. Records the table has no use for
-are counted and skipped. Event data is never used (its records are simply not known here).
+belongs to the next interval: a second D5R9 or D0R23, a second D0R2 for the same processor, a
+D5R10 after the final (P bit 0) one, a second D0R16 for the same partition, or a record whose
+TOD is more than half a sample interval after the interval's first one. Configuration records
+(D1R4, D1R5, D1R9) update facts that go with every later sample. Records the table has no use
+for are counted and skipped. Event data is never used (its records are simply not known here).
 
 The sample is stamped with the D1R11 record's TOD, else with the latest TOD of the records
 it holds; its counters are the records' own cumulative values.
@@ -47,12 +47,13 @@ D1R11 = (DOMAIN_MONITOR, REC_END_OF_INTERVAL)
 D5R9 = (DOMAIN_PROCESSOR, 9)
 D5R10 = (DOMAIN_PROCESSOR, 10)
 D3R2 = (DOMAIN_STORAGE, 2)  # MRSTORSP, per processor
-USED = frozenset({D0R2, D0R16, D1R4, D1R5, D1R9, D1R11, D3R2, D5R9, D5R10})
+D0R23 = (DOMAIN_SYSTEM, 23)  # MRSYTLCK, one per interval
+USED = frozenset({D0R2, D0R16, D0R23, D1R4, D1R5, D1R9, D1R11, D3R2, D5R9, D5R10})
 
 DEFAULT_GAP_US = 5_000_000  # when the sample interval is not known yet
 TOD_FLOOR_US = 631_152_000_000_000  # 1990-01-01T00:00Z: no monitor record is older
 TOD_AHEAD_US = 86_400_000_000  # a stamp more than a day ahead of the clock is damaged
-_TIMED = frozenset({D0R2, D0R16, D1R11, D3R2, D5R9, D5R10})
+_TIMED = frozenset({D0R2, D0R16, D0R23, D1R11, D3R2, D5R9, D5R10})
 
 
 def _system_now_us() -> int:
@@ -80,6 +81,8 @@ class _Interval:
     cpu_us: dict[int, int] = field(default_factory=dict)
     lpars: dict[str, tuple[int | None, list[D.LparCpu]]] = field(default_factory=dict)
     paging: dict[str, Reading] = field(default_factory=dict)
+    spin_cpus: dict[int, Reading] = field(default_factory=dict)
+    locks: list[Reading] | None = None  # the interval's D0R23 (None: none yet)
 
     @property
     def empty(self) -> bool:
@@ -89,6 +92,7 @@ class _Interval:
             and not self.cpus
             and not self.lpars
             and not self.paging
+            and self.locks is None
         )
 
 
@@ -194,6 +198,11 @@ class IntervalAssembler:
             if pt is not None:
                 cur.cpus[pt.cpu] = pt
                 cur.cpu_us[pt.cpu] = unix_us
+                spin = D.spin_cpu_reading(dec)
+                if spin is not None:
+                    cur.spin_cpus[pt.cpu] = spin
+        elif key == D0R23:
+            cur.locks = D.spin_lock_readings(dec)
         elif key == D0R16:
             name, data_us, cpus = D.lpar_cpus(dec)
             cur.lpars[name] = (data_us, cpus)
@@ -222,6 +231,8 @@ class IntervalAssembler:
         if key == D0R2:
             cpu = dec.values.get("cpu_addr")
             return isinstance(cpu, int) and cpu in cur.cpus
+        if key == D0R23:
+            return cur.locks is not None
         if key == D0R16:
             name = dec.values.get("lpar_name")
             return isinstance(name, str) and name in cur.lpars
@@ -285,6 +296,8 @@ class IntervalAssembler:
         readings.extend(cur.aps[key] for key in sorted(cur.aps))
         readings.extend(self._lcpu_readings(cur))
         readings.extend(cur.paging[key] for key in sorted(cur.paging, key=int))
+        readings.extend(cur.spin_cpus[cpu] for cpu in sorted(cur.spin_cpus))
+        readings.extend(cur.locks or ())
         if not readings:
             return None
         time_us = end_us if end_us is not None else cur.last_us

@@ -61,6 +61,36 @@ def paging_reading(d: Decoded) -> Reading | None:
     return Reading(K.PAGING.name, str(cpu), values, {"layout": layout_label(d)})
 
 
+def spin_lock_readings(d: Decoded) -> list[Reading]:
+    """D0R23: one reading per named lock entry (cumulative spins and spin times). An entry
+    without a printable name is skipped; a name given twice keeps its first entry."""
+    out: dict[str, Reading] = {}
+    label = layout_label(d)
+    for e in d.entries:
+        name = e.get("lock_id")
+        if not isinstance(name, str) or not name or not name.isprintable() or name in out:
+            continue
+        values: dict[str, Number | None] = {
+            "excl_spins": _int(e.get("excl_spins")),
+            "excl_us": _int(e.get("excl_time")),
+            "shared_spins": _int(e.get("shared_spins")),
+            "shared_us": _int(e.get("shared_time")),
+        }
+        out[name] = Reading(K.SPIN_LOCK.name, name, values, {"layout": label})
+    return list(out.values())
+
+
+def spin_cpu_reading(d: Decoded) -> Reading | None:
+    """D0R2: one processor's spinning (PFXSPINT, PFXSPINC), or None when the record (or
+    its layout) does not carry them."""
+    cpu = _int(d.values.get("cpu_addr"))
+    spins, spin_us = _int(d.values.get("spin_count")), _int(d.values.get("spin_time"))
+    if cpu is None or spins is None or spin_us is None:
+        return None
+    values: dict[str, Number | None] = {"spins": spins, "spin_us": spin_us}
+    return Reading(K.SPIN_CPU.name, str(cpu), values, {"layout": layout_label(d)})
+
+
 RC_SUCCESS = 0x0001  # a CHSC command's "successful completion" (zcryptstats)
 RC_NOT_SET = 0x0000  # no CHSC response code: taken as "not filled in", the blocks used
 FORMAT_CARD = 0

@@ -265,11 +265,14 @@ def processor_record(
     user_us: int,
     syst_us: int,
     wait_us: int,
+    spin_us: int = 0,
+    spins: int = 0,
     layouts: LayoutTable | None = None,
 ) -> bytes:
     """D0R2 for one processor (times cumulative, µs): ``emul_us`` the guests' emulation,
-    ``user_us`` CP's time on their behalf. The record carries emulation (PFXPRBTM, counting
-    down) and the time charged to users, emulation included (PFXUTIME)."""
+    ``user_us`` CP's time on their behalf, ``spin_us`` and ``spins`` its spinning on formal
+    spin locks (part of CP's time). The record carries emulation (PFXPRBTM, counting down)
+    and the time charged to users, emulation included (PFXUTIME)."""
     lay = _layout(layouts, 0, 2)
     return encode_record(
         lay,
@@ -281,7 +284,42 @@ def processor_record(
             "charged_time": emul_us + user_us,
             "syst_time": syst_us,
             "wait_time": wait_us,
+            "spin_time": spin_us,
+            "spin_count": spins % (1 << 32),
         },
+    )
+
+
+@dataclass(frozen=True)
+class LockCounters:
+    """One formal spin lock's cumulative counters, as D0R23 carries them."""
+
+    name: str
+    excl_spins: int
+    excl_us: int
+    shared_spins: int = 0
+    shared_us: int = 0
+
+
+def spin_lock_record(
+    unix_us: int, locks: Sequence[LockCounters], layouts: LayoutTable | None = None
+) -> bytes:
+    """D0R23 for the system: one entry per lock (counts wrap at 32 bits as the record
+    carries them)."""
+    return encode_record(
+        _layout(layouts, 0, 23),
+        unix_us,
+        {},
+        [
+            {
+                "lock_id": lock.name,
+                "excl_spins": lock.excl_spins % (1 << 32),
+                "excl_time": lock.excl_us,
+                "shared_spins": lock.shared_spins % (1 << 32),
+                "shared_time": lock.shared_us,
+            }
+            for lock in locks
+        ],
     )
 
 

@@ -6,6 +6,9 @@ block the hardware gave, keyed as zcrypt names them: ``0a`` for card 10, ``0a.00
 domain 17): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
 units; seconds = time × the ``scale`` attribute) and a count per function. ``paging_enc``
 (one entity per logical processor, keyed by its address): encrypted paging from D3R2 MRSTORSP.
+``spin_lock`` (one entity per formal spin lock, keyed by its name, e.g. ``SRMSLOCK``): CP's
+spin lock collisions and spin time from D0R23 MRSYTLCK. ``spin_cpu`` (one entity per logical
+processor): the same, per processor, from D0R2 MRSYTPRP (PFXSPINT, PFXSPINC).
 """
 
 from __future__ import annotations
@@ -186,6 +189,34 @@ PAGING = Kind(
         counter("dec_pages", "count", "pages decrypted", provisional=True, wrap_bits=U32),
         counter("enc_us", "us", "CPU time encrypting pages", provisional=True),
         counter("dec_us", "us", "CPU time decrypting pages", provisional=True),
+    ),
+    attrs=("layout",),
+)
+
+SPIN_LOCK = Kind(
+    name="spin_lock",
+    doc="CP's formal spin locks (D0R23 MRSYTLCK, one record per interval): requests that had "
+    "to spin and the time spent spinning, exclusive and shared, per lock; offsets provisional",
+    fields=(
+        counter(
+            "excl_spins", "count", "exclusive requests that spun", provisional=True, wrap_bits=U32
+        ),
+        counter("excl_us", "us", "time spinning on exclusive requests", provisional=True),
+        counter(
+            "shared_spins", "count", "share requests that spun", provisional=True, wrap_bits=U32
+        ),
+        counter("shared_us", "us", "time spinning on share requests", provisional=True),
+    ),
+    attrs=("layout",),
+)
+
+SPIN_CPU = Kind(
+    name="spin_cpu",
+    doc="formal spin lock spinning per logical processor (D0R2 MRSYTPRP PFXSPINT, PFXSPINC); "
+    "offsets and unit provisional",
+    fields=(
+        counter("spins", "count", "spins on this processor", provisional=True, wrap_bits=U32),
+        counter("spin_us", "us", "time this processor spent spinning", provisional=True),
     ),
     attrs=("layout",),
 )

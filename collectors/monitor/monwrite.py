@@ -25,7 +25,14 @@ from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Availability, Kind, Sample
 from esatui.collectors.monitor.assemble import IntervalAssembler
 from esatui.collectors.monitor.frames import WalkStats
-from esatui.collectors.monitor.kinds import CFG_SOURCE, CRYPTO, CRYPTO_AP, PAGING
+from esatui.collectors.monitor.kinds import (
+    CFG_SOURCE,
+    CRYPTO,
+    CRYPTO_AP,
+    PAGING,
+    SPIN_CPU,
+    SPIN_LOCK,
+)
 from esatui.collectors.monitor.layout import LayoutTable
 from esatui.collectors.monitor.layoutfile import builtin_layouts
 from esatui.collectors.monitor.mce import MCE_LEN, ControlElement, parse_mce
@@ -179,7 +186,7 @@ class MonwriteSource:
     """A :class:`StreamSource` importing one MONWRITE file."""
 
     name = "monitor"
-    kinds: tuple[Kind, ...] = (CRYPTO, CRYPTO_AP, LCPU, PAGING)
+    kinds: tuple[Kind, ...] = (CRYPTO, CRYPTO_AP, LCPU, PAGING, SPIN_CPU, SPIN_LOCK)
 
     def __init__(
         self,

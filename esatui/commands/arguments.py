@@ -127,7 +127,7 @@ SET_HELP = (
     "cards, card_type, poll_timeout_us (a number or irq), cp_crypto_mode (baseline, polling, "
     "interrupts), smt, lpar_cpus (e.g. 1CP+2IFL), cpu_load; and vcpus, domains, rate, "
     "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load, paging_cipher (off, "
-    "aes128, aes192, aes256), paging_out_s, paging_in_s (docs/MODEL.md)"
+    "aes128, aes192, aes256), paging_out_s, paging_in_s, lock_hold_us (docs/MODEL.md)"
 )
 
 

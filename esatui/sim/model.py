@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from esatui.sim import adapter_table as table
 from esatui.sim.batches import CRYPTO, GUEST, Layout
 from esatui.sim.cpu import CAPACITY_US, TypeDemand, place
+from esatui.sim.locks import lock_totals, spin_rates
 from esatui.sim.lpar import guest_cpu_type, logical_processors
 from esatui.sim.mechanism import DEFAULT, Mechanism
 from esatui.sim.paging import processor_totals
@@ -122,6 +123,7 @@ class SimulatedSystem:
         self._windows: dict[int, WindowResult] = {}
         self._path = [0.0] * self._layout.size
         self._procs = [[0.0] * 6 for _ in self._lps]  # online emul user syst wait steal
+        self._spins = [0.0, 0.0]  # the scheduler lock's spins and spin µs since the start
         self._guests = [
             _GuestAcc(f"LINUX{i + 1:02d}", "linux", params.vcpus) for i in range(params.guests)
         ]
@@ -222,10 +224,32 @@ class SimulatedSystem:
     def _accumulate(self, st: _Step, dt: float) -> None:
         self._last = st
         self._path = _added(self._path, st.path, dt)
-        self._procs = [_added(a, r, dt) for a, r in zip(self._procs, st.processors, strict=True)]
+        rates, spins, spin_us = self._spinning(st)
+        self._procs = [_added(a, r, dt) for a, r in zip(self._procs, rates, strict=True)]
+        self._spins = _added(self._spins, [spins, spin_us], dt)
         for g, (values, stat) in zip(self._guests, st.guests, strict=True):
             g.values = _added(g.values, values, dt)
             g.stat = [_added(a, r, dt) for a, r in zip(g.stat, stat, strict=True)]
+
+    def _spinning(self, st: _Step) -> tuple[list[list[float]], float, float]:
+        """The step's processor rates with the scheduler lock's spinning moved from wait to
+        CP's own time (docs/MODEL.md), and the spins and spin µs a second."""
+        lay = self._layout
+        vnq = GUEST.index("vnq")
+        trips = sum(st.path[lay.guest(i) + vnq] for i in range(self.params.guests))
+        # the lock word's cache line moves between cores (SMT threads share a core's cache)
+        cores = len({lp.core for lp in self._lps})
+        spin = spin_rates(trips, cores, self.params.lock_hold_us)
+        if spin.spin_us <= 0:
+            return st.processors, 0.0, 0.0
+        share = spin.spin_us / len(self._lps)
+        out = []
+        moved_us = 0.0
+        for r in st.processors:
+            moved = min(share, r[4])  # a processor without wait left cannot spin more
+            moved_us += moved
+            out.append([r[0], r[1], r[2], r[3] + moved, r[4] - moved, r[5]])
+        return out, spin.spins * moved_us / spin.spin_us, moved_us
 
     def _step(self, cell: int) -> _Step:  # noqa: PLR0915 - one draw per rate of the model, in a fixed order (the seed decides)
         """The rates of step ``cell`` of the grid: a function of the seed and ``cell`` only
@@ -435,6 +459,8 @@ class SimulatedSystem:
         paging = processor_totals(
             p.paging_cipher, p.paging_out_s, p.paging_in_s, self._elapsed_us, len(self._lps)
         )
+        n = len(self._lps)
+        spins, spin_us = self._spins
         processors = tuple(
             ProcessorCounters(
                 address=lp.address,
@@ -448,6 +474,9 @@ class SimulatedSystem:
                 wait_us=max(0, int(acc[4]) - paging.cpu_us),
                 steal_us=int(acc[5]),
                 paging=paging,
+                # each processor's even share of the spinning, already in ``syst_us``
+                spins=int(spins / n),
+                spin_us=int(spin_us / n),
             )
             for lp, acc in zip(self._lps, self._procs, strict=True)
         )
@@ -460,6 +489,7 @@ class SimulatedSystem:
             adapters=adapters,
             processors=processors,
             guests=guests,
+            locks=lock_totals(spins, spin_us),
         )
 
     def _guest_view(self, index: int, g: _GuestAcc, rng: random.Random) -> GuestCounters:

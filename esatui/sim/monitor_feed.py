@@ -4,9 +4,10 @@ At every monitor sample interval boundary the simulated CP writes what a real on
 level writes for the crypto and processor domains: D5R9 MRPRCAPC (the APVIRT counters, in the
 record of the level: 112 bytes before z/VM 7.1, 128 on 7.1, 360 with the NSERV, HSERV and
 DSERV accumulators from z/VM 7.2 with PTF UM35974 on; docs/MONITOR.md), D5R10 (one crypto
-measurement block per adapter), D0R2 per logical processor, D3R2 per logical processor when
-the level has encrypted paging (6.4 on) and it pages encrypted, D0R16 for the partition, and a
-D1R11 ending the interval; the first set also carries the configuration records D1R4
+measurement block per adapter), D0R2 per logical processor (its spin lock fields included),
+D0R23 (the formal spin locks, from z/VM 5.3), D3R2 per logical processor when the level has
+encrypted paging (6.4 on) and it pages encrypted, D0R16 for the partition, and a D1R11
+ending the interval; the first set also carries the configuration records D1R4
 (system), D1R5 (per processor) and D1R9 (the sample interval), as the monitor sends them
 when a reader connects. Records are encoded by
 :mod:`esatui.collectors.monitor.encode` from the same layout tables the readers decode with.
@@ -28,6 +29,7 @@ from esatui.collectors.monitor import encode
 from esatui.collectors.monitor.encode import CmbSpec
 from esatui.collectors.monitor.kinds import FUNCTIONS, MODE_ACCEL, MODE_CCA
 from esatui.sim.guest_tree import cpu_serial
+from esatui.sim.locks import MIN_LEVEL as MIN_LOCK_LEVEL
 from esatui.sim.paging import MIN_LEVEL as MIN_PAGING_LEVEL
 from esatui.sim.snapshot import Identity, SystemSnapshot
 
@@ -124,9 +126,23 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
             user_us=p.user_us,
             syst_us=p.syst_us,
             wait_us=p.wait_us,
+            spin_us=p.spin_us,
+            spins=p.spins,
         )
         for p in snap.processors
     ]
+    if snap.identity.level[:2] >= MIN_LOCK_LEVEL and snap.locks:
+        records.append(
+            encode.spin_lock_record(
+                at,
+                [
+                    encode.LockCounters(
+                        lock.name, lock.excl_spins, lock.excl_us, lock.shared_spins, lock.shared_us
+                    )
+                    for lock in snap.locks
+                ],
+            )
+        )
     if snap.identity.level[:2] >= MIN_PAGING_LEVEL and any(
         p.paging.enc_pages for p in snap.processors
     ):

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from esatui.sim.locks import HOLD_US
 from esatui.sim.paging import PAGING_CIPHERS
 
 Op = Literal["rsa_sign", "rsa_verify", "rsa_sign_verify"]
@@ -99,6 +100,9 @@ class SimParams:
     """Pages CP writes to paging DASD a second (encrypted when ``paging_cipher`` is on)."""
     paging_in_s: float = 0.0
     """Pages CP reads back a second (decrypted when ``paging_cipher`` is on)."""
+    lock_hold_us: float = HOLD_US
+    """µs CP holds the scheduler lock per dispatch on one processor (grows with more):
+    lower plays z/VM 4.4.0's scheduler lock improvement, 0 turns contention off."""
 
     def __post_init__(self) -> None:
         # Integers given for float parameters (poll_timeout_us=50) are normalised.
@@ -187,6 +191,7 @@ def _validate(p: SimParams) -> None:
     )
     _check(0.0 <= p.paging_out_s <= 1e7, f"paging_out_s must be 0..10000000, not {p.paging_out_s}")
     _check(0.0 <= p.paging_in_s <= 1e7, f"paging_in_s must be 0..10000000, not {p.paging_in_s}")
+    _check(0.0 <= p.lock_hold_us <= 100.0, f"lock_hold_us must be 0..100, not {p.lock_hold_us}")
     counts = parse_lpar_cpus(p.lpar_cpus)
     if p.vse_guests:
         _check("CP" in counts, "vse_guests need a CP in lpar_cpus")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from esatui.sim.locks import LockTotals
 from esatui.sim.paging import NONE as NO_PAGING
 from esatui.sim.paging import PagingTotals
 
@@ -94,6 +95,10 @@ class ProcessorCounters:
     """Online but not dispatched by PR/SM."""
     paging: PagingTotals = NO_PAGING
     """Encrypted paging on this processor (D3R2), its CPU included in ``syst_us``."""
+    spins: int = 0
+    """Spins on formal spin locks on this processor (D0R2 PFXSPINC)."""
+    spin_us: int = 0
+    """Time spent in them (D0R2 PFXSPINT), included in ``syst_us``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +203,8 @@ class SystemSnapshot:
     adapters: tuple[AdapterCounters, ...]
     processors: tuple[ProcessorCounters, ...]
     guests: tuple[GuestCounters, ...]
+    locks: tuple[LockTotals, ...] = ()
+    """CP's formal spin locks (D0R23), cumulative."""
 
     def guest(self, userid: str) -> GuestCounters:
         for g in self.guests:

@@ -21,7 +21,11 @@ from textual.widgets import Static
 from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Threshold, threshold_help
 
 HELP_KEYS = (
-    ("Enter", "drill down (ESASSUM: into the screen of the column under the cursor)"),
+    (
+        "Enter",
+        "drill down (on a column that leads somewhere, ESASSUM's, ESACPUU's Syst, ESAPOLL's "
+        "CP cost: into that column's screen)",
+    ),
     ("Esc, F3", "back (from a drill-down, and from a screen jumped to)"),
     ("Up, Down", "move the row cursor"),
     ("Tab, Shift+Tab", "move the column cursor"),

@@ -194,6 +194,7 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
         "ESAPOLL",
         "ESACRYPE",
         "ESAPAGE",
+        "ESALOCK",
         "ESAUSR2",
         "ESAOVHD",
     ]

@@ -30,6 +30,13 @@ Sources, field by field (also in docs/MONITOR.md):
   packed reading ends PFXSPINC): +40 PFXTMSYS, 20 reserved bytes, +68 PFXTOTWT, four u32
   counts (+76 to +91), +92 PFXSPINT, +100 PFXSPINC u32, +104 PFXCPUTY u8, 3 reserved: 108
   bytes (z/VM 5.3). CPU times in CPU-timer format: bit 51 is one microsecond.
+- D0R23 MRSYTLCK (one record per interval): IBM's MRSYTLCK page (mon530: "A single record is
+  generated for the system at each monitor sample interval", a 32-byte fixed part, the lock
+  IDs such as SRMSLOCK the scheduler lock; mon610: a header, then one entry per lock with its
+  spin counts and times, then a further array); the fields from zpmd ``struct d0r23`` and
+  ``d0r23ext`` (marked TODO) read packed: +20 CALNMLKS u32 (entries), +24 CALENTSZ u16 (entry
+  length), +26 CALENTDSP u16 (first entry's displacement), 4 reserved; each entry CALLCKID
+  (8 bytes EBCDIC), CALXSCNT u32, CALXTIME u64, CALSSCNT u32, CALSTIME u64: 32 bytes.
 """
 
 from __future__ import annotations
@@ -156,6 +163,39 @@ def d0r2(unix_us: int, cpu: int, cpu_type: int, t: ProcessorTimes) -> bytes:
         cpu_type,
     )
     return record(0, 2, unix_us, body)
+
+
+# MRSYTLCK fixed part after the header: CALNMLKS, CALENTSZ, CALENTDSP, 4 reserved
+SYTLCK = struct.Struct(">IHH4x")
+# one lock entry: CALLCKID, CALXSCNT, CALXTIME, CALSSCNT, CALSTIME
+SYTLCK_ENTRY = struct.Struct(">8sIQIQ")
+
+
+@dataclass(frozen=True)
+class LockSpins:
+    """One formal spin lock's cumulative spins and spin time (µs), exclusive and shared."""
+
+    name: str
+    excl_spins: int
+    excl_us: int
+    shared_spins: int = 0
+    shared_us: int = 0
+
+
+def d0r23(unix_us: int, locks: Sequence[LockSpins], *, entry_len: int = 32) -> bytes:
+    """One MRSYTLCK record: the fixed part, then one entry per lock (``entry_len`` bytes
+    each, a later level's longer entry padded with zeros)."""
+    entries = b"".join(
+        SYTLCK_ENTRY.pack(
+            lock.name.ljust(8).encode("cp037"),
+            lock.excl_spins,
+            lock.excl_us * CPU_TIMER_US,
+            lock.shared_spins,
+            lock.shared_us * CPU_TIMER_US,
+        ).ljust(entry_len, b"\x00")
+        for lock in locks
+    )
+    return record(0, 23, unix_us, SYTLCK.pack(len(locks), entry_len, 32) + entries)
 
 
 def d5r9(unix_us: int, counters: Mapping[str, int], length: int = 112) -> bytes:

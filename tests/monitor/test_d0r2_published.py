@@ -67,6 +67,8 @@ def test_a_spelled_out_record_decodes_field_by_field() -> None:
         "charged_time": 48_520_000,
         "syst_time": 9_360_000,
         "wait_time": 0,
+        "spin_time": 0,
+        "spin_count": 0,
         "cpu_type": 0,
     }
 

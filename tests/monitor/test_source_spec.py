@@ -26,7 +26,14 @@ def test_specs(tmp_path: Path) -> None:
     for src in (r, w):
         assert isinstance(src, StreamSource) and not isinstance(src, PolledSource)
         assert src.name == "monitor"
-        assert [k.name for k in src.kinds] == ["crypto", "crypto_ap", "lcpu", "paging_enc"]
+        assert [k.name for k in src.kinds] == [
+            "crypto",
+            "crypto_ap",
+            "lcpu",
+            "paging_enc",
+            "spin_cpu",
+            "spin_lock",
+        ]
     with pytest.raises(ValueError, match="needs a file"):
         monitor_source("monwrite", ctx)
     with pytest.raises(ValueError, match="not a monitor source"):

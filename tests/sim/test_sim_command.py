@@ -52,6 +52,7 @@ def test_every_parameter_is_accepted() -> None:
         paging_cipher="aes128",
         paging_out_s=100.0,
         paging_in_s=50.0,
+        lock_hold_us=0.3,
     )
     default = SimParams()
     assert {n for n in PARAM_NAMES if getattr(target, n) != getattr(default, n)} == set(PARAM_NAMES)
