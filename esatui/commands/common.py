@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from esatui.exposition.serve import Exposition
     from esatui.registry import Registry, SourceOptions
     from esatui.sampling.recorder import Retention
     from esatui.screens.model import Threshold
@@ -88,6 +89,18 @@ def retention(args: argparse.Namespace) -> Retention | None:
     if args.keep is None and args.max_size is None:
         return None
     return Retention(args.keep, args.max_size)
+
+
+def exposition(
+    args: argparse.Namespace, warn_to: Callable[[str], None] = warn
+) -> Exposition | None:
+    """The Prometheus exposition ``--listen`` and ``--textfile`` ask for, started."""
+    if args.listen is None and args.textfile is None:
+        return None
+    from esatui.exposition.serve import Exposition, Listen
+
+    where = None if args.listen is None else Listen(*args.listen)
+    return Exposition(where, args.textfile, warn_to)
 
 
 def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:

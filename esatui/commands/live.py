@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from esatui.commands import arguments as A
 from esatui.commands.common import (
     db_path,
+    exposition,
     own_data_dir,
     registry,
     retention,
@@ -33,6 +34,7 @@ def register(sub: Subparsers) -> None:
     A.db_option(p)
     A.source_options(p)
     A.view_options(p)
+    A.exposition_options(p)
     p.add_argument(
         "--no-record", action="store_true", help="keep nothing: use a temporary database"
     )
@@ -55,6 +57,8 @@ class Live:
     thresholds: Mapping[str, Threshold]
     keep: bool  # False: --no-record, a temporary database
     make_dirs: bool = False  # the database's directory is esatui's own: create it (0700)
+    listen: tuple[str, int] | None = None  # --listen: the Prometheus exposition
+    textfile: Path | None = None  # --textfile DIR
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,6 +79,8 @@ def run(args: argparse.Namespace) -> int:
             thresholds(args),
             not args.no_record,
             own_data_dir(args),
+            args.listen,
+            args.textfile,
         )
     )
 
@@ -87,6 +93,7 @@ def run_live(live: Live) -> int:
     sources = registry().make_sources(live.specs, live.options)
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
+    shown = exposition(argparse.Namespace(listen=live.listen, textfile=live.textfile), live.channel)
     with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
         path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
         # there to read before the first interval is written
@@ -99,9 +106,14 @@ def run_live(live: Live) -> int:
             node=live.node,
             retention=live.retention,
             channel=live.channel,
+            exporters=() if shown is None else (shown.interval,),
         )
         app = MonitorApp(
             path, live=True, screen=live.screen, thresholds=live.thresholds, recorder=recording
         )
-        app.run()
+        try:
+            app.run()
+        finally:
+            if shown is not None:
+                shown.close()
     return app.return_code or 0

@@ -1,0 +1,276 @@
+"""Every Prometheus metric esatui exposes, derived from the collectors' kind declarations.
+
+A kind's field becomes a metric family: counters stay counters (``_total``), gauges stay
+gauges, in base units (seconds, bytes, ratios: Prometheus's naming conventions). Fields that
+are parts of one whole share a family and differ by a label (``esatui_cpu_seconds_total``
+with ``mode="user"``, ``mode="steal"`` ...); :data:`GROUPS` says which, :data:`NAMES` names
+the few fields whose generic name (``esatui_<kind>_<field>``) would read badly. An entity's
+key and its stable attributes become labels (:data:`ENTITY_LABELS`); every series also
+carries the target labels ``node``, ``lpar`` and ``zvm_system``. This module is pure data:
+``esatui metrics`` prints it as docs/METRICS.md, and the exporter follows it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+
+from esatui.collectors.host import CPU
+from esatui.collectors.kinds import GUEST, LCPU
+from esatui.collectors.model import Field, Kind, Role
+from esatui.collectors.monitor.kinds import ALL_FUNCTIONS, CRYPTO, CRYPTO_AP
+from esatui.collectors.selfmon import COLLECTOR, SELF
+from esatui.collectors.zcrypt.kinds import BUS, CARD, QUEUE
+
+EXPOSED_KINDS: tuple[Kind, ...] = (
+    CPU,
+    LCPU,
+    GUEST,
+    CARD,
+    QUEUE,
+    BUS,
+    CRYPTO,
+    CRYPTO_AP,
+    SELF,
+    COLLECTOR,
+)
+"""Every kind that declares numeric fields (a test finds any other the collectors declare)."""
+
+TARGET_LABELS = ("node", "lpar", "zvm_system")
+"""On every series: the node recorded (as ``--node`` or its first source names it), its LPAR
+and its z/VM system (empty until a source tells them)."""
+
+SCALE_ATTR = "scale"  # crypto_ap: seconds per raw time unit of the measurement block
+
+
+class MetricType(Enum):
+    COUNTER = "counter"
+    GAUGE = "gauge"
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A kind's unit as Prometheus sees it: the base unit's name and the factor to it, as
+    a multiplier and a divisor (µs / 1e6 is exact where µs x 1e-6 is not)."""
+
+    base: str  # "seconds", "bytes", "ratio", or "" for plain counts
+    factor: Factor | None  # None: per entity, from its SCALE_ATTR
+
+
+Factor = tuple[float, float]  # (multiply by, divide by)
+
+UNITS: Mapping[str, Unit] = {
+    "us": Unit("seconds", (1.0, 1e6)),
+    "ms": Unit("seconds", (1.0, 1e3)),
+    "ns": Unit("seconds", (1.0, 1e9)),
+    "bytes": Unit("bytes", (1.0, 1.0)),
+    "KiB": Unit("bytes", (1024.0, 1.0)),
+    "pct": Unit("ratio", (1.0, 100.0)),
+    "count": Unit("", (1.0, 1.0)),
+    "flag": Unit("", (1.0, 1.0)),
+    "weight": Unit("", (1.0, 1.0)),
+    "cmb": Unit("seconds", None),
+}
+
+_UNIT_SUFFIXES = ("_us", "_ms", "_ns", "_kib", "_pct", "_count", "_time")
+
+
+@dataclass(frozen=True, slots=True)
+class EntityLabels:
+    """How an entity of a kind is labelled: its key (if it names something) and the
+    attributes that do not change while it exists."""
+
+    key: str | None
+    attrs: tuple[tuple[str, str], ...] = ()  # (label, attribute)
+    by_source: bool = False  # several sources fill the kind: a ``source`` label keeps them apart
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (
+            *(() if self.key is None else (self.key,)),
+            *(label for label, _ in self.attrs),
+            *(("source",) if self.by_source else ()),
+        )
+
+
+ENTITY_LABELS: Mapping[str, EntityLabels] = {
+    "cpu": EntityLabels("cpu", (("type", "type"),)),
+    "lcpu": EntityLabels("processor", (("type", "type"),), by_source=True),
+    "guest": EntityLabels("guest", by_source=True),
+    "zcrypt_card": EntityLabels("card", (("type", "type"), ("mode", "mode"))),
+    "zcrypt_queue": EntityLabels(None, (("card", "card"), ("domain", "domain"), ("type", "type"))),
+    "zcrypt_bus": EntityLabels(None),
+    "crypto": EntityLabels(None),  # one entity: the z/VM system's crypto facility
+    "crypto_ap": EntityLabels("ap", (("type", "type"), ("mode", "mode"))),
+    "esatui": EntityLabels(None),
+    "collector": EntityLabels("collector"),
+}
+
+PREFIX: Mapping[str, str] = {
+    "cpu": "esatui_cpu",
+    "lcpu": "esatui_lpar_processor",
+    "guest": "esatui_guest",
+    "zcrypt_card": "esatui_zcrypt_card",
+    "zcrypt_queue": "esatui_zcrypt",
+    "zcrypt_bus": "esatui_zcrypt_bus",
+    "crypto": "esatui_crypto",
+    "crypto_ap": "esatui_crypto_ap",
+    "esatui": "esatui_self",
+    "collector": "esatui_collector",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Fields of one kind that are parts of one whole: one family, told apart by ``label``."""
+
+    kind: str
+    name: str  # without the unit and _total
+    label: str
+    members: Mapping[str, str]  # field -> label value
+
+
+def _sides(stem_virt: str, stem_real: str) -> dict[str, str]:
+    return {stem_virt: "virt", stem_real: "real"}
+
+
+GROUPS: tuple[Group, ...] = (
+    Group("cpu", "esatui_cpu", "mode", {f.name: f.name.removesuffix("_us") for f in CPU.fields}),
+    Group(
+        "lcpu",
+        "esatui_lpar_processor",
+        "mode",
+        {
+            f.name: f.name.removesuffix("_us")
+            for f in LCPU.counters
+            if f.name not in ("elapsed_us",)
+        },
+    ),
+    Group(
+        "guest",
+        "esatui_guest_state_samples",
+        "state",
+        {f"samp_{s}": s for s in ("cpu", "delay", "page", "idle", "other")},
+    ),
+    Group(
+        "crypto",
+        "esatui_crypto_service",
+        "phase",
+        {f"{p}_us": p.upper() for p in ("vserv", "nserv", "rserv", "hserv", "dserv")},
+    ),
+    Group("crypto", "esatui_crypto_operations", "side", _sides("virt_nq", "real_nq")),
+    Group("crypto", "esatui_crypto_dequeues", "side", _sides("virt_dq", "real_dq")),
+    Group("crypto", "esatui_crypto_completions", "side", _sides("virt_done", "real_done")),
+    Group("crypto", "esatui_crypto_rejects", "side", _sides("virt_rej", "real_rej")),
+    Group(
+        "crypto_ap",
+        "esatui_crypto_ap_operations",
+        "function",
+        {f"{fn}_count": fn for fn in ALL_FUNCTIONS},
+    ),
+    Group(
+        "crypto_ap", "esatui_crypto_ap_busy", "function", {f"{fn}_time": fn for fn in ALL_FUNCTIONS}
+    ),
+)
+
+NAMES: Mapping[tuple[str, str], str] = {
+    ("lcpu", "elapsed_us"): "esatui_lpar_processor_online",
+    ("guest", "elapsed_us"): "esatui_guest_logged_on",
+    ("guest", "samp_total"): "esatui_guest_samples",
+    ("guest", "mem_used_kib"): "esatui_guest_memory_used",
+    ("guest", "mem_max_kib"): "esatui_guest_memory_max",
+    ("zcrypt_card", "request_count"): "esatui_zcrypt_card_requests",
+    ("zcrypt_queue", "request_count"): "esatui_zcrypt_requests",
+    ("zcrypt_card", "requestq_count"): "esatui_zcrypt_card_request_queue",
+    ("zcrypt_queue", "requestq_count"): "esatui_zcrypt_request_queue",
+    ("zcrypt_card", "pendingq_count"): "esatui_zcrypt_card_pending_queue",
+    ("zcrypt_queue", "pendingq_count"): "esatui_zcrypt_pending_queue",
+    ("zcrypt_card", "pending_count"): "esatui_zcrypt_card_queued",
+    ("zcrypt_queue", "pending_count"): "esatui_zcrypt_queued",
+    ("zcrypt_bus", "ap_interrupts"): "esatui_zcrypt_bus_interrupts",
+    ("esatui", "store_bytes"): "esatui_self_store_written",
+    ("crypto", "nq_waiting"): "esatui_crypto_nq_waiting",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One field in a family: the label value it takes (in a group) and how it converts."""
+
+    field: Field
+    value: str | None
+    factor: Factor | None  # None: the entity's SCALE_ATTR
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """One metric family: what a scrape shows under one name."""
+
+    name: str  # as exposed, without _total (prometheus_client adds it to counters)
+    kind: str
+    type: MetricType
+    unit: str
+    labels: tuple[str, ...]  # the entity's, then the group's; the target labels come first
+    group_label: str | None
+    members: tuple[Member, ...]
+
+    @property
+    def exposed(self) -> str:
+        return self.name + ("_total" if self.type is MetricType.COUNTER else "")
+
+    @property
+    def help(self) -> str:
+        if self.group_label is None:
+            return self.members[0].field.doc
+        return "; ".join(f"{m.value}: {m.field.doc}" for m in self.members)
+
+    @property
+    def provisional(self) -> bool:
+        return any(m.field.provisional for m in self.members)
+
+
+def _stem(field: str) -> str:
+    for suffix in _UNIT_SUFFIXES:
+        if field.endswith(suffix):
+            return field.removesuffix(suffix)
+    return field
+
+
+def _named(name: str, unit: Unit) -> str:
+    return name if not unit.base or name.endswith("_" + unit.base) else f"{name}_{unit.base}"
+
+
+def _family(kind: Kind, name: str, group: Group | None, fields: list[Field]) -> Family:
+    units = {UNITS[f.unit] for f in fields}
+    roles = {f.role for f in fields}
+    if len(units) != 1 or len(roles) != 1:
+        raise ValueError(f"{name}: its fields differ in unit or role")
+    unit = units.pop()
+    labels = ENTITY_LABELS[kind.name].names + (() if group is None else (group.label,))
+    return Family(
+        name=_named(name, unit),
+        kind=kind.name,
+        type=MetricType.COUNTER if roles.pop() is Role.COUNTER else MetricType.GAUGE,
+        unit=unit.base,
+        labels=labels,
+        group_label=None if group is None else group.label,
+        members=tuple(
+            Member(f, None if group is None else group.members[f.name], unit.factor) for f in fields
+        ),
+    )
+
+
+def families() -> tuple[Family, ...]:
+    """Every family, kind by kind in :data:`EXPOSED_KINDS` order, fields in declared order."""
+    out: list[Family] = []
+    for kind in EXPOSED_KINDS:
+        groups = [g for g in GROUPS if g.kind == kind.name]
+        grouped = {f for g in groups for f in g.members}
+        for group in groups:
+            out.append(_family(kind, group.name, group, [kind.field(f) for f in group.members]))
+        for f in kind.fields:
+            if f.name not in grouped:
+                name = NAMES.get((kind.name, f.name), f"{PREFIX[kind.name]}_{_stem(f.name)}")
+                out.append(_family(kind, name, None, [f]))
+    return tuple(out)
