@@ -80,6 +80,7 @@ def source_options(
         smapi_ca=getattr(args, "smapi_ca", None),
         monitor_layout=getattr(args, "monitor_layout", None),
         progress=progress,
+        interval_s=getattr(args, "interval", None),
     )
 
 

@@ -1,0 +1,277 @@
+"""Against a real Prometheus: three simulated nodes scraped, their counters queried back.
+
+Three ``esatui collect --source sim:... --listen`` recorders (2 s intervals, the simulated
+CP's monitor at the same interval) are scraped every second by the distribution's
+``prometheus`` (installed by ``make test``: .ci/system-deps; this test fails, never skips,
+without it), configured from contrib/prometheus.yml. Through Prometheus's HTTP API,
+``increase()`` over each 10 s bucket matches the node's own ``esatui export`` of that
+bucket within a scrape's rounding (docs/METRICS.md), and every query of
+contrib/grafana-esatui.json returns data for every node.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+NODES = {"node1": "seed002-t3-polling", "node2": "seed002-t3-baseline", "node3": "mode-vm-day"}
+INTERVAL_S = 2
+BUCKET_S = 10
+SCRAPE_S = 1
+RECORD_S = 32  # long enough for two whole buckets after the first scrapes
+
+pytestmark = pytest.mark.slow
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@dataclass
+class Fleet:
+    url: str
+    dbs: dict[str, Path]
+    stopped_at: float
+
+    def query(self, expr: str, at: float) -> list[dict[str, Any]]:
+        params = urllib.parse.urlencode({"query": expr, "time": f"{at:.3f}"})
+        with urllib.request.urlopen(f"{self.url}/api/v1/query?{params}", timeout=10) as r:
+            answer = json.load(r)
+        assert answer["status"] == "success", answer
+        result: list[dict[str, Any]] = answer["data"]["result"]
+        return result
+
+
+def prometheus_binary() -> str:
+    found = shutil.which("prometheus")
+    if found is None:
+        pytest.fail(
+            "prometheus is not installed: `make test` installs it (.ci/system-deps, as root: "
+            "apt-get install -y --no-install-recommends prometheus)"
+        )
+    return found
+
+
+def wait_until(check: Any, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if check():
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def scrape_config(ports: list[int]) -> str:
+    """contrib/prometheus.yml, pointed at the test's nodes and scraping every second."""
+    text = (ROOT / "contrib" / "prometheus.yml").read_text()
+    targets = ", ".join(f"'127.0.0.1:{p}'" for p in ports)
+    text = text.replace("scrape_interval: 60s", f"scrape_interval: {SCRAPE_S}s")
+    text = text.replace("scrape_timeout: 10s", f"scrape_timeout: {SCRAPE_S}s")
+    lines = [
+        f"      - targets: [{targets}]" if "- targets:" in line else line
+        for line in text.splitlines()
+    ]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
+    binary = prometheus_binary()
+    tmp = tmp_path_factory.mktemp("fleet")
+    env = {**os.environ, "TZ": "UTC"}
+    ports = [free_port() for _ in NODES]
+    dbs = {node: tmp / f"{node}.sqlite" for node in NODES}
+    recorders = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "esatui",
+                "collect",
+                "--source",
+                f"sim:{scenario}",
+                "--interval",
+                str(INTERVAL_S),
+                "--hf",
+                "1",
+                "--node",
+                node,
+                "--db",
+                str(dbs[node]),
+                "--listen",
+                f"127.0.0.1:{port}",
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for (node, scenario), port in zip(NODES.items(), ports, strict=True)
+    ]
+    config = tmp / "prometheus.yml"
+    config.write_text(scrape_config(ports))
+    web = free_port()
+    server = subprocess.Popen(
+        [
+            binary,
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tmp / 'tsdb'}",
+            f"--web.listen-address=127.0.0.1:{web}",
+            "--log.level=warn",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{web}"
+    try:
+        wait_until(
+            lambda: urllib.request.urlopen(f"{url}/-/ready", timeout=2).status == 200,
+            30,
+            "Prometheus to be ready",
+        )
+        time.sleep(RECORD_S)
+        for recorder in recorders:
+            assert recorder.poll() is None, "a recorder stopped early"
+            recorder.send_signal(signal.SIGTERM)
+        stopped_at = time.time()
+        for recorder in recorders:
+            recorder.wait(timeout=30)
+        yield Fleet(url, dbs, stopped_at)
+    finally:
+        for process in (*recorders, server):
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def exported_zcrypt_requests(db: Path, end_s: int) -> tuple[float, float]:
+    """The node's own export of the bucket ending at ``end_s``: requests in it, and the
+    largest one interval held (the rounding a scrape's timing allows)."""
+    when = [
+        datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S")
+        for t in (end_s - BUCKET_S, end_s)
+    ]
+    env = {**os.environ, "TZ": "UTC"}
+
+    def export(*extra: str) -> list[dict[str, Any]]:
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "esatui",
+                "export",
+                "ESASSUM",
+                "--db",
+                str(db),
+                "--from",
+                when[0],
+                "--to",
+                when[1],
+                "--format",
+                "json",
+                *extra,
+            ],
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+        rows: list[dict[str, Any]] = json.loads(out)["rows"]
+        return rows
+
+    bucket = export("--interval-len", f"{BUCKET_S}s")
+    assert len(bucket) == 1
+    intervals = export()
+    most = max(r["zcrypt_req_s"] for r in intervals) * INTERVAL_S
+    return bucket[0]["zcrypt_req_s"] * BUCKET_S, most
+
+
+def first_end_s(db: Path) -> float:
+    import sqlite3
+
+    with sqlite3.connect(db) as c:
+        (end_us,) = c.execute("SELECT min(end_us) FROM interval").fetchone()
+    return float(end_us) / 1e6
+
+
+def test_increase_matches_each_node_s_export(fleet: Fleet) -> None:
+    """Prometheus's increase() over a bucket against the node's export of it. They differ by
+    a scrape's rounding: increase() takes the samples inside the range and extrapolates their
+    span to its ends (Prometheus's documented behaviour), at most one esatui interval's worth
+    when scrapes come at least once an interval. A counter's first interval is in no
+    increase() (Prometheus needs a sample before it): buckets start after the first scrapes."""
+    last = math.floor((fleet.stopped_at - 2 * SCRAPE_S) / BUCKET_S) * BUCKET_S
+    warm = max(first_end_s(db) for db in fleet.dbs.values()) + 2 * SCRAPE_S
+    buckets = [end for end in (last - BUCKET_S, last) if end - BUCKET_S >= warm]
+    assert buckets, "no whole bucket after the first scrapes: record longer"
+    checked = 0
+    for end_s in buckets:
+        # the bucket's intervals are scraped within a second of their ends: look a scrape later
+        at = end_s + SCRAPE_S
+        result = fleet.query(
+            f"sum by (node) (increase(esatui_zcrypt_requests_total[{BUCKET_S}s]))", at
+        )
+        got = {r["metric"]["node"]: float(r["value"][1]) for r in result}
+        assert set(got) == set(NODES)
+        for node, db in fleet.dbs.items():
+            want, one_interval = exported_zcrypt_requests(db, end_s)
+            assert want > 0
+            assert abs(got[node] - want) <= one_interval + 0.05 * BUCKET_S, (
+                node,
+                end_s,
+                got[node],
+                want,
+            )
+            checked += 1
+    assert checked == len(buckets) * len(NODES)
+
+
+def test_every_dashboard_query_returns_data_for_every_node(fleet: Fleet) -> None:
+    dashboard = json.loads((ROOT / "contrib" / "grafana-esatui.json").read_text())
+    titles = " ".join(p["title"] for p in dashboard["panels"])
+    for screen in ("ESACPUU", "ESACRYPT", "ESAPOLL", "ESACRYQ"):
+        assert screen in titles
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for panel in dashboard["panels"]:
+        for target in panel["targets"]:
+            expr = (
+                target["expr"]
+                .replace("$__rate_interval", f"{BUCKET_S}s")
+                .replace("$node", ".*")
+                .replace("$lcpu_source", "monitor")
+            )
+            nodes = {r["metric"].get("node") for r in fleet.query(expr, at)}
+            assert nodes == set(NODES), (panel["title"], expr, nodes)
+
+
+def test_contrib_scrape_config_is_valid() -> None:
+    prometheus_binary()
+    promtool = shutil.which("promtool")
+    assert promtool is not None, "promtool comes with the prometheus package"
+    subprocess.run(
+        [promtool, "check", "config", str(ROOT / "contrib" / "prometheus.yml")],
+        check=True,
+        capture_output=True,
+    )
