@@ -6,16 +6,17 @@ its interval deltas since the exporter started, so PromQL's ``increase()`` over 
 the sum of the deltas esatui recorded in it, and ``rate()`` is what esatui's screens show;
 a reset esatui saw is already a delta (never negative), so the series only grows. A gauge's
 series is its average over the latest interval. An entity that leaves its source's interval
-leaves the exposition. Each interval's update builds a new immutable snapshot and swaps the
-reference: a scrape reads whichever snapshot is current and never takes a lock the recorder
-waits on.
+leaves the exposition. The recorder's part is one append of the (immutable) interval to a
+queue: the intervals are added to the series by whoever shows them next (a scrape, the
+textfile, or the exposition's own thread after each pass), under a lock the recorder never
+takes, so a scrape never blocks the recorder and the recorder never waits for a scrape.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Iterator
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
@@ -40,87 +41,94 @@ Labels = tuple[str, ...]
 SeriesKey = tuple[int, Labels]  # (family index, its label values)
 
 
-@dataclass(frozen=True, slots=True)
-class Snapshot:
-    """What a scrape shows: the target labels and each family's series."""
-
-    target: Labels
-    series: Mapping[int, tuple[tuple[Labels, float], ...]]
-
-
-_EMPTY = Snapshot(("", "", ""), {})
-
-
 class _Route:
-    """Where one field of a kind goes: its family's index and member."""
+    """Where one field of a kind goes: its family, field, label value and factor."""
 
-    __slots__ = ("family", "member")
+    __slots__ = ("counter", "factor", "family", "field", "value")
 
-    def __init__(self, family: int, member: Member) -> None:
+    def __init__(self, family: int, member: Member, counter: bool) -> None:
         self.family = family
-        self.member = member
+        self.field = member.field.name
+        self.value = member.value
+        self.factor = member.factor
+        self.counter = counter
+
+
+Series = dict[SeriesKey, tuple[float, Factor]]
 
 
 class Exporter:
     """Cumulative series from committed intervals; :meth:`collect` is a Prometheus custom
-    collector over the current snapshot."""
+    collector.
+
+    The recorder's threads only append the (immutable) interval to a queue; whoever shows
+    the series next (a scrape, the textfile, or :meth:`drain` after each pass) adds the
+    queued intervals under its own lock, which the recorder never takes.
+    """
 
     def __init__(self) -> None:
         self.families: tuple[Family, ...] = families()
-        self._routes: dict[str, list[_Route]] = {}
+        routes: dict[str, list[_Route]] = {}
         for index, family in enumerate(self.families):
             for member in family.members:
-                self._routes.setdefault(family.kind, []).append(_Route(index, member))
+                counter = family.type is MetricType.COUNTER
+                routes.setdefault(family.kind, []).append(_Route(index, member, counter))
+        self._routes = {kind: tuple(r) for kind, r in routes.items()}
+        self._pending: deque[Interval] = deque()
         # per source: its series, each (value in the field's own unit, factor to the base
         # unit); counters' deltas are summed as integers where they are, so totals are exact
-        self._state: dict[str, dict[SeriesKey, tuple[float, Factor]]] = {}
+        self._state: dict[str, Series] = {}
         self._config: dict[str, str] = {}
         self._node = ""
-        self._lock = threading.Lock()  # writers only (several sources' threads)
-        self._snapshot = _EMPTY
-
-    @property
-    def snapshot(self) -> Snapshot:
-        return self._snapshot
+        self._lock = (
+            threading.Lock()
+        )  # the readers' (scrape, textfile, drain): never the recorder's
 
     def interval(self, interval: Interval) -> None:
-        """Add one committed interval (the recorder's ``on_interval``)."""
+        """Queue one committed interval (the recorder's ``on_interval``): O(1), no lock."""
+        self._pending.append(interval)
+
+    def drain(self) -> None:
+        """Add the queued intervals to the series."""
         with self._lock:
+            self._drain()
+
+    def _drain(self) -> None:
+        pending = self._pending
+        while pending:
+            interval = pending.popleft()
             self._node = interval.node
             if interval.config:
                 self._config.update(interval.config)
             previous = self._state.get(interval.source, {})
-            current: dict[SeriesKey, tuple[float, Factor]] = {}
+            current: Series = {}
             for row in interval.rows:
                 self._add_row(row, interval.source, previous, current)
             self._state[interval.source] = current
-            self._snapshot = self._publish()
 
-    def _add_row(
-        self,
-        row: EntityRow,
-        source: str,
-        previous: Mapping[SeriesKey, tuple[float, Factor]],
-        current: dict[SeriesKey, tuple[float, Factor]],
-    ) -> None:
+    def series_count(self) -> int:
+        with self._lock:
+            self._drain()
+            return sum(len(s) for s in self._state.values())
+
+    def _add_row(self, row: EntityRow, source: str, previous: Series, current: Series) -> None:
         routes = self._routes.get(row.kind)
         if not routes:
             return
         entity = _entity_labels(row, source)
         values = row.values
+        get_previous = previous.get
         for route in routes:
-            member = route.member
-            factor = member.factor
+            factor = route.factor
             if factor is None:
                 factor = _scale(row)
                 if factor is None:
                     continue  # the block's time unit is not known: no seconds to give
-            family = self.families[route.family]
-            labels = entity if member.value is None else (*entity, member.value)
-            key = (route.family, labels)
-            value = values.get(member.field.name)
-            if family.type is MetricType.COUNTER:
-                total = previous.get(key)
+            label = route.value
+            key = (route.family, entity if label is None else (*entity, label))
+            value = values.get(route.field)
+            if route.counter:
+                total = get_previous(key)
                 if value is None:
                     if total is not None:
                         current[key] = total  # not measured this interval: unchanged
@@ -129,37 +137,33 @@ class Exporter:
             elif value is not None:
                 current[key] = (value, factor)
 
-    def _publish(self) -> Snapshot:
-        series: dict[int, list[tuple[Labels, float]]] = {}
-        for state in self._state.values():
-            for (family, labels), (raw, (times, per)) in state.items():
-                series.setdefault(family, []).append((labels, raw * times / per))
-        target = (
-            self._node,
-            self._config.get(LPAR_KEY, ""),
-            self._config.get(SYSTEM_KEY, ""),
-        )
-        return Snapshot(target, {f: tuple(s) for f, s in series.items()})
-
     def collect(self) -> Iterator[Metric]:
-        """The current snapshot as metric families (prometheus_client's Collector)."""
-        snapshot = self._snapshot  # one read: the recorder swaps whole snapshots
+        """The series as metric families (prometheus_client's Collector)."""
+        with self._lock:
+            self._drain()
+            target = (
+                self._node,
+                self._config.get(LPAR_KEY, ""),
+                self._config.get(SYSTEM_KEY, ""),
+            )
+            by_family: dict[int, list[tuple[Labels, float]]] = {}
+            for state in self._state.values():
+                for (index, labels), (raw, (times, per)) in state.items():
+                    by_family.setdefault(index, []).append((labels, raw * times / per))
         for index, family in enumerate(self.families):
-            rows = snapshot.series.get(index)
+            rows = by_family.get(index)
             if not rows:
                 continue
-            labels = [*TARGET_LABELS, *family.labels]
+            names = [*TARGET_LABELS, *family.labels]
             metric: CounterMetricFamily | GaugeMetricFamily
             if family.type is MetricType.COUNTER:
                 metric = CounterMetricFamily(
-                    family.name, family.help, labels=labels, unit=family.unit
+                    family.name, family.help, labels=names, unit=family.unit
                 )
             else:
-                metric = GaugeMetricFamily(
-                    family.name, family.help, labels=labels, unit=family.unit
-                )
+                metric = GaugeMetricFamily(family.name, family.help, labels=names, unit=family.unit)
             for values, value in rows:
-                metric.add_metric([*snapshot.target, *values], value)
+                metric.add_metric([*target, *values], value)
             yield metric
 
     def describe(self) -> Iterator[Metric]:

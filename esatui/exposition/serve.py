@@ -3,8 +3,9 @@ collector (``--textfile DIR``).
 
 The endpoint is prometheus_client's own server in a daemon thread: it answers ``/metrics`` in
 the OpenMetrics format when the scraper asks for it (Prometheus does), else in the text
-format. The textfile is written by a thread of its own after each of the recorder's passes
-(its own interval, the last of a pass), through prometheus_client's ``write_to_textfile``:
+format. A thread of its own wakes after each of the recorder's passes (its own interval, the
+last of a pass), adds the queued intervals to the series and writes the textfile, through
+prometheus_client's ``write_to_textfile``:
 a temporary file renamed over ``esatui.prom``, so node_exporter never reads half a file and
 the recorder never waits for the disk.
 """
@@ -55,52 +56,63 @@ class Exposition:
                 )
             except OSError as exc:
                 raise RuntimeError(f"cannot listen on {listen}: {exc.strerror or exc}") from None
-        self._textfile: _Textfile | None = None
+        path = None
         if textfile_dir is not None:
             if not textfile_dir.is_dir():
                 raise RuntimeError(f"--textfile {textfile_dir}: not a directory")
-            self._textfile = _Textfile(textfile_dir / TEXTFILE_NAME, self.registry, warn)
+            path = textfile_dir / TEXTFILE_NAME
+        self._worker = _Worker(self.exporter, self.registry, path, warn)
 
     def interval(self, interval: Interval) -> None:
+        """The recorder's hook: queue the interval; after a pass, wake the worker."""
         self.exporter.interval(interval)
-        if self._textfile is not None and interval.source == PASS_SOURCE:
-            self._textfile.due.set()
+        if interval.source == PASS_SOURCE:
+            self._worker.due.set()
 
     def close(self) -> None:
-        if self._textfile is not None:
-            self._textfile.stop()
+        self._worker.stop()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
 
 
-class _Textfile:
+class _Worker:
+    """After each pass: the queued intervals into the series (so they never pile up when
+    nobody scrapes), and the textfile when asked for."""
+
     def __init__(
-        self, path: Path, registry: CollectorRegistry, warn: Callable[[str], None]
+        self,
+        exporter: Exporter,
+        registry: CollectorRegistry,
+        path: Path | None,
+        warn: Callable[[str], None],
     ) -> None:
         self.path = path
-        self._warn = warn
         self.due = threading.Event()
+        self._exporter = exporter
         self._registry = registry
+        self._warn = warn
         self._stopping = False
         self.error: str | None = None
-        self._thread = threading.Thread(target=self._run, daemon=True, name="esatui-textfile")
+        self._thread = threading.Thread(target=self._run, daemon=True, name="esatui-exposition")
         self._thread.start()
 
     def _run(self) -> None:
         while True:
             self.due.wait()
             self.due.clear()
-            self._write()
+            self._exporter.drain()
+            if self.path is not None:
+                self._write(self.path)
             if self._stopping:
                 return
 
-    def _write(self) -> None:
+    def _write(self, path: Path) -> None:
         try:
-            write_to_textfile(str(self.path), self._registry)
+            write_to_textfile(str(path), self._registry)
             self.error = None
         except OSError as exc:
-            error = f"textfile {self.path}: {exc.strerror or exc}"
+            error = f"textfile {path}: {exc.strerror or exc}"
             if error != self.error:  # said once until it works again
                 self._warn(error)
             self.error = error

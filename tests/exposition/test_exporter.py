@@ -11,7 +11,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from prometheus_client import generate_latest
 from prometheus_client.openmetrics.parser import text_string_to_metric_families
 
 import esatui.collectors
@@ -140,22 +139,19 @@ def test_gauges_are_the_latest_average_and_entities_that_leave_go() -> None:
     assert "esatui_cpu_seconds_total" in names  # another source's series stay
 
 
-def test_a_scrape_never_waits_for_the_recorder() -> None:
+def test_the_recorder_never_waits_for_a_scrape() -> None:
     exporter = Exporter()
-    exporter.interval(interval(120, cpu_row(1, 1)))
     done = threading.Event()
-    with exporter._lock:  # the recorder in the middle of an update
+    with exporter._lock:  # a scrape (or the textfile) in the middle of its work
 
-        def scrape() -> None:
-            from prometheus_client import CollectorRegistry
-
-            registry = CollectorRegistry(auto_describe=False)
-            registry.register(exporter)
-            generate_latest(registry)
+        def record() -> None:
+            exporter.interval(interval(60, cpu_row(None, None, Flag.NEW)))
+            exporter.interval(interval(120, cpu_row(1, 1)))
             done.set()
 
-        threading.Thread(target=scrape, daemon=True).start()
+        threading.Thread(target=record, daemon=True).start()
         assert done.wait(5)
+    assert exposed(exporter)[cpu_key("user")] == 1e-6  # added by the next scrape
 
 
 def test_textfile_and_http_endpoint(tmp_path: Path) -> None:
