@@ -11,6 +11,7 @@ sample's CPU; the other two are reported beside it. Run alone: ``python -m bench
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 from pathlib import Path
 
@@ -36,16 +37,7 @@ TARGET_SHARE = 0.05
 def _interval(builder: IntervalBuilder, sample: object) -> Interval:
     interval = builder.add(sample)  # type: ignore[arg-type]
     assert interval is not None
-    return Interval(
-        interval.source,
-        "lnxbench",
-        interval.start_us,
-        interval.end_us,
-        interval.duration_us,
-        interval.rows,
-        interval.flags,
-        interval.config,
-    )
+    return dataclasses.replace(interval, node="lnxbench")
 
 
 def run(opts: Options) -> Result:

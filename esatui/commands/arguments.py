@@ -164,6 +164,15 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
 
 
+def prometheus_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help="read the intervals from this Prometheus server instead of a database "
+        "(every node esatui --listen exposed to it; --node NAME)",
+    )
+
+
 def exposition_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--listen",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from esatui.db.reader import Reader
     from esatui.exposition.serve import Exposition
     from esatui.registry import Registry, SourceOptions
     from esatui.sampling.recorder import Retention
@@ -101,7 +102,19 @@ def exposition(
     from esatui.exposition.serve import Exposition, Listen
 
     where = None if args.listen is None else Listen(*args.listen)
-    return Exposition(where, args.textfile, warn_to)
+    return Exposition(where, args.textfile, warn_to, getattr(args, "interval", None))
+
+
+def open_reader(args: argparse.Namespace) -> Reader:
+    """What ``--prometheus URL`` or the database (``--db``) holds, for reading."""
+    url = getattr(args, "prometheus", None)
+    if url:
+        from esatui.exposition.prometheus_reader import PrometheusReader
+
+        return PrometheusReader(url)
+    from esatui.db.sqlite_reader import SqliteReader
+
+    return SqliteReader.open(db_path(args))
 
 
 def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:

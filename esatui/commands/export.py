@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, db_path, thresholds
+from esatui.commands.common import EXIT_OK, UsageError, open_reader, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -21,6 +21,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="a screen as text, CSV or JSON")
     p.add_argument("screen")
     A.db_option(p)
+    A.prometheus_option(p)
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--interval-len", type=A.duration, metavar="DUR")
@@ -35,7 +36,6 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from esatui.db.sqlite_reader import SqliteReader
     from esatui.formats import render
     from esatui.screens import catalog
 
@@ -53,11 +53,14 @@ def run(args: argparse.Namespace) -> int:
         thresholds=thresholds(args),
         options=frozenset(args.option),
     )
-    with SqliteReader.open(db_path(args)) as reader:
+    reader = open_reader(args)
+    try:
         nodes = reader.nodes()
         if args.node is not None and args.node not in nodes:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
         model = catalog.build_model(reader, screen.name, query)
+    finally:
+        reader.close()
     if not model.rows:
         reason = model.notes[0] if model.notes else "nothing recorded in this range"
         raise RuntimeError(f"no {screen.name} data: {reason}")

@@ -93,7 +93,8 @@ def run_live(live: Live) -> int:
     sources = registry().make_sources(live.specs, live.options)
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
-    shown = exposition(argparse.Namespace(listen=live.listen, textfile=live.textfile), live.channel)
+    asked = argparse.Namespace(listen=live.listen, textfile=live.textfile, interval=live.interval_s)
+    shown = exposition(asked, live.channel)
     with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
         path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
         # there to read before the first interval is written

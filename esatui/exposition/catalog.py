@@ -13,15 +13,17 @@ carries the target labels ``node``, ``lpar`` and ``zvm_system``. This module is 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 
 from esatui.collectors.host import CPU
 from esatui.collectors.kinds import GUEST, LCPU
 from esatui.collectors.model import Field, Kind, Role
-from esatui.collectors.monitor.kinds import ALL_FUNCTIONS, CRYPTO, CRYPTO_AP
+from esatui.collectors.monitor.kinds import ALL_FUNCTIONS, CRYPTO, CRYPTO_AP, CRYPTO_KEY
 from esatui.collectors.selfmon import COLLECTOR, SELF
-from esatui.collectors.zcrypt.kinds import BUS, CARD, QUEUE
+from esatui.collectors.vmcp.source import VCPU
+from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY, CARD, QUEUE
+from esatui.screens import catalog as screen_catalog
 
 EXPOSED_KINDS: tuple[Kind, ...] = (
     CPU,
@@ -34,8 +36,10 @@ EXPOSED_KINDS: tuple[Kind, ...] = (
     CRYPTO_AP,
     SELF,
     COLLECTOR,
+    VCPU,
 )
-"""Every kind that declares numeric fields (a test finds any other the collectors declare)."""
+"""Every kind that declares numeric fields (a test finds any other the collectors declare),
+and the kinds of attributes alone that a screen reads (as ``esatui_<kind>_info`` 1)."""
 
 TARGET_LABELS = ("node", "lpar", "zvm_system")
 """On every series: the node recorded (as ``--node`` or its first source names it), its LPAR
@@ -94,17 +98,53 @@ class EntityLabels:
         )
 
 
+_TYPE = (("type", "type"), ("type_source", "type_source"))
+_STATE = (("mode", "mode"), ("online", "online"), ("state", "state"))
+
+# Every attribute a screen reads is a label (a test holds them in step), so the screens work
+# on what Prometheus holds; an attribute that changes (a card's state) starts a new series.
 ENTITY_LABELS: Mapping[str, EntityLabels] = {
-    "cpu": EntityLabels("cpu", (("type", "type"),)),
-    "lcpu": EntityLabels("processor", (("type", "type"),), by_source=True),
-    "guest": EntityLabels("guest", by_source=True),
-    "zcrypt_card": EntityLabels("card", (("type", "type"), ("mode", "mode"))),
-    "zcrypt_queue": EntityLabels(None, (("card", "card"), ("domain", "domain"), ("type", "type"))),
+    "cpu": EntityLabels("cpu", (*_TYPE, ("address", "address"))),
+    "lcpu": EntityLabels("processor", (*_TYPE, ("lpar", "lpar")), by_source=True),
+    "guest": EntityLabels("guest", (("userid", "userid"),), by_source=True),
+    "zcrypt_card": EntityLabels("card", (("type", "type"), *_STATE)),
+    "zcrypt_queue": EntityLabels(
+        None, (("card", "card"), ("domain", "domain"), ("type", "type"), *_STATE)
+    ),
     "zcrypt_bus": EntityLabels(None),
-    "crypto": EntityLabels(None),  # one entity: the z/VM system's crypto facility
-    "crypto_ap": EntityLabels("ap", (("type", "type"), ("mode", "mode"))),
+    # one entity: the z/VM system's crypto facility
+    "crypto": EntityLabels(None, (("layout", "layout"), ("record_length", "record_length"))),
+    "crypto_ap": EntityLabels("ap", (("type", "type"), ("mode", "mode"), ("scale", "scale"))),
     "esatui": EntityLabels(None),
     "collector": EntityLabels("collector"),
+    "vcpu": EntityLabels("vcpu", _TYPE),
+}
+
+# Reading back (esatui --prometheus): an entity's key from its labels, and the source of the
+# kinds that carry no source label (the source that fills them when esatui records).
+KEY_FORMAT: Mapping[str, str] = {
+    "cpu": "{cpu}",
+    "lcpu": "{processor}",
+    "guest": "{guest}",
+    "zcrypt_card": "{card}",
+    "zcrypt_queue": "{card}.{domain}",
+    "zcrypt_bus": BUS_KEY,
+    "crypto": CRYPTO_KEY,
+    "crypto_ap": "{ap}",
+    "esatui": "self",
+    "collector": "{collector}",
+    "vcpu": "{vcpu}",
+}
+SOURCE_OF: Mapping[str, str] = {
+    "cpu": "host",
+    "zcrypt_card": "zcrypt",
+    "zcrypt_queue": "zcrypt",
+    "zcrypt_bus": "zcrypt",
+    "crypto": "monitor",
+    "crypto_ap": "monitor",
+    "esatui": "esatui",
+    "collector": "esatui",
+    "vcpu": "vmcp",
 }
 
 PREFIX: Mapping[str, str] = {
@@ -118,6 +158,7 @@ PREFIX: Mapping[str, str] = {
     "crypto_ap": "esatui_crypto_ap",
     "esatui": "esatui_self",
     "collector": "esatui_collector",
+    "vcpu": "esatui_vcpu",
 }
 
 
@@ -214,6 +255,7 @@ class Family:
     labels: tuple[str, ...]  # the entity's, then the group's; the target labels come first
     group_label: str | None
     members: tuple[Member, ...]
+    maximum: bool = False  # a gauge's maximum in the interval (its average is another family)
 
     @property
     def exposed(self) -> str:
@@ -221,6 +263,10 @@ class Family:
 
     @property
     def help(self) -> str:
+        if not self.members:
+            return f"1 for each {self.kind} (its attributes as labels)"
+        if self.maximum:
+            return f"the most at one --hf sample in the interval: {self.members[0].field.doc}"
         if self.group_label is None:
             return self.members[0].field.doc
         return "; ".join(f"{m.value}: {m.field.doc}" for m in self.members)
@@ -263,8 +309,17 @@ def _family(kind: Kind, name: str, group: Group | None, fields: list[Field]) -> 
 
 def families() -> tuple[Family, ...]:
     """Every family, kind by kind in :data:`EXPOSED_KINDS` order, fields in declared order."""
+    maxima = read_maxima()
     out: list[Family] = []
     for kind in EXPOSED_KINDS:
+        if not kind.fields:
+            labels = ENTITY_LABELS[kind.name].names
+            out.append(
+                Family(
+                    f"{PREFIX[kind.name]}_info", kind.name, MetricType.GAUGE, "", labels, None, ()
+                )
+            )
+            continue
         groups = [g for g in GROUPS if g.kind == kind.name]
         grouped = {f for g in groups for f in g.members}
         for group in groups:
@@ -272,5 +327,21 @@ def families() -> tuple[Family, ...]:
         for f in kind.fields:
             if f.name not in grouped:
                 name = NAMES.get((kind.name, f.name), f"{PREFIX[kind.name]}_{_stem(f.name)}")
-                out.append(_family(kind, name, None, [f]))
+                family = _family(kind, name, None, [f])
+                out.append(family)
+                if (kind.name, f.name) in maxima:
+                    peak = _family(kind, f"{name}_max", None, [f])
+                    out.append(replace(peak, maximum=True))
     return tuple(out)
+
+
+def read_maxima() -> frozenset[tuple[str, str]]:
+    """The gauges whose interval maximum a screen shows: (kind, gauge). They get a ``_max``
+    family beside their average, so the screens show them from Prometheus too."""
+    return frozenset(
+        (reads.kind, field.removesuffix("_max"))
+        for screen in screen_catalog.screens().values()
+        for reads in screen.reads
+        for field in reads.fields
+        if field.endswith("_max")
+    )

@@ -30,8 +30,10 @@ ESACRYQ panels; README "Many systems" shows them at work.
   `rate(m[R])` is what the screens show per second; a reset esatui saw is a delta already,
   so a counter never goes down while the recorder runs (it restarts at 0 with the recorder,
   which Prometheus takes as a reset). A **gauge** is its average over the latest interval
-  (the `--hf` samples). A series moves once per esatui interval: scrape at the interval or
-  faster.
+  (the `--hf` samples). A series moves once per esatui interval, milliseconds after the
+  interval's end: scrape at half the interval (contrib/prometheus.yml), so every interval is
+  scraped before the next one ends (what `esatui --prometheus` relies on to read each
+  interval back exactly: README "Many systems").
 - Values a source could not read are absent, never 0. A series appears with the first
   interval that has its value: the delta of that first interval is in the counter but not in
   Prometheus's `increase()` (which needs two samples), as for any new counter. An entity that
@@ -42,9 +44,12 @@ ESACRYQ panels; README "Many systems" shows them at work.
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
-- A scrape never blocks the recorder: each committed interval builds a new snapshot that
-  replaces the old one in one reference swap, and a scrape reads whichever is current.
-  What it costs is in docs/BENCHMARKS.md ("Exposition").
+- `esatui_recorder_interval_seconds` (a gauge with the target labels) is the recorder's
+  `--interval`: `esatui --prometheus` reads each node's intervals at that length.
+- A scrape never blocks the recorder: the recorder only queues each committed interval; the
+  exposition's own thread (after each pass) or a scrape adds the queued intervals to the
+  series, under a lock the recorder never takes. What it costs is in docs/BENCHMARKS.md
+  ("expose").
 """
 
 
@@ -53,6 +58,10 @@ def _labels(family: Family) -> str:
 
 
 def _fields(family: Family) -> str:
+    if not family.members:
+        return "its attributes"
+    if family.maximum:
+        return f"`{family.members[0].field.name}` (maximum)"
     if family.group_label is None:
         return f"`{family.members[0].field.name}`"
     return ", ".join(f"`{m.field.name}`={m.value}" for m in family.members)

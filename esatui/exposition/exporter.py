@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from esatui.db.records import EntityRow, Interval
+from esatui.db.records import EntityRow, Interval, max_column
 from esatui.exposition.catalog import (
     ENTITY_LABELS,
     SCALE_ATTR,
@@ -37,6 +37,10 @@ from esatui.exposition.catalog import (
 LPAR_KEY = "lpar_name"
 SYSTEM_KEY = "system_name"
 
+INTERVAL_METRIC = "esatui_recorder_interval_seconds"
+MEASURED_METRIC = "esatui_source_measured_seconds"  # a counter: _total exposed
+CONFIG_METRIC = "esatui_config_info"
+
 Labels = tuple[str, ...]
 SeriesKey = tuple[int, Labels]  # (family index, its label values)
 
@@ -46,12 +50,13 @@ class _Route:
 
     __slots__ = ("counter", "factor", "family", "field", "value")
 
-    def __init__(self, family: int, member: Member, counter: bool) -> None:
-        self.family = family
-        self.field = member.field.name
-        self.value = member.value
-        self.factor = member.factor
-        self.counter = counter
+    def __init__(self, family: Family, index: int, member: Member | None) -> None:
+        self.family = index
+        self.counter = family.type is MetricType.COUNTER
+        field = None if member is None else member.field.name  # None: an info family
+        self.field = max_column(field) if field is not None and family.maximum else field
+        self.value = None if member is None else member.value
+        self.factor = (1.0, 1.0) if member is None else member.factor
 
 
 Series = dict[SeriesKey, tuple[float, Factor]]
@@ -66,19 +71,21 @@ class Exporter:
     queued intervals under its own lock, which the recorder never takes.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, interval_s: float | None = None) -> None:
+        self.interval_s = interval_s  # the recorder's, shown as INTERVAL_METRIC
         self.families: tuple[Family, ...] = families()
         routes: dict[str, list[_Route]] = {}
         for index, family in enumerate(self.families):
-            for member in family.members:
-                counter = family.type is MetricType.COUNTER
-                routes.setdefault(family.kind, []).append(_Route(index, member, counter))
+            for member in family.members or (None,):
+                routes.setdefault(family.kind, []).append(_Route(family, index, member))
         self._routes = {kind: tuple(r) for kind, r in routes.items()}
         self._pending: deque[Interval] = deque()
         # per source: its series, each (value in the field's own unit, factor to the base
         # unit); counters' deltas are summed as integers where they are, so totals are exact
         self._state: dict[str, Series] = {}
-        self._config: dict[str, str] = {}
+        self._config: dict[str, str] = {}  # every source's facts, the latest of each key
+        self._configs: dict[str, dict[str, str]] = {}  # each source's latest facts
+        self._measured: dict[str, int] = {}  # each source's intervals' durations, summed (µs)
         self._node = ""
         self._lock = (
             threading.Lock()
@@ -100,6 +107,10 @@ class Exporter:
             self._node = interval.node
             if interval.config:
                 self._config.update(interval.config)
+                self._configs[interval.source] = dict(interval.config)
+            self._measured[interval.source] = (
+                self._measured.get(interval.source, 0) + interval.duration_us
+            )
             previous = self._state.get(interval.source, {})
             current: Series = {}
             for row in interval.rows:
@@ -126,6 +137,9 @@ class Exporter:
                     continue  # the block's time unit is not known: no seconds to give
             label = route.value
             key = (route.family, entity if label is None else (*entity, label))
+            if route.field is None:
+                current[key] = (1, factor)  # an info series: the entity is there
+                continue
             value = values.get(route.field)
             if route.counter:
                 total = get_previous(key)
@@ -146,10 +160,22 @@ class Exporter:
                 self._config.get(LPAR_KEY, ""),
                 self._config.get(SYSTEM_KEY, ""),
             )
+            configs = [(s, dict(c)) for s, c in self._configs.items()]
+            measured = list(self._measured.items())
             by_family: dict[int, list[tuple[Labels, float]]] = {}
             for state in self._state.values():
                 for (index, labels), (raw, (times, per)) in state.items():
                     by_family.setdefault(index, []).append((labels, raw * times / per))
+        if self.interval_s is not None and self._node:
+            interval = GaugeMetricFamily(
+                INTERVAL_METRIC,
+                "the recorder's interval: each counter moves once per interval",
+                labels=TARGET_LABELS,
+                unit="seconds",
+            )
+            interval.add_metric(target, self.interval_s)
+            yield interval
+        yield from _own_families(target, configs, measured)
         for index, family in enumerate(self.families):
             rows = by_family.get(index)
             if not rows:
@@ -168,6 +194,34 @@ class Exporter:
 
     def describe(self) -> Iterator[Metric]:
         return iter(())  # no description: the registry does not collect at registration
+
+
+def _own_families(
+    target: Labels, configs: list[tuple[str, dict[str, str]]], measured: list[tuple[str, int]]
+) -> Iterator[Metric]:
+    """What the recorder knows besides the kinds: each source's system facts and the
+    measured length of its intervals (the base of every rate a screen shows)."""
+    labels = [*TARGET_LABELS, "source"]
+    if measured:
+        lengths = CounterMetricFamily(
+            MEASURED_METRIC,
+            "the durations of the source's intervals, as measured (monotonic clock), summed",
+            labels=labels,
+            unit="seconds",
+        )
+        for source, total_us in measured:
+            lengths.add_metric([*target, source], total_us / 1e6)
+        yield lengths
+    if configs:
+        facts = GaugeMetricFamily(
+            CONFIG_METRIC,
+            "the system facts each source reported last (machine, LPAR, z/VM level ...): 1",
+            labels=[*labels, "key", "value"],
+        )
+        for source, config in configs:
+            for key, value in sorted(config.items()):
+                facts.add_metric([*target, source, key, value], 1.0)
+        yield facts
 
 
 def _entity_labels(row: EntityRow, source: str) -> Labels:

@@ -44,8 +44,9 @@ class Exposition:
         listen: Listen | None = None,
         textfile_dir: Path | None = None,
         warn: Callable[[str], None] = print,
+        interval_s: float | None = None,
     ) -> None:
-        self.exporter = Exporter()
+        self.exporter = Exporter(interval_s)
         self.registry: CollectorRegistry = CollectorRegistry(auto_describe=False)
         self.registry.register(self.exporter)
         self._server = None

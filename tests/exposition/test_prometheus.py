@@ -88,7 +88,7 @@ def scrape_config(ports: list[int]) -> str:
     """contrib/prometheus.yml, pointed at the test's nodes and scraping every second."""
     text = (ROOT / "contrib" / "prometheus.yml").read_text()
     targets = ", ".join(f"'127.0.0.1:{p}'" for p in ports)
-    text = text.replace("scrape_interval: 60s", f"scrape_interval: {SCRAPE_S}s")
+    text = text.replace("scrape_interval: 30s", f"scrape_interval: {SCRAPE_S}s")
     text = text.replace("scrape_timeout: 10s", f"scrape_timeout: {SCRAPE_S}s")
     lines = [
         f"      - targets: [{targets}]" if "- targets:" in line else line
