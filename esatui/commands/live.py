@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
 from esatui.commands.common import (
+    UsageError,
     db_path,
     exposition,
     own_data_dir,
@@ -35,6 +36,7 @@ def register(sub: Subparsers) -> None:
     A.source_options(p)
     A.view_options(p)
     A.exposition_options(p)
+    A.prometheus_option(p)
     p.add_argument(
         "--no-record", action="store_true", help="keep nothing: use a temporary database"
     )
@@ -62,6 +64,8 @@ class Live:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.prometheus:
+        return watch_prometheus(args)
     from esatui.sampling.session import WarnChannel
 
     channel = WarnChannel(warn)
@@ -83,6 +87,42 @@ def run(args: argparse.Namespace) -> int:
             args.textfile,
         )
     )
+
+
+PROMETHEUS_REFRESH_S = 15.0  # how often a live view of Prometheus looks for new intervals
+
+
+def watch_prometheus(args: argparse.Namespace) -> int:
+    """``esatui live --prometheus URL``: the newest intervals of a node that Prometheus
+    holds, followed as they come (nothing is recorded here)."""
+    from esatui.exposition.prometheus_reader import PrometheusReader
+    from esatui.screens import catalog
+    from esatui.tui.app import MonitorApp
+
+    if args.source or args.listen or args.textfile:
+        raise UsageError("--prometheus reads what others record: no --source, --listen, --textfile")
+    reader = PrometheusReader(args.prometheus)
+    try:
+        node = reader.node(args.node)
+        if node is None:
+            nodes = ", ".join(reader.nodes()) or "none"
+            raise RuntimeError(f"no esatui node {args.node or ''} in Prometheus (nodes: {nodes})")
+        catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    finally:
+        reader.close()
+    app = MonitorApp(
+        None,
+        live=True,
+        screen=args.screen,
+        node=node,
+        thresholds=thresholds(args),
+        open_with=lambda: PrometheusReader(args.prometheus),
+        refresh_s=PROMETHEUS_REFRESH_S,
+    )
+    app.run()
+    return app.return_code or 0
 
 
 def run_live(live: Live) -> int:

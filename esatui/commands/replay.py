@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, db_path, thresholds
+from esatui.commands.common import UsageError, db_path, open_reader, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="move through a recording with the same screens")
     A.db_option(p)
+    A.prometheus_option(p)
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--node")
@@ -23,22 +24,25 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from esatui.db.sqlite_reader import SqliteReader
     from esatui.screens import catalog
 
     try:
         screen = catalog.get(args.screen)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    path = db_path(args)
-    with SqliteReader.open(path) as reader:
-        # the first screen once, here: a damaged database is one line before the app starts
+    reader = open_reader(args)
+    try:
+        # the first screen once, here: a damaged database (or a Prometheus that does not
+        # answer) is one line before the app starts
         query = catalog.Query(node=args.node, after_us=args.from_, until_us=args.to)
         catalog.build_model(reader, screen.name, query)
+    finally:
+        reader.close()
     from esatui.tui.app import MonitorApp
 
     app = MonitorApp(
-        path,
+        None if args.prometheus else db_path(args),
+        open_with=(lambda: open_reader(args)) if args.prometheus else None,
         live=False,
         screen=args.screen,
         after_us=args.from_,

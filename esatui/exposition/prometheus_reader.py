@@ -45,7 +45,7 @@ DEFAULT_RANGE_S = 86_400.0  # an unbounded range: the last day the node has data
 TIMEOUT_S = 30.0
 
 
-class PrometheusError(RuntimeError):
+class PrometheusError(OSError):
     """Prometheus could not be asked, or refused the question (one line)."""
 
 

@@ -191,7 +191,7 @@ class MonitorApp(App[int]):
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: Path | None,
         *,
         live: bool,
         screen: str = "ESASSUM",
@@ -200,9 +200,15 @@ class MonitorApp(App[int]):
         node: str | None = None,
         thresholds: Mapping[str, Threshold] | None = None,
         recorder: RecordFn | None = None,
+        open_with: Callable[[], Reader] | None = None,
+        refresh_s: float | None = None,
     ) -> None:
+        """``db_path``, or ``open_with`` for another backend (Prometheus); ``refresh_s``: a
+        live view of data another program records, looked at that often."""
         super().__init__()
         self._db_path = db_path
+        self._open_with = open_with
+        self._refresh_s = refresh_s
         self._live = live
         self._node = node
         self._thresholds = dict(thresholds) if thresholds else dict(DEFAULT_THRESHOLDS)
@@ -240,7 +246,13 @@ class MonitorApp(App[int]):
         self.table.focus()
         if self._recorder is not None:
             self._run_recorder()
+        if self._refresh_s is not None:
+            self.set_interval(self._refresh_s, self._refresh)
         self.reload()
+
+    def _refresh(self) -> None:
+        if self.state.following and not self.state.drilled:
+            self.reload()
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -285,7 +297,11 @@ class MonitorApp(App[int]):
                 if self._stop.is_set():
                     return
                 if self._reader is None:
-                    self._reader = open_reader(self._db_path)
+                    if self._open_with is not None:
+                        self._reader = self._open_with()
+                    else:
+                        assert self._db_path is not None
+                        self._reader = open_reader(self._db_path)
                 target = state if move is None else self._target(self._reader, state, move)
                 if target is None:
                     return

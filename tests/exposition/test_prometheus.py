@@ -330,3 +330,30 @@ def test_every_screen_from_prometheus_is_its_sqlite_export(
             assert interior(from_prometheus) == interior(from_sqlite), (node, screen)
             compared += 1
     assert compared == len(NODES) * len(catalog.screens())
+
+
+async def test_the_monitor_replays_a_node_from_prometheus(fleet: Fleet) -> None:
+    """The TUI on the Prometheus backend: a node's ESASSUM, drilled into the screen of the
+    column under the cursor and back, stepped to the previous interval."""
+    from esatui.exposition.prometheus_reader import PrometheusReader
+    from esatui.tui.app import MonitorApp
+    from esatui.tui.pilot import settle
+
+    app = MonitorApp(
+        None,
+        live=False,
+        screen="ESASSUM",
+        node="node2",
+        until_us=round((fleet.stopped_at - INTERVAL_S) * 1e6),
+        open_with=lambda: PrometheusReader(fleet.url),
+    )
+    async with app.run_test(size=(140, 40)) as pilot:
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESASSUM"
+        assert app.model.node == "node2" and len(app.model.rows) >= 5
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.model.name != "ESASSUM" and app.model.rows
+        await pilot.press("escape", "left_square_bracket")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM" and app.model.rows
