@@ -57,6 +57,7 @@ HELP_KEYS = (
     ("space", "pause / resume the live view"),
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
+    ("s", "sort by the next column, worst first (ESANODE)"),
     ("?", "this help"),
     ("q", "quit"),
 )
@@ -185,6 +186,7 @@ class MonitorApp(App[int]):
         Binding("plus", "length(1)", show=False),
         Binding("minus", "length(-1)", show=False),
         Binding("n", "option('normalized')", show=False),
+        Binding("s", "sort", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
@@ -314,7 +316,7 @@ class MonitorApp(App[int]):
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
         return catalog.Query(
-            node=self._node,
+            node=state.node or self._node,
             after_us=after,
             until_us=until,
             interval_len_us=state.interval_len_us,
@@ -328,7 +330,7 @@ class MonitorApp(App[int]):
     def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
         """The view state ``move`` leads to (``None``, and a notice, when there is none)."""
         screen = catalog.get(state.screen)
-        timeline = catalog.screen_timeline(screen, self._node, state.interval_len_us)
+        timeline = catalog.screen_timeline(screen, state.node or self._node, state.interval_len_us)
         navigator = Navigator(reader, timeline)
         if isinstance(move, Later):
             found = navigator.after(move.newest_us, move.count, until_us=state.until_us)
@@ -462,7 +464,8 @@ class MonitorApp(App[int]):
         columns = self._columns
         index = self.table.column_cursor
         if index is not None and index < len(columns) and columns[index].drill:
-            target = Drill(columns[index].drill or "", row.start_us, row.end_us)
+            node = row.drill.node if row.drill else None
+            target = Drill(columns[index].drill or "", row.start_us, row.end_us, node=node)
         if target is None:
             self._say(f"{self.state.screen} has no drill-down")
             return
@@ -521,6 +524,13 @@ class MonitorApp(App[int]):
             self._say(f"{screen.name} has no {option} view")
             return
         self.reload(self.state.toggle(option))
+
+    def action_sort(self) -> None:
+        screen = catalog.get(self.state.screen)
+        if not screen.sorts:
+            self._say(f"{screen.name} has no sort")
+            return
+        self.reload(self.state.sort_next(screen.sorts))
 
     def action_help(self) -> None:
         columns = self.model.columns if self.model else catalog.get(self.state.screen).columns
