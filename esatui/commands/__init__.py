@@ -16,4 +16,5 @@ COMMANDS = (
     "metrics",
     "sources",
     "db",
+    "serve",
 )

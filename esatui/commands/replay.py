@@ -19,8 +19,16 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--node")
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="a live view: follow the newest intervals as another process records them",
+    )
     A.view_options(p)
     p.set_defaults(run=run)
+
+
+FOLLOW_REFRESH_S = 5.0  # how often --follow looks for new intervals
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
     app = MonitorApp(
         None if args.prometheus else db_path(args),
         open_with=(lambda: open_reader(args)) if args.prometheus else None,
-        live=False,
+        live=args.follow,
+        refresh_s=FOLLOW_REFRESH_S if args.follow else None,
         screen=args.screen,
         after_us=args.from_,
         until_us=args.to,
