@@ -67,8 +67,13 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         catalog.get(args.screen)
+        for text in (args.from_, args.to):
+            if text is not None:
+                A.moment(text)  # the viewer parses it again: refused here, in one line
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(str(exc)) from None
     command = viewer_command(args)
     from textual_serve.server import Server
 
