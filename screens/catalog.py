@@ -224,6 +224,8 @@ def _build_fleet(reader: Reader, screen: ScreenDef, query: Query) -> ScreenModel
     starts = [n.slots[-1].start_us for n in fleet]
     ends = [n.slots[0].end_us for n in fleet]
     notes = built.notes
+    if any(n.config.get("simulated") for n in fleet):
+        notes = ("Simulated data (esatui sim).", *notes)
     if not fleet:
         notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
     return ScreenModel(
@@ -231,7 +233,7 @@ def _build_fleet(reader: Reader, screen: ScreenDef, query: Query) -> ScreenModel
         title=screen.title,
         columns=built.columns,
         rows=tuple(built.rows),
-        node=f"{len(fleet)} nodes",
+        node=fleet[0].node if len(fleet) == 1 else f"{len(fleet)} nodes",
         from_us=min(starts) if starts else query.after_us,
         to_us=max(ends) if ends else query.until_us,
         interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,

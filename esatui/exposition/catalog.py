@@ -105,7 +105,8 @@ _STATE = (("mode", "mode"), ("online", "online"), ("state", "state"))
 # on what Prometheus holds; an attribute that changes (a card's state) starts a new series.
 ENTITY_LABELS: Mapping[str, EntityLabels] = {
     "cpu": EntityLabels("cpu", (*_TYPE, ("address", "address"))),
-    "lcpu": EntityLabels("processor", (*_TYPE, ("lpar", "lpar")), by_source=True),
+    # the processor's own LPAR (SMAPI and hypfs see every LPAR's): not the target label lpar
+    "lcpu": EntityLabels("processor", (*_TYPE, ("processor_lpar", "lpar")), by_source=True),
     "guest": EntityLabels("guest", (("userid", "userid"),), by_source=True),
     "zcrypt_card": EntityLabels("card", (("type", "type"), *_STATE)),
     "zcrypt_queue": EntityLabels(

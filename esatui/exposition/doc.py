@@ -44,8 +44,14 @@ ESACRYQ panels; README "Many systems" shows them at work.
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
-- `esatui_recorder_interval_seconds` (a gauge with the target labels) is the recorder's
-  `--interval`: `esatui --prometheus` reads each node's intervals at that length.
+- Besides the kinds, three families carry what the recorder knows of itself:
+  `esatui_recorder_interval_seconds` (gauge) is its `--interval`, the length at which
+  `esatui --prometheus` reads each node's intervals back;
+  `esatui_source_measured_seconds_total{source}` (counter) sums the measured durations of a
+  source's intervals, the base of every rate a screen shows; `esatui_config_info{source,key,
+  value}` (1) is each fact a source last reported (machine, LPAR, z/VM level ...), for the
+  screens' headers. Gauges whose interval maximum a screen shows get a `_max` family beside
+  their average, and kinds of attributes alone that a screen reads an `_info` family.
 - A scrape never blocks the recorder: the recorder only queues each committed interval; the
   exposition's own thread (after each pass) or a scrape adds the queued intervals to the
   series, under a lock the recorder never takes. What it costs is in docs/BENCHMARKS.md

@@ -74,6 +74,14 @@ def test_every_attribute_and_maximum_a_screen_reads_is_exposed() -> None:
                     ), (screen.name, field)
 
 
+def test_no_family_repeats_a_target_label() -> None:
+    from esatui.exposition.catalog import TARGET_LABELS
+
+    for family in families():
+        labels = [*TARGET_LABELS, *family.labels]
+        assert len(labels) == len(set(labels)), family.exposed
+
+
 def test_the_issue_s_names_and_labels() -> None:
     by_name = {f.exposed: f for f in families()}
     assert {"cpu", "type", "mode"} <= set(by_name["esatui_cpu_seconds_total"].labels)
