@@ -111,7 +111,7 @@ def run(opts: Options) -> Result:
             f"{series} series",
         )
         scraped = result.add(
-            "one scrape: the snapshot as OpenMetrics (the HTTP server's thread)",
+            "one scrape: the series as OpenMetrics (the HTTP server's thread)",
             values["scrape"],
             "ms CPU",
             f"{size / 1024:.0f} KiB",
@@ -129,7 +129,7 @@ def run(opts: Options) -> Result:
             f"{added.median / taken.median:.0%} of a sample (in the exposition's thread, "
             f"after each pass), and a scrape {scraped.median / taken.median:.0%} (in the HTTP "
             "server's thread, once per scrape), nearly all of it prometheus_client's "
-            "OpenMetrics formatting (label escaping); scrape once per esatui interval "
+            "OpenMetrics formatting (label escaping); scrape at half the esatui interval "
             "(contrib/prometheus.yml), not faster.",
         ]
         zcrypt.close()

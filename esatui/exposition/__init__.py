@@ -2,7 +2,7 @@
 
 ``catalog.py`` names every metric from the collectors' kind declarations (pure data, also
 what ``esatui metrics`` prints as docs/METRICS.md); ``exporter.py`` keeps the cumulative
-totals the recorder's committed intervals add up to and hands a scrape the latest snapshot;
+totals the recorder's committed intervals add up to, off the recorder's thread;
 ``serve.py`` starts the HTTP endpoint and writes the textfile. The commands import this
 package only when ``--listen`` or ``--textfile`` asks for it.
 """
