@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 LOCK   := requirements-test.lock
 
-.PHONY: run demo test check lint typecheck contracts unit wheel-check bench import-graph clean
+.PHONY: run demo test check lint typecheck contracts unit wheel-check bench import-graph clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,8 +32,12 @@ lint: $(VENV)/.installed-test
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-unit: $(VENV)/.installed-test
+unit: $(VENV)/.installed-test system-deps
 	$(BIN)/pytest $(PYTEST_ARGS)
+
+# The distribution's packages the tests run for real (Prometheus): installed when missing.
+system-deps:
+	bash .ci/system-deps
 
 # A wheel built from this tree, installed in a fresh venv, must give a working esatui.
 wheel-check: $(VENV)/.installed-test

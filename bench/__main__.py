@@ -43,6 +43,7 @@ BENCHMARKS: dict[str, str] = {
     "monitor": "bench.monitor_import",
     "sim": "bench.sim_speed",
     "ovhd": "bench.bench_ovhd",
+    "expose": "bench.bench_expose",
 }
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "BENCHMARKS.md"

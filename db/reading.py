@@ -233,6 +233,10 @@ class Queries:
             for name, fields in self._conn.execute("SELECT name, fields FROM kind ORDER BY name")
         }
 
+    def kind_docs(self) -> dict[str, str]:
+        """Every kind's description, as declared."""
+        return {str(n): str(d) for n, d in self._conn.execute("SELECT name, doc FROM kind")}
+
     def columns(self, kind: str) -> tuple[str, ...]:
         """The value columns of ``k_<kind>`` in table order (none if it was never written)."""
         table = table_name(kind)

@@ -49,6 +49,7 @@ class SourceOptions:
     monitor_layout: Path | None = None
     progress: Callable[[int, int], None] | None = None
     clock: Clock = SYSTEM_CLOCK
+    interval_s: float | None = None  # the recorder's interval, where a source can follow it
 
     @property
     def context(self) -> SourceContext:

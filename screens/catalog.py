@@ -38,6 +38,7 @@ SCREEN_MODULES = (
     "esatui.screens.esalock",
     "esatui.screens.esausr2",
     "esatui.screens.esaovhd",
+    "esatui.screens.esanode",
 )
 
 
@@ -52,6 +53,16 @@ class Context:
     options: frozenset[str] = frozenset()
     node: str = ""  # the recorded system (a z/VM userid when it is a guest)
     crypto_costs: CostTable | None = None  # ESACRYPE's software costs (None: the default)
+    fleet: tuple[NodeData, ...] = ()  # a fleet screen's nodes (``slots`` is then empty)
+
+
+@dataclass(frozen=True)
+class NodeData:
+    """One node's slots and facts, for a screen over every node."""
+
+    node: str
+    slots: Sequence[Slot]
+    config: Mapping[str, str]
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,13 @@ class ScreenDef:
     reads: tuple[Reads, ...]  # the fields and attributes the build function looks at
     prefer: tuple[str, ...] = ()  # preferred sources when several wrote a kind
     options: tuple[str, ...] = ()  # view toggles the screen understands
+    fleet: bool = False  # every node the reader holds (Context.fleet), not one
+    sorts: tuple[str, ...] = ()  # columns the rows can be sorted by (option sort:<column>)
+
+    @property
+    def view_options(self) -> tuple[str, ...]:
+        """Every ``--option`` the screen takes: its toggles and ``sort:<column>``."""
+        return (*self.options, *(f"sort:{column}" for column in self.sorts))
 
 
 @dataclass(frozen=True)
@@ -188,6 +206,8 @@ def recorded_length_us(reader: Reader, screen: ScreenDef, node: str | None) -> i
 def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
     """The screen ``name`` for the data ``query`` selects, newest interval first."""
     screen = get(name)
+    if screen.fleet:
+        return _build_fleet(reader, screen, query)
     node = reader.node(query.node)
     if node is None:
         empty = screen.build(Context((), {}, query.thresholds, options=query.options))
@@ -311,4 +331,50 @@ def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
     return (
         f"{PARTIAL_MARK} partial: the recording covers only part of the "
         f"{format_duration(length_us / 1e6)}: {'; '.join(shown)}{more}."
+    )
+
+
+def _build_fleet(reader: Reader, screen: ScreenDef, query: Query) -> ScreenModel:
+    """A screen over every node the reader holds: each node's own timeline and slots."""
+    fleet: list[NodeData] = []
+    for node in reader.nodes():
+        timeline = screen_timeline(screen, node, query.interval_len_us)
+        window = Navigator(reader, timeline).window(
+            query.after_us, query.until_us, limit=query.limit, snap=query.snap
+        )
+        slots = reader.slots(window, screen.kinds)
+        if slots:
+            fleet.append(NodeData(node, slots, reader.config_at(node, slots[0].end_us)))
+    built = screen.build(
+        Context(
+            (),
+            {},
+            query.thresholds,
+            query.entity,
+            query.options,
+            "",
+            query.crypto_costs,
+            fleet=tuple(fleet),
+        )
+    )
+    starts = [n.slots[-1].start_us for n in fleet]
+    ends = [n.slots[0].end_us for n in fleet]
+    notes = built.notes
+    if any(n.config.get("simulated") for n in fleet):
+        notes = (SIMULATED_NOTE, *notes)
+    if not fleet:
+        notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
+    return ScreenModel(
+        name=screen.name,
+        title=screen.title,
+        columns=built.columns,
+        rows=tuple(built.rows),
+        node=fleet[0].node if len(fleet) == 1 else f"{len(fleet)} nodes",
+        from_us=min(starts) if starts else query.after_us,
+        to_us=max(ends) if ends else query.until_us,
+        interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
+        notes=notes,
+        flags_legend=built.flags_legend,
+        header=built.header,
+        recorded=bool(fleet),
     )

@@ -184,6 +184,7 @@ class Drill:
     start_us: int
     end_us: int
     entity: str | None = None
+    node: str | None = None  # another node's screen (ESANODE), else the one shown
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,4 +5,16 @@ start without loading Textual or the simulator. ``esatui.cli`` builds the parser
 :data:`COMMANDS`, in this order.
 """
 
-COMMANDS = ("live", "collect", "replay", "export", "sim", "demo", "screens", "sources", "db")
+COMMANDS = (
+    "live",
+    "collect",
+    "replay",
+    "export",
+    "sim",
+    "demo",
+    "screens",
+    "metrics",
+    "sources",
+    "db",
+    "serve",
+)

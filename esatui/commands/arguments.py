@@ -94,6 +94,22 @@ def positive_int(text: str) -> int:
     return value
 
 
+LOOPBACK = "127.0.0.1"
+
+
+def listen(text: str) -> tuple[str, int]:
+    """``[HOST:]PORT`` (an IPv6 host in brackets); the host defaults to loopback."""
+    host, sep, port_text = text.rpartition(":")
+    host = host.strip("[]") if sep else LOOPBACK
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: not [HOST:]PORT") from None
+    if not 0 < port < 65536:
+        raise argparse.ArgumentTypeError(f"{text!r}: the port must be 1 to 65535")
+    return host or LOOPBACK, port
+
+
 def speed(text: str) -> float:
     try:
         value = float(text)
@@ -163,6 +179,32 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
     p.add_argument("--keep", type=duration, help="retention: delete intervals older than this")
     p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
+
+
+def prometheus_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--prometheus",
+        metavar="URL",
+        help="read the intervals from this Prometheus server instead of a database "
+        "(every node esatui --listen exposed to it; --node NAME)",
+    )
+
+
+def exposition_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--listen",
+        type=listen,
+        metavar="[HOST:]PORT",
+        help="serve the recorded metrics to Prometheus at http://HOST:PORT/metrics "
+        "(HOST defaults to 127.0.0.1; 0.0.0.0 for every interface; docs/METRICS.md)",
+    )
+    p.add_argument(
+        "--textfile",
+        type=Path,
+        metavar="DIR",
+        help="write the metrics to DIR/esatui.prom every interval (node_exporter's textfile "
+        "collector)",
+    )
 
 
 def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> None:

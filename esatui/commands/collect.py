@@ -12,6 +12,7 @@ from esatui.commands.common import (
     EXIT_ERROR,
     EXIT_OK,
     db_path,
+    exposition,
     own_data_dir,
     registry,
     restore_signals,
@@ -29,6 +30,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("collect", help="record without a screen")
     A.db_option(p)
     A.source_options(p)
+    A.exposition_options(p)
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--count", type=A.positive_int, help="stop after N intervals")
     stop.add_argument("--duration", type=A.duration, help="stop after this long")
@@ -45,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     sources = registry().make_sources(args.source, source_options(args, bar.update, channel))
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
+    shown = exposition(args, said)
     recording = Recording(
         db_path(args),
         sources,
@@ -54,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         retention=retention(args),
         channel=channel,
         make_dirs=own_data_dir(args),
+        exporters=() if shown is None else (shown.interval,),
     )
     stop = threading.Event()
     previous = stop_on_signals(stop)
@@ -62,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
             stats = recording.run(stop, warn=said, count=args.count, duration_s=args.duration)
     finally:
         restore_signals(previous)
+        if shown is not None:
+            shown.close()
     summary = recorded_summary(stats.intervals, stats.written, stats.sources_written)
     summary += f" in {recording.db_path}"
     if stats.duplicates:

@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from esatui.db.reader import Reader
+    from esatui.exposition.serve import Exposition
     from esatui.registry import Registry, SourceOptions
     from esatui.sampling.recorder import Retention
     from esatui.screens.crypto_costs import CostTable
@@ -80,6 +82,7 @@ def source_options(
         smapi_ca=getattr(args, "smapi_ca", None),
         monitor_layout=getattr(args, "monitor_layout", None),
         progress=progress,
+        interval_s=getattr(args, "interval", None),
     )
 
 
@@ -89,6 +92,30 @@ def retention(args: argparse.Namespace) -> Retention | None:
     if args.keep is None and args.max_size is None:
         return None
     return Retention(args.keep, args.max_size)
+
+
+def exposition(
+    args: argparse.Namespace, warn_to: Callable[[str], None] = warn
+) -> Exposition | None:
+    """The Prometheus exposition ``--listen`` and ``--textfile`` ask for, started."""
+    if args.listen is None and args.textfile is None:
+        return None
+    from esatui.exposition.serve import Exposition, Listen
+
+    where = None if args.listen is None else Listen(*args.listen)
+    return Exposition(where, args.textfile, warn_to, getattr(args, "interval", None))
+
+
+def open_reader(args: argparse.Namespace) -> Reader:
+    """What ``--prometheus URL`` or the database (``--db``) holds, for reading."""
+    url = getattr(args, "prometheus", None)
+    if url:
+        from esatui.exposition.prometheus_reader import PrometheusReader
+
+        return PrometheusReader(url)
+    from esatui.db.sqlite_reader import SqliteReader
+
+    return SqliteReader.open(db_path(args))
 
 
 def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
@@ -29,6 +30,11 @@ def register(sub: Subparsers) -> None:
     )
     vacuum = db_sub.add_parser("vacuum", help="rebuild the file to its smallest size")
     A.db_option(vacuum)
+    merge = db_sub.add_parser(
+        "merge", help="write other databases' recordings (every node) into this one"
+    )
+    A.db_option(merge)
+    merge.add_argument("others", nargs="+", type=Path, metavar="DB", help="databases to merge in")
     p.set_defaults(run=run)
 
 
@@ -39,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     from esatui.timeparse import iso
 
     path = db_path(args)
+    if args.db_command == "merge":
+        return run_merge(path, args.others)
     if args.db_command == "info":
         with SqliteReader.open(path) as reader:
             found = reader.info()
@@ -92,3 +100,21 @@ def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -
         f"dry run: would delete {found.intervals:,} of {found.total:,} source intervals, ending "
         f"{iso(found.first_us)} to {iso(found.last_us)} ({'; '.join(why)}); nothing deleted"
     )
+
+
+def run_merge(path: Path, others: list[Path]) -> int:
+    from esatui.db.merge import merge
+
+    for other in others:
+        if not other.is_file():
+            raise RuntimeError(f"{other}: no such database")
+    try:
+        stats = merge(path, others)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    nodes = ", ".join(sorted(stats.nodes or ()))
+    print(
+        f"{stats.written} intervals merged into {path} ({stats.intervals - stats.written} "
+        f"already there); nodes: {nodes}"
+    )
+    return EXIT_OK

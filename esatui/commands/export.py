@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, db_path, thresholds
+from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -21,6 +21,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="a screen as text, CSV or JSON")
     p.add_argument("screen")
     A.db_option(p)
+    A.prometheus_option(p)
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--interval-len", type=A.duration, metavar="DUR")
@@ -36,7 +37,6 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from esatui.db.sqlite_reader import SqliteReader
     from esatui.formats import render
     from esatui.screens import catalog
 
@@ -46,9 +46,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc.args[0])) from None
     if args.from_ is not None and args.to is not None and args.from_ >= args.to:
         raise UsageError("--from must be before --to")
-    unknown = [o for o in args.option if o not in screen.options]
+    offered_options = screen.view_options
+    unknown = [o for o in args.option if o not in offered_options]
     if unknown:
-        offered = f"options: {', '.join(screen.options)}" if screen.options else "it has none"
+        offered = f"options: {', '.join(offered_options)}" if offered_options else "it has none"
         raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
     query = catalog.Query(
         node=args.node,
@@ -59,12 +60,15 @@ def run(args: argparse.Namespace) -> int:
         options=frozenset(args.option),
         crypto_costs=crypto_costs(args),
     )
-    with SqliteReader.open(db_path(args)) as reader:
+    reader = open_reader(args)
+    try:
         nodes = reader.nodes()
         if args.node is not None and args.node not in nodes:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         model = catalog.build_model(reader, screen.name, query)
+    finally:
+        reader.close()
     if not model.rows:
         raise RuntimeError(catalog.no_rows_reason(model))
     if args.order == "asc":

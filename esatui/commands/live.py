@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
 from esatui.commands.common import (
+    UsageError,
     crypto_costs,
     db_path,
+    exposition,
     own_data_dir,
     registry,
     retention,
@@ -35,6 +37,8 @@ def register(sub: Subparsers) -> None:
     A.db_option(p)
     A.source_options(p)
     A.view_options(p)
+    A.exposition_options(p)
+    A.prometheus_option(p)
     p.add_argument(
         "--no-record", action="store_true", help="keep nothing: use a temporary database"
     )
@@ -58,9 +62,13 @@ class Live:
     keep: bool  # False: --no-record, a temporary database
     make_dirs: bool = False  # the database's directory is esatui's own: create it (0700)
     crypto_costs: CostTable | None = None  # ESACRYPE's table (None: the built-in default)
+    listen: tuple[str, int] | None = None  # --listen: the Prometheus exposition
+    textfile: Path | None = None  # --textfile DIR
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.prometheus:
+        return watch_prometheus(args)
     from esatui.sampling.session import WarnChannel
 
     channel = WarnChannel(warn)
@@ -79,8 +87,46 @@ def run(args: argparse.Namespace) -> int:
             not args.no_record,
             own_data_dir(args),
             crypto_costs(args),
+            args.listen,
+            args.textfile,
         )
     )
+
+
+PROMETHEUS_REFRESH_S = 15.0  # how often a live view of Prometheus looks for new intervals
+
+
+def watch_prometheus(args: argparse.Namespace) -> int:
+    """``esatui live --prometheus URL``: the newest intervals of a node that Prometheus
+    holds, followed as they come (nothing is recorded here)."""
+    from esatui.exposition.prometheus_reader import PrometheusReader
+    from esatui.screens import catalog
+    from esatui.tui.app import MonitorApp
+
+    if args.source or args.listen or args.textfile:
+        raise UsageError("--prometheus reads what others record: no --source, --listen, --textfile")
+    reader = PrometheusReader(args.prometheus)
+    try:
+        node = reader.node(args.node)
+        if node is None:
+            nodes = ", ".join(reader.nodes()) or "none"
+            raise RuntimeError(f"no esatui node {args.node or ''} in Prometheus (nodes: {nodes})")
+        catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    finally:
+        reader.close()
+    app = MonitorApp(
+        None,
+        live=True,
+        screen=args.screen,
+        node=node,
+        thresholds=thresholds(args),
+        open_with=lambda: PrometheusReader(args.prometheus),
+        refresh_s=PROMETHEUS_REFRESH_S,
+    )
+    app.run()
+    return app.return_code or 0
 
 
 def run_live(live: Live) -> int:
@@ -94,6 +140,8 @@ def run_live(live: Live) -> int:
         raise RuntimeError("no source is available here (see esatui sources)")
     samples = SampleChannel()  # the first samples, shown until the first interval is over
     sources = tapped(made, samples)
+    asked = argparse.Namespace(listen=live.listen, textfile=live.textfile, interval=live.interval_s)
+    shown = exposition(asked, live.channel)
     with tempfile.TemporaryDirectory(prefix="esatui-") as tmp:
         path = live.db_path if live.keep else Path(tmp) / "live.sqlite"
         # there to read before the first interval is written
@@ -106,6 +154,7 @@ def run_live(live: Live) -> int:
             node=live.node,
             retention=live.retention,
             channel=live.channel,
+            exporters=() if shown is None else (shown.interval,),
         )
         app = MonitorApp(
             path,
@@ -117,5 +166,9 @@ def run_live(live: Live) -> int:
             interval_s=live.interval_s,
             crypto_costs=live.crypto_costs,
         )
-        app.run()
+        try:
+            app.run()
+        finally:
+            if shown is not None:
+                shown.close()
     return app.return_code or 0

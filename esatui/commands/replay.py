@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, crypto_costs, db_path, thresholds
+from esatui.commands.common import UsageError, crypto_costs, db_path, open_reader, thresholds
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -15,34 +15,47 @@ if TYPE_CHECKING:
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="move through a recording with the same screens")
     A.db_option(p)
+    A.prometheus_option(p)
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--node")
+    p.add_argument(
+        "--follow",
+        action="store_true",
+        help="a live view: follow the newest intervals as another process records them",
+    )
     A.view_options(p)
     p.set_defaults(run=run)
 
 
+FOLLOW_REFRESH_S = 5.0  # how often --follow looks for new intervals
+
+
 def run(args: argparse.Namespace) -> int:
-    from esatui.db.sqlite_reader import SqliteReader
     from esatui.screens import catalog
 
     try:
         screen = catalog.get(args.screen)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
-    path = db_path(args)
-    with SqliteReader.open(path) as reader:
-        # the first screen once, here: a damaged database is one line before the app starts
+    reader = open_reader(args)
+    try:
+        # the first screen once, here: a damaged database (or a Prometheus that does not
+        # answer) is one line before the app starts
         costs = crypto_costs(args)
         query = catalog.Query(
             node=args.node, after_us=args.from_, until_us=args.to, crypto_costs=costs
         )
         catalog.build_model(reader, screen.name, query)
+    finally:
+        reader.close()
     from esatui.tui.app import MonitorApp
 
     app = MonitorApp(
-        path,
-        live=False,
+        None if args.prometheus else db_path(args),
+        open_with=(lambda: open_reader(args)) if args.prometheus else None,
+        live=args.follow,
+        refresh_s=FOLLOW_REFRESH_S if args.follow else None,
         screen=args.screen,
         after_us=args.from_,
         until_us=args.to,

@@ -51,6 +51,8 @@ class Recording:
     clock: Clock = SYSTEM_CLOCK
     channel: WarnChannel | None = None  # the sources' warnings, pointed at ``run``'s warn
     make_dirs: bool = False  # create the database's missing directories (0700)
+    # handed every committed interval too (the Prometheus exposition), after ``on_interval``
+    exporters: Sequence[OnInterval] = ()
 
     def run(
         self,
@@ -65,6 +67,7 @@ class Recording:
         recorded or ``duration_s`` has passed, or every source has stopped."""
         if self.channel is not None:
             self.channel.target = warn
+        on_interval = _fan_out(on_interval, self.exporters)
         with Store.open(self.db_path, make_dirs=self.make_dirs) as store:
             recorder = Recorder(
                 store,
@@ -88,3 +91,16 @@ class Recording:
     def __call__(self, stop: threading.Event, on_interval: OnInterval, warn: Warn) -> None:
         """As the live monitor runs a recorder (``esatui.tui.app.RecordFn``)."""
         self.run(stop, warn=warn, on_interval=on_interval)
+
+
+def _fan_out(first: OnInterval | None, rest: Sequence[OnInterval]) -> OnInterval | None:
+    """One ``on_interval`` that calls ``first`` and then each of ``rest``."""
+    if not rest:
+        return first
+    consumers = ([] if first is None else [first]) + list(rest)
+
+    def each(interval: Interval) -> None:
+        for consumer in consumers:
+            consumer(interval)
+
+    return each

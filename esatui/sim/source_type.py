@@ -4,7 +4,8 @@ The factory builds a :class:`~esatui.sim.site.SimulatedSite` that starts at the 
 present and returns its ordinary sources (``host``, ``zcrypt``, ``vmcp``, ``smapi``,
 ``monitor``), which move the model to their clock's time before each read. With ``esatui
 live`` or ``esatui collect`` that clock is the system's: the simulated system runs at
-wall-clock speed with monitor intervals of ``SIM_MONITOR_INTERVAL_S``. The site and its
+wall-clock speed with monitor intervals of the recorder's interval (``SIM_MONITOR_INTERVAL_S``
+when it is not known). The site and its
 temporary files go away when the last of its sources is closed. The type registers itself
 in the source registry when the app imports this module.
 """
@@ -14,7 +15,8 @@ from __future__ import annotations
 from esatui.registry import Source, SourceOptions, SourceUsageError, source_type
 
 SIM_MONITOR_INTERVAL_S = 60.0
-"""The simulated CP's monitor sample interval when the recorder's is not known."""
+"""The simulated CP's monitor sample interval when the recorder's is not known (else the
+simulated CP samples at the recorder's interval, as a MONITOR SAMPLE setting would)."""
 
 
 @source_type(
@@ -40,7 +42,7 @@ def sim_sources(arg: str | None, opts: SourceOptions) -> list[Source]:
             label=arg,
             start_us=opts.clock.time_us(),
             identity=identity(arg),
-            monitor_interval_s=SIM_MONITOR_INTERVAL_S,
+            monitor_interval_s=opts.interval_s or SIM_MONITOR_INTERVAL_S,
             step_s=STEP_S,  # the recorder's interval is not known here: vary every 10 s
             warn=opts.warn,
         )

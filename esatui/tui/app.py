@@ -207,15 +207,17 @@ class MonitorApp(App[int]):
         Binding("plus", "length(1)", show=False),
         Binding("minus", "length(-1)", show=False),
         Binding("n", "option('normalized')", show=False),
+        Binding("s", "sort", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
-    # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...)
-    NAME_KEYS = frozenset("abcdefghiklmoprsuvwxyzABCDEFGHIKLMOPRSUVWXYZ")
+    # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...); s sorts
+    # where a screen sorts (ESANODE) and starts a name elsewhere
+    NAME_KEYS = frozenset("abcdefghiklmopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: Path | None,
         *,
         live: bool,
         screen: str = "ESASSUM",
@@ -227,10 +229,16 @@ class MonitorApp(App[int]):
         samples: SampleChannel | None = None,
         interval_s: float | None = None,
         crypto_costs: CostTable | None = None,
+        open_with: Callable[[], Reader] | None = None,
+        refresh_s: float | None = None,
     ) -> None:
+        """``db_path``, or ``open_with`` for another backend (Prometheus); ``refresh_s``: a
+        live view of data another program records, looked at that often."""
         super().__init__()
         self._crypto_costs = crypto_costs
         self._db_path = db_path
+        self._open_with = open_with
+        self._refresh_s = refresh_s
         self._live = live
         self._node = node
         self._thresholds = dict(thresholds) if thresholds else dict(DEFAULT_THRESHOLDS)
@@ -276,7 +284,13 @@ class MonitorApp(App[int]):
             if self._samples is not None:
                 self._samples.connect(self._sampled)
             self._run_recorder()
+        if self._refresh_s is not None:
+            self.set_interval(self._refresh_s, self._refresh)
         self.reload()
+
+    def _refresh(self) -> None:
+        if self.state.following and not self.state.drilled:
+            self.reload()
 
     def on_unmount(self) -> None:
         self._stop.set()
@@ -323,7 +337,11 @@ class MonitorApp(App[int]):
                 if self._stop.is_set():
                     return
                 if self._reader is None:
-                    self._reader = open_reader(self._db_path)
+                    if self._open_with is not None:
+                        self._reader = self._open_with()
+                    else:
+                        assert self._db_path is not None
+                        self._reader = open_reader(self._db_path)
                 reader = self._reader
                 target = state if move is None else self._target(reader, state, move)
                 if target is None:
@@ -338,7 +356,7 @@ class MonitorApp(App[int]):
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
         return catalog.Query(
-            node=self._node,
+            node=state.node or self._node,
             after_us=after,
             until_us=until,
             interval_len_us=state.interval_len_us,
@@ -352,7 +370,8 @@ class MonitorApp(App[int]):
 
     def _navigator(self, reader: Reader, state: ViewState) -> Navigator:
         screen = catalog.get(state.screen)
-        return Navigator(reader, catalog.screen_timeline(screen, self._node, state.interval_len_us))
+        node = state.node or self._node
+        return Navigator(reader, catalog.screen_timeline(screen, node, state.interval_len_us))
 
     def _landing(
         self, reader: Reader, state: ViewState, model: ScreenModel, limit: int
@@ -408,7 +427,7 @@ class MonitorApp(App[int]):
         """The next interval length in ``direction``, skipping those shorter than the
         recorded intervals (they cannot be made from them: as recorded instead)."""
         screen = catalog.get(state.screen)
-        recorded = catalog.recorded_length_us(reader, screen, self._node)
+        recorded = catalog.recorded_length_us(reader, screen, state.node or self._node)
         moved = state.longer() if direction > 0 else state.shorter()
         while (
             recorded is not None
@@ -627,7 +646,8 @@ class MonitorApp(App[int]):
         columns = self._columns
         index = self.table.column_cursor
         if index is not None and index < len(columns) and columns[index].drill:
-            target = Drill(columns[index].drill or "", row.start_us, row.end_us)
+            node = row.drill.node if row.drill else None
+            target = Drill(columns[index].drill or "", row.start_us, row.end_us, node=node)
         if target is None:
             self._say(f"{self.state.screen} has no drill-down here")
             return
@@ -684,6 +704,13 @@ class MonitorApp(App[int]):
             self._say(f"{screen.name} has no {option} view")
             return
         self.reload(self.state.toggle(option))
+
+    def action_sort(self) -> None:
+        screen = catalog.get(self.state.screen)
+        if not screen.sorts:  # no sort here: the s of a screen's name (ssum)
+            self.action_prompt("screen", "s")
+            return
+        self.reload(self.state.sort_next(screen.sorts))
 
     def action_help(self) -> None:
         model = self._shown_model()

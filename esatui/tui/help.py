@@ -38,6 +38,7 @@ HELP_KEYS = (
     ("space", "pause / resume the live view"),
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
+    ("s", "sort by the next column, worst first (ESANODE)"),
     ("?", "this help (arrows, PgUp/PgDn scroll it)"),
     ("q", "quit"),
 )

@@ -22,6 +22,9 @@ INTERVAL_STEPS: tuple[int | None, ...] = (
 )
 
 
+SORT = "sort:"  # a view option: rows sorted by this column, worst first (ESANODE)
+
+
 @dataclass(frozen=True)
 class ViewState:
     screen: str = "ESASSUM"
@@ -34,6 +37,7 @@ class ViewState:
     options: frozenset[str] = frozenset()
     back: ViewState | None = None  # where Esc returns to (a drill, or a jump to a screen)
     drilled: bool = False  # shows exactly the interval it was drilled from
+    node: str | None = None  # a node drilled into (ESANODE); None: the monitor's own
 
     @property
     def following(self) -> bool:
@@ -93,6 +97,7 @@ class ViewState:
             options=self.options,
             back=self,
             drilled=True,
+            node=target.node or self.node,
         )
 
     def go_back(self) -> ViewState | None:
@@ -112,6 +117,13 @@ class ViewState:
 
     def toggle(self, option: str) -> ViewState:
         return replace(self, options=self.options ^ {option})
+
+    def sort_next(self, columns: tuple[str, ...]) -> ViewState:
+        """The next of a screen's sort columns (``sort:<column>`` among the options)."""
+        current = next((o for o in self.options if o.startswith(SORT)), None)
+        order = [f"{SORT}{c}" for c in columns]
+        following = order[(order.index(current) + 1) % len(order)] if current in order else order[0]
+        return replace(self, options=(self.options - {current}) | {following})
 
 
 def _step(current: int | None, direction: int) -> int | None:

@@ -197,6 +197,7 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
         "ESALOCK",
         "ESAUSR2",
         "ESAOVHD",
+        "ESANODE",
     ]
     code, out, _ = run(capsys, "sources")
     assert code == 0 and out.startswith("host") and "available" in out

@@ -7,7 +7,10 @@ prune ... | vacuum``, are alternatives: each is run. A ``| sed``/``| head`` is a
 Commands that start the monitor (``esatui``, ``live``, ``replay``) run in this process with
 the app headless, which quits once its first screen is drawn; every other command runs in a
 shell as a user types it, with this venv's ``esatui`` on the PATH. ``make`` lines are not run
-(``make test`` is this suite; ``make run`` and ``make demo`` are ``esatui live``).
+(``make test`` is this suite; ``make run`` and ``make demo`` are ``esatui live``). Blocks
+fenced ```` ```sh server ```` serve until stopped or need a Prometheus server (``--listen``,
+``--textfile``, ``--prometheus URL``, ``serve --web``): tests/exposition runs those against a
+real Prometheus and a real browser; this test checks that every such block says so.
 """
 
 from __future__ import annotations
@@ -38,7 +41,9 @@ RUN = MonitorApp.run
 def readme_commands(text: str) -> list[str]:
     """The README's example commands, in order, alternatives expanded."""
     commands: list[str] = []
-    for block in re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M):
+    for info, block in re.findall(r"^```([^\n]*)\n(.*?)^```", text, flags=re.S | re.M):
+        if "server" in info.split():
+            continue
         for raw in block.splitlines():
             line = re.split(r"\s{2,}#|\s#\s", raw)[0].strip()
             if line.startswith(("esatui", "cp ")):
@@ -68,6 +73,20 @@ def expand(line: str) -> list[str]:
         for choice in words[i].split("|"):
             out += expand(" ".join([*words[:i], choice, *words[i + 1 :]]) + pipe)
     return out
+
+
+SERVING = ("--listen", "--textfile", "--prometheus", "serve --web")
+
+
+def test_only_server_blocks_are_left_out() -> None:
+    """A command that serves or needs a Prometheus server is in a ``server`` block, and a
+    ``server`` block holds nothing else that could run here."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert not [c for c in readme_commands(text) if any(s in c for s in SERVING)]
+    for info, block in re.findall(r"^```([^\n]*)\n(.*?)^```", text, flags=re.S | re.M):
+        if "server" in info.split():
+            commands = [ln for ln in block.splitlines() if ln.startswith("esatui")]
+            assert all(any(s in c for s in SERVING) for c in commands), block
 
 
 def test_the_extraction_finds_the_alternatives() -> None:
@@ -103,6 +122,9 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]
     today = time.strftime("%Y-%m-%d")
     sim = ["sim", "--scenario", "mode-vm-day", "--start", f"{today} 13:55", "--duration", "70m"]
     assert main([*sim, "--interval", "5m", "--db", str(data / "esatui.sqlite")]) == 0
+    for n in (1, 2, 3):  # the recordings the "Many systems" section merges
+        short = ["sim", "--scenario", "mode-vm-day", "--start", f"{today} 1{n}:00"]
+        assert main([*short, "--duration", "10m", "--db", str(work / f"lnx0{n}.sqlite")]) == 0
     yield work
 
 

@@ -152,8 +152,14 @@ def test_screens_read_only_what_they_declare(
                     slots = reader.slots(window, screen.kinds)
                     config = reader.config_at(node, slots[0].end_us) if slots else {}
                     for options in (frozenset(), frozenset(screen.options)):
+                        shown = watched(slots, seen)
                         context = catalog.Context(
-                            watched(slots, seen), config, options=options, node=node
+                            shown,
+                            config,
+                            options=options,
+                            node=node,
+                            # a fleet screen sees the node among its fleet
+                            fleet=(catalog.NodeData(node, shown, config),) if screen.fleet else (),
                         )
                         screen.build(context)
         assert seen, f"{name} read nothing from the recordings"

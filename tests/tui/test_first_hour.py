@@ -280,6 +280,12 @@ async def test_typing_a_screen_name_opens_it_and_escape_comes_back(db_path: Path
         await pilot.press(":", *"cpuu", "enter")
         await settle(pilot)
         assert app.model.name == "ESACPUU"
+        await pilot.press(*"ssum", "enter")  # s sorts only where a screen sorts (ESANODE)
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.model.name == "ESACPUU"
         await pilot.press("escape")
         await settle(pilot)
         assert app.model.name == "ESAUSR2"

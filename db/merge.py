@@ -1,0 +1,116 @@
+"""``esatui db merge``: the recordings of other databases written into one, node by node.
+
+Every interval of every node and source of a database is read back (its rows, flags and
+the configuration its source reported) and written through the store, as the recorder
+writes it: the hourly rollups follow, an interval the target already holds is recorded
+once, and the kinds keep the fields their recording declared. So recordings of several
+systems (or monitor imports of several z/VM systems) become one database that ESANODE and
+``--node`` read together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from esatui.collectors.model import Field, Kind, Role
+from esatui.db.reading import DamagedData, Queries, stored_json
+from esatui.db.records import EntityRow, Interval
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.db.store import Store
+
+BATCH = 500  # intervals read at a time
+
+
+@dataclass
+class MergeStats:
+    intervals: int = 0
+    written: int = 0  # the others were in the target already
+    nodes: set[str] | None = None
+
+
+def declared_kinds(queries: Queries) -> dict[str, Kind]:
+    """The kinds a database declares, as its recording declared them."""
+    kinds: dict[str, Kind] = {}
+    docs = queries.kind_docs()
+    for name, fields in queries.kind_fields().items():
+        try:
+            declared = tuple(
+                Field(
+                    str(f["name"]),
+                    Role(f["role"]),
+                    str(f.get("unit", "")),
+                    str(f.get("doc", "")),
+                    bool(f.get("provisional", False)),
+                )
+                for f in fields
+            )
+        except (TypeError, KeyError, ValueError):
+            raise DamagedData(f"kind {name}'s fields") from None
+        kinds[name] = Kind(name, docs.get(name, ""), declared)
+    return kinds
+
+
+def intervals_of(reader: SqliteReader) -> Iterator[Interval]:
+    """Every interval the database holds, node by node and source by source, oldest first,
+    each with its rows and its source's configuration at its end."""
+    queries = reader.queries
+    for node in queries.nodes():
+        node_id = queries.node_id(node)
+        assert node_id is not None
+        for source in sorted({s.source for s in queries.info()[1] if s.node == node}):
+            kinds = queries.kinds_of(source)
+            after: int | None = None
+            while True:
+                batch = queries.intervals(
+                    node_id, [source], after, None, limit=BATCH, newest_first=False
+                )
+                if not batch:
+                    break
+                rows: dict[int, list[EntityRow]] = {i.id: [] for i in batch}
+                for kind in kinds:
+                    for row in queries.kind_rows(kind, batch):
+                        rows[row.interval.id].append(
+                            EntityRow(kind, row.key, row.attrs, row.values, row.flags, row.hf_n)
+                        )
+                for info in batch:
+                    data = queries.config_data(node_id, source, info.end_us)
+                    config = None if data is None else stored_json(data, f"{source}'s config")
+                    yield Interval(
+                        source,
+                        node,
+                        info.start_us,
+                        info.end_us,
+                        info.duration_us,
+                        tuple(rows[info.id]),
+                        info.flags,
+                        config,
+                    )
+                after = batch[-1].end_us
+
+
+def merge(
+    target: Path, sources: list[Path], progress: Callable[[str], None] | None = None
+) -> MergeStats:
+    """Write every interval of ``sources`` into ``target`` (created when missing)."""
+    stats = MergeStats(nodes=set())
+    with Store.open(target) as store:
+        for path in sources:
+            if path.resolve() == target.resolve():
+                raise ValueError(f"{path} is the database merged into")
+            with SqliteReader.open(path) as reader:
+                kinds = declared_kinds(reader.queries)
+                for source in {s.source for s in reader.queries.info()[1]}:
+                    store.register(
+                        source, [kinds[k] for k in reader.queries.kinds_of(source) if k in kinds]
+                    )
+                for interval in intervals_of(reader):
+                    stats.intervals += 1
+                    assert stats.nodes is not None
+                    stats.nodes.add(interval.node)
+                    if store.write(interval) is not None:
+                        stats.written += 1
+            if progress is not None:
+                progress(f"{path}: merged")
+    return stats

@@ -1,0 +1,459 @@
+"""The Prometheus backend of the reading interface: esatui's screens over any node that a
+Prometheus server holds (``esatui live|replay|export --prometheus URL``).
+
+Every node exposes its recorder's interval (``esatui_recorder_interval_seconds``, I). The
+timeline is the grid of that node's interval ends (aligned to local time, as the recorder
+aligns them), or of buckets of a chosen length L. A counter's value for the span ending at
+t is read as the difference of the series at t + D and at t - L + D, where D is just under
+one interval (I less a tenth of it, at most 1 s): the series moves once per interval,
+milliseconds after the interval ends, so a scrape between that moment and t + D has the
+total through t, and nothing of the next interval. With a scrape at least that often (every
+half interval: contrib/prometheus.yml) a span's counters are exactly the deltas the node
+recorded, as its SQLite export shows them; a decrease (the recorder restarted) counts as
+the value after it, as the interval builder counts a reset. Gauges are the series at
+t + D (one interval) or their average and maximum over the bucket's scrapes (a bucket).
+These are range queries at the span's length, one per metric family a screen reads.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from esatui.db.reader import Span, Timeline, Window
+from esatui.db.records import Value, max_column
+from esatui.db.slots import EntityData, KindSlice, Slot
+from esatui.exposition.catalog import (
+    ENTITY_LABELS,
+    KEY_FORMAT,
+    SOURCE_OF,
+    Family,
+    MetricType,
+    families,
+)
+from esatui.exposition.exporter import CONFIG_METRIC, INTERVAL_METRIC, MEASURED_METRIC
+
+MAX_POINTS = 10_000  # per range query (Prometheus refuses more than 11,000)
+DEFAULT_RANGE_S = 86_400.0  # an unbounded range: the last day the node has data for
+TIMEOUT_S = 30.0
+
+
+class PrometheusError(OSError):
+    """Prometheus could not be asked, or refused the question (one line)."""
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How a window's spans are read: the grid and the scrape offset."""
+
+    step: float  # span length (s)
+    delay: float  # D (s): how long after a span's end its counters are read
+    node: str
+
+
+def _quote(value: str) -> str:
+    return json.dumps(value)  # a PromQL string literal is a JSON one
+
+
+class PrometheusReader:
+    """A Prometheus server, read as recorded esatui data."""
+
+    def __init__(self, url: str, *, timeout_s: float = TIMEOUT_S) -> None:
+        self.url = url.rstrip("/")
+        self._timeout = timeout_s
+        self._families = families()
+        self._by_kind: dict[str, list[Family]] = {}
+        for family in self._families:
+            self._by_kind.setdefault(family.kind, []).append(family)
+        self._intervals: dict[str, float] = {}
+        self._nodes: list[str] | None = None
+
+    # --- HTTP ---------------------------------------------------------------------------
+
+    def _get(self, path: str, params: Mapping[str, str]) -> object:
+        query = urllib.parse.urlencode(params)
+        try:
+            with urllib.request.urlopen(f"{self.url}{path}?{query}", timeout=self._timeout) as r:
+                answer = json.load(r)
+        except urllib.error.HTTPError as exc:
+            try:
+                detail = json.load(exc).get("error", exc.reason)
+            except ValueError:
+                detail = exc.reason
+            raise PrometheusError(f"Prometheus at {self.url}: {detail}") from None
+        except (urllib.error.URLError, OSError, ValueError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise PrometheusError(f"Prometheus at {self.url}: {reason}") from None
+        if not isinstance(answer, dict) or answer.get("status") != "success":
+            raise PrometheusError(f"Prometheus at {self.url}: unexpected answer")
+        return answer["data"]
+
+    def _instant(self, expr: str, at_s: float | None = None) -> list[dict[str, object]]:
+        params = {"query": expr}
+        if at_s is not None:
+            params["time"] = f"{at_s:.3f}"
+        data = self._get("/api/v1/query", params)
+        assert isinstance(data, dict)
+        result: list[dict[str, object]] = data["result"]
+        return result
+
+    def _range(
+        self, expr: str, start_s: float, end_s: float, step_s: float
+    ) -> Iterator[tuple[dict[str, str], list[tuple[float, float]]]]:
+        """Each series of a range query with its (time, value) points, in chunks that
+        Prometheus accepts."""
+        merged: dict[
+            tuple[tuple[str, str], ...], tuple[dict[str, str], list[tuple[float, float]]]
+        ] = {}
+        chunk = step_s * (MAX_POINTS - 1)
+        begin = start_s
+        while begin <= end_s + 1e-6:
+            stop = min(end_s, begin + chunk)
+            params = {
+                "query": expr,
+                "start": f"{begin:.3f}",
+                "end": f"{stop:.3f}",
+                "step": f"{step_s:g}",
+            }
+            data = self._get("/api/v1/query_range", params)
+            assert isinstance(data, dict)
+            for series in data["result"]:
+                labels: dict[str, str] = series["metric"]
+                key = tuple(sorted(labels.items()))
+                points = merged.setdefault(key, (labels, []))[1]
+                points.extend((float(t), float(v)) for t, v in series["values"])
+            begin = stop + step_s
+        yield from merged.values()
+
+    # --- the Reader interface -----------------------------------------------------------
+
+    def nodes(self) -> list[str]:
+        if self._nodes is None:
+            found = self._instant(f"max by (node) (last_over_time({INTERVAL_METRIC}[30d]))")
+            self._nodes = sorted(str(_labels(r).get("node", "")) for r in found)
+        return self._nodes
+
+    def node(self, name: str | None) -> str | None:
+        nodes = self.nodes()
+        if name is not None:
+            return name if name in nodes else None
+        if len(nodes) <= 1:
+            return nodes[0] if nodes else None
+        newest = self._instant(f"max by (node) (timestamp(last_over_time({INTERVAL_METRIC}[30d])))")
+        if not newest:
+            return None
+        latest = max(newest, key=lambda r: float(_value(r)))
+        return str(_labels(latest).get("node", "")) or None
+
+    def interval_s(self, node: str) -> float:
+        """The node's recorder interval, as it exposes it."""
+        if node not in self._intervals:
+            found = self._instant(f"last_over_time({INTERVAL_METRIC}{{node={_quote(node)}}}[30d])")
+            if not found:
+                raise PrometheusError(f"Prometheus at {self.url}: no esatui node {node!r}")
+            self._intervals[node] = float(_value(found[0]))
+        return self._intervals[node]
+
+    def _plan(self, timeline: Timeline) -> _Plan:
+        assert timeline.node is not None
+        interval = self.interval_s(timeline.node)
+        step = interval if timeline.length_us is None else timeline.length_us / 1e6
+        return _Plan(step, _delay(interval), timeline.node)
+
+    def _last_data_s(self, node: str) -> float | None:
+        found = self._instant(
+            f"max(timestamp(last_over_time(esatui_self_samples_total{{node={_quote(node)}}}[30d])))"
+        )
+        return float(_value(found[0])) if found else None
+
+    def window(
+        self,
+        timeline: Timeline,
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        limit: int | None = None,
+        newest_first: bool = True,
+        snap: bool = False,
+    ) -> Window:
+        empty = Window(timeline, "", (), after_us, until_us)
+        if timeline.node is None or timeline.node not in self.nodes():
+            return empty
+        plan = self._plan(timeline)
+        last = self._last_data_s(plan.node)
+        if last is None:
+            return empty
+        newest_end = _grid_floor(last - plan.delay, plan.step)
+        until = (
+            newest_end
+            if until_us is None
+            else min(newest_end, _grid_floor(until_us / 1e6, plan.step))
+        )
+        if after_us is not None:
+            after = after_us / 1e6
+        elif limit is not None and newest_first:
+            after = until - limit * plan.step
+        else:
+            after = until - DEFAULT_RANGE_S
+        first = _grid_floor(after, plan.step) + plan.step
+        if snap and after_us is not None and until_us is not None:
+            # one interval of another timeline: the spans that overlap it by half at least
+            first = _grid_floor(after + plan.step / 2, plan.step)
+            until = max(first, _grid_floor(until_us / 1e6 + plan.step / 2, plan.step))
+        if first > until:
+            return empty
+        found = self._timeline_source(timeline, plan, first, until)
+        if found is None:
+            return empty
+        source, ends = found
+        spans = [Span(_us(e - plan.step), _us(e), _us(plan.step), 0) for e in ends]
+        if limit is not None:
+            spans = spans[-limit:] if newest_first else spans[:limit]
+        return Window(timeline, source, tuple(spans), after_us, until_us, backend=plan)
+
+    def _timeline_source(
+        self, timeline: Timeline, plan: _Plan, first: float, until: float
+    ) -> tuple[str, list[float]] | None:
+        """The first timeline kind (and preferred source) with data: its source and the ends
+        of the spans where it has some."""
+        for kind in timeline.kinds:
+            fams = self._by_kind.get(kind)
+            if not fams:
+                continue
+            family = fams[0]
+            by_source = ENTITY_LABELS[kind].by_source
+            expr = f"count by (source) ({family.exposed}{{node={_quote(plan.node)}}})"
+            ends_by_source: dict[str, list[float]] = {}
+            for labels, points in self._range(
+                expr, first + plan.delay, until + plan.delay, plan.step
+            ):
+                source = labels.get("source", "") if by_source else SOURCE_OF[kind]
+                ends_by_source[source] = sorted(round(t - plan.delay, 3) for t, _ in points)
+            if not ends_by_source:
+                continue
+            order = sorted(
+                ends_by_source,
+                key=lambda s: (
+                    timeline.prefer.index(s) if s in timeline.prefer else len(timeline.prefer),
+                    s,
+                ),
+            )
+            return order[0], ends_by_source[order[0]]
+        return None
+
+    def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
+        plan = window.backend
+        if not window.spans or not isinstance(plan, _Plan):
+            return []
+        ends = [s.end_us / 1e6 for s in window.spans]
+        first, last = ends[0], ends[-1]
+        index = {round(e, 3): i for i, e in enumerate(ends)}
+        # per span: kind -> source -> key -> (attrs, values)
+        rows: list[dict[str, dict[str, dict[str, tuple[dict[str, str], dict[str, Value]]]]]] = [
+            {} for _ in ends
+        ]
+        bucketed = window.timeline.length_us is not None
+        measured = self._measured(plan, first, last)
+        for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
+            for family in self._by_kind.get(kind, []):
+                for labels, points in self._family_points(family, plan, first, last, bucketed):
+                    source = labels.get("source", SOURCE_OF.get(kind, ""))
+                    key, attrs = _entity(kind, labels)
+                    field, max_field = _field(family, labels)
+                    for t, value, peak in points:
+                        i = index.get(round(t, 3))
+                        if i is None:
+                            continue
+                        entity = rows[i].setdefault(kind, {}).setdefault(source, {})
+                        _, values = entity.setdefault(key, (attrs, {}))
+                        if field is None:
+                            continue  # an info family: the entity and its attributes only
+                        values[field] = value
+                        if max_field is not None:
+                            values[max_field] = peak
+        out: list[Slot] = []
+        for end, span, by_kind in zip(ends, window.spans, rows, strict=True):
+            at = round(end, 3)
+
+            def length(source: str, at: float = at, nominal: int = span.duration_us) -> int:
+                return measured.get(source, {}).get(at) or nominal
+
+            data = {
+                kind: {
+                    source: KindSlice(
+                        source,
+                        length(source),
+                        0,
+                        {
+                            key: EntityData(key, attrs, values, 0, 1)
+                            for key, (attrs, values) in entities.items()
+                        },
+                    )
+                    for source, entities in by_source.items()
+                }
+                for kind, by_source in by_kind.items()
+            }
+            duration = length(window.source)
+            out.append(Slot(span.start_us, span.end_us, duration, span.flags, data))
+        out.reverse()
+        return out
+
+    def _counter_deltas(
+        self, selector: str, plan: _Plan, first: float, last: float
+    ) -> Iterator[tuple[dict[str, str], list[tuple[float, float]]]]:
+        """Each series' increase over every span: its value at the span's end + D less its
+        value one span before (a decrease: the value after it, a restarted recorder)."""
+        for labels, points in self._range(
+            _merged(selector), first - plan.step + plan.delay, last + plan.delay, plan.step
+        ):
+            out: list[tuple[float, float]] = []
+            for (t0, v0), (t1, v1) in itertools.pairwise(points):
+                if math.isclose(t1 - t0, plan.step, abs_tol=1e-3):  # else a gap: no value
+                    out.append((t1 - plan.delay, v1 - v0 if v1 >= v0 else v1))
+            yield labels, out
+
+    def _measured(self, plan: _Plan, first: float, last: float) -> dict[str, dict[float, int]]:
+        """Each source's measured interval durations (µs) in every span."""
+        selector = f"{MEASURED_METRIC}_total{{node={_quote(plan.node)}}}"
+        return {
+            labels.get("source", ""): {round(t, 3): _us(d) for t, d in deltas}
+            for labels, deltas in self._counter_deltas(selector, plan, first, last)
+        }
+
+    def _family_points(
+        self, family: Family, plan: _Plan, first: float, last: float, bucketed: bool
+    ) -> Iterator[tuple[dict[str, str], list[tuple[float, Value, Value]]]]:
+        """Each series of a family: (span end, value in the field's unit, maximum)."""
+        selector = f"{family.exposed}{{node={_quote(plan.node)}}}"
+        fixed = family.members[0].factor if family.members else (1.0, 1.0)
+        if family.type is MetricType.COUNTER:
+            for labels, deltas in self._counter_deltas(selector, plan, first, last):
+                factor = fixed or _scale(labels)
+                if factor is not None:
+                    times, per = factor
+                    yield labels, [(t, round(d * per / times), None) for t, d in deltas]
+            return
+        if bucketed:
+            step = f"{plan.step:g}s"
+            over = "max_over_time" if family.maximum else "avg_over_time"
+            averages = self._range(
+                _merged(f"{over}({selector}[{step}])"),
+                first + plan.delay,
+                last + plan.delay,
+                plan.step,
+            )
+            peaks = {
+                tuple(sorted(labels.items())): dict(points)
+                for labels, points in self._range(
+                    _merged(f"max_over_time({selector}[{step}])"),
+                    first + plan.delay,
+                    last + plan.delay,
+                    plan.step,
+                )
+            }
+        else:
+            averages = self._range(
+                _merged(selector), first + plan.delay, last + plan.delay, plan.step
+            )
+            peaks = {}
+        for named, points in averages:
+            labels = {k: v for k, v in named.items() if k != "__name__"}
+            factor = fixed or _scale(labels)
+            if factor is None:
+                continue
+            times, per = factor
+            peak = peaks.get(tuple(sorted(labels.items())), {})
+            yield (
+                labels,
+                [
+                    (t - plan.delay, v * per / times, peak.get(t, v) * per / times)
+                    for t, v in points
+                ],
+            )
+
+    def config_at(self, node: str, time_us: int) -> dict[str, str]:
+        delay = _delay(self.interval_s(node)) if node in self.nodes() else 0.0
+        found = self._instant(f"{CONFIG_METRIC}{{node={_quote(node)}}}", time_us / 1e6 + delay)
+        config: dict[str, str] = {}
+        for result in found:
+            labels = _labels(result)
+            config[str(labels.get("key", ""))] = str(labels.get("value", ""))
+        return config
+
+    def close(self) -> None:
+        pass
+
+
+def _labels(result: Mapping[str, object]) -> dict[str, str]:
+    metric = result.get("metric", {})
+    assert isinstance(metric, dict)
+    return metric
+
+
+def _value(result: Mapping[str, object]) -> str:
+    value = result["value"]
+    assert isinstance(value, list)
+    return str(value[1])
+
+
+# Labels that name where a series came from rather than what it is: a node's series keep
+# their identity when the LPAR or z/VM system becomes known (or Prometheus's job changes).
+_NOT_IDENTITY = "lpar, zvm_system, instance, job"
+
+
+def _merged(expr: str) -> str:
+    """``expr`` with the series that differ only in :data:`_NOT_IDENTITY` added up (only one
+    of them exists at a time)."""
+    return f"sum without ({_NOT_IDENTITY}) ({expr})"
+
+
+def _delay(interval_s: float) -> float:
+    """D: just under one interval after a span's end, its counters are read."""
+    return interval_s - min(1.0, interval_s / 10)
+
+
+def _us(seconds: float) -> int:
+    return round(seconds * 1_000_000)
+
+
+def _grid_floor(t: float, step: float) -> float:
+    """The latest span end at or before ``t``: multiples of ``step`` in local time."""
+    offset = time.localtime(t).tm_gmtoff
+    return math.floor((t + offset) / step + 1e-9) * step - offset
+
+
+def _scale(labels: Mapping[str, str]) -> tuple[float, float] | None:
+    """A measurement block's time unit, from its ``scale`` label (seconds per unit)."""
+    try:
+        return (float(labels["scale"]), 1.0)
+    except (KeyError, ValueError):
+        return None
+
+
+def _entity(kind: str, labels: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    spec = ENTITY_LABELS[kind]
+    key = KEY_FORMAT[kind].format_map(labels)
+    attrs = {attr: labels[label] for label, attr in spec.attrs if labels.get(label)}
+    return key, attrs
+
+
+def _field(family: Family, labels: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """The kind's field a series of ``family`` is, and its maximum's column (gauges); None
+    for an info family."""
+    if not family.members:
+        return None, None
+    member = family.members[0]
+    if family.group_label is not None:
+        value = labels.get(family.group_label)
+        member = next((m for m in family.members if m.value == value), member)
+    name = member.field.name
+    if family.maximum:
+        return max_column(name), None
+    return name, (max_column(name) if family.type is MetricType.GAUGE else None)

@@ -1,0 +1,245 @@
+"""The exposition: names from the kind declarations, counters that sum the recorded deltas,
+gauges, labels, the snapshot a scrape reads, the textfile and the HTTP endpoint."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+from prometheus_client.openmetrics.parser import text_string_to_metric_families
+
+import esatui.collectors
+from esatui.collectors.model import Kind
+from esatui.db.records import EntityRow, Flag, Interval
+from esatui.exposition.catalog import EXPOSED_KINDS, families
+from esatui.exposition.doc import render
+from esatui.exposition.exporter import Exporter
+from esatui.exposition.serve import TEXTFILE_NAME, Exposition, Listen
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def declared_kinds() -> dict[str, Kind]:
+    """Every Kind any collector module declares."""
+    found: dict[str, Kind] = {}
+    for info in pkgutil.walk_packages(esatui.collectors.__path__, "esatui.collectors."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            if isinstance(value, Kind):
+                found[value.name] = value
+    return found
+
+
+def test_every_kind_with_fields_is_exposed() -> None:
+    exposed = {k.name for k in EXPOSED_KINDS}
+    missing = {n for n, k in declared_kinds().items() if k.fields and n not in exposed}
+    assert not missing
+
+
+def test_every_field_is_in_one_family_and_names_are_unique() -> None:
+    fams = families()
+    names = [f.exposed for f in fams]
+    assert len(names) == len(set(names))
+    for kind in EXPOSED_KINDS:
+        fields = [
+            m.field.name for f in fams if f.kind == kind.name and not f.maximum for m in f.members
+        ]
+        assert sorted(fields) == sorted(f.name for f in kind.fields)
+
+
+def test_every_attribute_and_maximum_a_screen_reads_is_exposed() -> None:
+    """So every screen works on what Prometheus holds."""
+    from esatui.exposition.catalog import ENTITY_LABELS
+    from esatui.screens import catalog
+
+    fams = families()
+    for screen in catalog.screens().values():
+        for reads in screen.reads:
+            if reads.kind not in ENTITY_LABELS:
+                continue  # a kind with nothing to expose
+            labelled = {attr for _, attr in ENTITY_LABELS[reads.kind].attrs}
+            assert set(reads.attrs) <= labelled, (screen.name, reads.kind)
+            for field in reads.fields:
+                if field.endswith("_max"):
+                    gauge = field.removesuffix("_max")
+                    assert any(
+                        f.maximum and f.members[0].field.name == gauge
+                        for f in fams
+                        if f.kind == reads.kind
+                    ), (screen.name, field)
+
+
+def test_no_family_repeats_a_target_label() -> None:
+    from esatui.exposition.catalog import TARGET_LABELS
+
+    for family in families():
+        labels = [*TARGET_LABELS, *family.labels]
+        assert len(labels) == len(set(labels)), family.exposed
+
+
+def test_the_issue_s_names_and_labels() -> None:
+    by_name = {f.exposed: f for f in families()}
+    assert {"cpu", "type", "mode"} <= set(by_name["esatui_cpu_seconds_total"].labels)
+    assert {"card", "domain", "type"} <= set(by_name["esatui_zcrypt_requests_total"].labels)
+    phases = {m.value for m in by_name["esatui_crypto_service_seconds_total"].members}
+    assert {"VSERV", "NSERV", "RSERV", "DSERV"} <= phases
+    sides = {m.value for m in by_name["esatui_crypto_operations_total"].members}
+    assert sides == {"virt", "real"}
+    assert "esatui_crypto_dequeues_total" in by_name
+    assert "esatui_self_cpu_seconds_total" in by_name
+    assert "esatui_lpar_processor_seconds_total" in by_name
+
+
+def test_metrics_doc_is_in_step() -> None:
+    assert (ROOT / "docs" / "METRICS.md").read_text() == render()
+
+
+def cpu_row(user_us: int | None, steal_us: int | None, flags: int = 0) -> EntityRow:
+    attrs = {"type": "IFL", "type_source": "vmcp", "address": "0"}
+    return EntityRow("cpu", "0", attrs, {"user_us": user_us, "steal_us": steal_us}, flags=flags)
+
+
+def interval(end_s: int, *rows: EntityRow, source: str = "host") -> Interval:
+    return Interval(
+        source,
+        "LNX1",
+        (end_s - 60) * 1_000_000,
+        end_s * 1_000_000,
+        60_000_000,
+        rows,
+        config={"lpar_name": "LP01"},
+    )
+
+
+def exposed(exporter: Exporter) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """Every sample of the exposition, in OpenMetrics as Prometheus asks for it."""
+    from prometheus_client import CollectorRegistry
+    from prometheus_client.openmetrics.exposition import generate_latest as om_latest
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(exporter)
+    text = om_latest(registry).decode()  # type: ignore[no-untyped-call]
+    return {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for fam in text_string_to_metric_families(text)  # type: ignore[no-untyped-call]
+        for s in fam.samples
+    }
+
+
+def cpu_key(mode: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    labels = {
+        "cpu": "0",
+        "type": "IFL",
+        "type_source": "vmcp",
+        "address": "0",
+        "mode": mode,
+        "node": "LNX1",
+        "lpar": "LP01",
+        "zvm_system": "",
+    }
+    return ("esatui_cpu_seconds_total", tuple(sorted(labels.items())))
+
+
+def test_counters_are_the_sum_of_the_recorded_deltas_in_seconds() -> None:
+    exporter = Exporter()
+    exporter.interval(interval(60, cpu_row(None, None, Flag.NEW)))
+    assert cpu_key("user") not in exposed(exporter)  # no value yet: absent, never 0
+    exporter.interval(interval(120, cpu_row(1_500_000, 100_000)))
+    exporter.interval(interval(180, cpu_row(2_250_000, None)))  # steal not read: unchanged
+    exporter.interval(interval(240, cpu_row(70_000, 30_000, Flag.RESET)))  # post-reset delta
+    samples = exposed(exporter)
+    assert samples[cpu_key("user")] == 3.82  # (1.5e6 + 2.25e6 + 7e4) µs, exactly
+    assert samples[cpu_key("steal")] == 0.13
+
+
+def test_gauges_are_the_latest_average_and_entities_that_leave_go() -> None:
+    exporter = Exporter()
+    card = EntityRow(
+        "zcrypt_card", "0a", {"type": "CEX7A", "mode": "ACCEL"}, {"pending_count": 2.5}
+    )
+    exporter.interval(interval(60, card, source="zcrypt"))
+    exporter.interval(interval(60, cpu_row(10, 10)))
+    names = {name for name, _ in exposed(exporter)}
+    assert "esatui_zcrypt_card_queued" in names
+    exporter.interval(interval(120, source="zcrypt"))  # the card has gone
+    names = {name for name, _ in exposed(exporter)}
+    assert "esatui_zcrypt_card_queued" not in names
+    assert "esatui_cpu_seconds_total" in names  # another source's series stay
+
+
+def test_the_recorder_never_waits_for_a_scrape() -> None:
+    exporter = Exporter()
+    done = threading.Event()
+    with exporter._lock:  # a scrape (or the textfile) in the middle of its work
+
+        def record() -> None:
+            exporter.interval(interval(60, cpu_row(None, None, Flag.NEW)))
+            exporter.interval(interval(120, cpu_row(1, 1)))
+            done.set()
+
+        threading.Thread(target=record, daemon=True).start()
+        assert done.wait(5)
+    assert exposed(exporter)[cpu_key("user")] == 1e-6  # added by the next scrape
+
+
+def test_textfile_and_http_endpoint(tmp_path: Path) -> None:
+    shown = Exposition(Listen("127.0.0.1", 0), tmp_path, warn=pytest.fail)
+    try:
+        shown.interval(interval(120, cpu_row(1_000_000, 0)))
+        prom = tmp_path / TEXTFILE_NAME
+        assert not prom.exists()  # written after the pass: the recorder's own interval
+        shown.interval(interval(120, source="esatui"))
+        deadline = time.monotonic() + 5
+        while not prom.exists() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert 'esatui_cpu_seconds_total{address="0",cpu="0"' in prom.read_text()
+        assert shown._server is not None
+        port = shown._server.server_port
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/metrics",
+            headers={"Accept": "application/openmetrics-text; version=1.0.0"},
+        )
+        with urllib.request.urlopen(request, timeout=5) as answer:
+            assert answer.headers["Content-Type"].startswith("application/openmetrics-text")
+            body = answer.read().decode()
+        assert "# UNIT esatui_cpu_seconds seconds" in body
+        assert body.rstrip().endswith("# EOF")
+    finally:
+        shown.close()
+
+
+def test_listen_in_use_is_one_line(tmp_path: Path) -> None:
+    first = Exposition(Listen("127.0.0.1", 0))
+    try:
+        assert first._server is not None
+        with pytest.raises(RuntimeError, match=r"cannot listen on 127\.0\.0\.1:"):
+            Exposition(Listen("127.0.0.1", first._server.server_port))
+    finally:
+        first.close()
+    with pytest.raises(RuntimeError, match="not a directory"):
+        Exposition(None, tmp_path / "missing")
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [("9650", ("127.0.0.1", 9650)), ("0.0.0.0:80", ("0.0.0.0", 80)), ("[::1]:9", ("::1", 9))],
+)
+def test_listen_argument(text: str, want: tuple[str, int]) -> None:
+    from esatui.commands.arguments import listen
+
+    assert listen(text) == want
+
+
+@pytest.mark.parametrize("text", ["x", "host:", "70000", "h:0"])
+def test_listen_argument_refused(text: str) -> None:
+    import argparse
+
+    from esatui.commands.arguments import listen
+
+    with pytest.raises(argparse.ArgumentTypeError):
+        listen(text)
