@@ -2,13 +2,13 @@
 
 The fleet view of ESASSUM's figures: busy by CPU type (each node's own view, hypervisor or
 guest, as ESASSUM chooses it), steal, crypto operations per second, ms per operation, polls
-per operation, zcrypt requests and esatui's own CPU. Within an interval the rows are sorted
-by the column the user picks (option ``sort:<column>``, key ``s``: worst first; by node
-name without one) and the worst value of every column is highlighted (colour in the monitor;
-in a text report the sorted column's worst is the interval's first row). Enter drills into
-that node's ESASSUM. It works on any reader holding several nodes: Prometheus, or a SQLite
-database with monitor imports of several z/VM systems or recordings merged with
-``esatui db merge``.
+per operation, zcrypt requests, encrypted paging's and spin locks' CPU, and esatui's own
+CPU. Within an interval the rows are sorted by the column the user picks (option
+``sort:<column>``, key ``s``: worst first; by node name without one) and the worst value of
+every column is highlighted (colour in the monitor; in a text report the sorted column's
+worst is the interval's first row). Enter drills into that node's ESASSUM. It works on any
+reader holding several nodes: Prometheus, or a SQLite database with monitor imports of
+several z/VM systems or recordings merged with ``esatui db merge``.
 """
 
 from __future__ import annotations
@@ -22,8 +22,11 @@ from esatui.screens.common import TIME, interval_row, type_key
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
+from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
+from esatui.screens.esalock import spin_pct
 from esatui.screens.esassum import (
     FIXED,
+    encrypted_paging_pct,
     guest_cpu_use,
     guest_steal_pct,
     hypervisor_cpu_use,
@@ -44,6 +47,8 @@ SORTS = (
     "crypto_ms_op",
     "polls_per_op",
     "zcrypt_req_s",
+    "paging_enc_pct",
+    "spin_pct",
     "monitor_cpu_pct",
     "node",
 )
@@ -78,6 +83,8 @@ def _node_values(slot: Slot, config: Mapping[str, str]) -> dict[str, Value]:
     values["crypto_ms_op"] = crypto_ms_op(slot)
     values["polls_per_op"] = polls_per_op(slot)
     values["zcrypt_req_s"] = zcrypt_req_s(slot)
+    values["paging_enc_pct"] = encrypted_paging_pct(slot)
+    values["spin_pct"] = spin_pct(slot)
     values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
     return values
 
@@ -116,6 +123,7 @@ def _build(ctx: Context) -> Built:
     # the worst is coloured, never marked: a column with a threshold keeps its marks for it
     numeric = [c.id for c in columns if not c.is_text and not c.threshold]
     steal = ctx.thresholds["steal"]
+    spin = ctx.thresholds[SPIN_THRESHOLD]
     rows: list[Row] = []
     for second in sorted({e[0] for e in entries}, reverse=True):
         group = [e for e in entries if e[0] == second]
@@ -125,6 +133,9 @@ def _build(ctx: Context) -> Built:
             levels = {cid: Level.WARN for cid, who in worst.items() if who == node.node}
             levels["steal_pct"] = max(
                 levels.get("steal_pct", Level.NONE), steal.level(values["steal_pct"], 1)
+            )
+            levels["spin_pct"] = max(
+                levels.get("spin_pct", Level.NONE), spin.level(values["spin_pct"], 2)
             )
             levels["polls_per_op"] = max(
                 levels.get("polls_per_op", Level.NONE), polls_per_op_level(slot, ctx.thresholds)

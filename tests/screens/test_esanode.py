@@ -74,6 +74,25 @@ def test_one_row_per_node_per_interval(fleet_db: tuple[Path, dict[str, Path]]) -
     assert shown.node == "2 nodes"
 
 
+def test_every_figure_is_the_node_s_own_esassum(fleet_db: tuple[Path, dict[str, Path]]) -> None:
+    """Every column ESANODE shares with ESASSUM (encrypted paging's and spinning's CPU too)
+    holds that node's ESASSUM value of the same interval."""
+    merged, _ = fleet_db
+    shown = model(merged)
+    shared = {c.id for c in shown.columns} & {c.id for c in catalog.get("ESASSUM").columns}
+    shared -= {"time"}
+    assert {"spin_pct", "paging_enc_pct", "steal_pct", "crypto_ops_s"} <= shared
+    with SqliteReader.open(merged) as reader:
+        for node in SCENARIOS:
+            own = catalog.build_model(reader, "ESASSUM", catalog.Query(node=node))
+            by_end = {r.end_us: r.values for r in own.rows if r.first}
+            for row in (r for r in shown.rows if r.values["node"] == node):
+                for cid in shared:
+                    assert row.values.get(cid) == by_end[row.end_us].get(cid), (node, cid)
+    spinning = [r.values["spin_pct"] for r in shown.rows if r.values["node"] == "SIMVM"]
+    assert all(isinstance(v, float) and v > 0 for v in spinning)
+
+
 def test_sorted_worst_first_and_the_worst_highlighted(
     fleet_db: tuple[Path, dict[str, Path]],
 ) -> None:
