@@ -5,8 +5,8 @@ fixture tree) is taken and built into intervals as the recorder does; side by si
 interleaved batches: the recorder hands those intervals to the exporter (what the
 recorder's thread pays: a queue append each), the exposition's thread adds them to the
 series, and a scrape renders the series in OpenMetrics (what the HTTP server's thread pays,
-once per scrape). The bar: the recorder's part under 5% of the
-sample's CPU; the other two are reported beside it. Run alone: ``python -m bench expose``.
+once per scrape). The bar (issue 18): exposing under 5% of the sample's CPU; each of the
+three parts is judged against it. Run alone: ``python -m bench expose``.
 """
 
 from __future__ import annotations
@@ -116,13 +116,19 @@ def run(opts: Options) -> Result:
             "ms CPU",
             f"{size / 1024:.0f} KiB",
         )
-        share = exposed.median / taken.median
-        result.target(
-            "exposition, the recorder's part, per interval",
-            f"< {TARGET_SHARE:.0%} of the sample's CPU",
-            f"{fmt(exposed.median, 'ms')} = {share:.1%} of {fmt(taken.median, 'ms')}",
-            share < TARGET_SHARE,
-        )
+        # issue 18's bar is on exposing as a whole: each part is judged, none left out
+        for what, part in (
+            ("exposition, the recorder's part, per interval", exposed),
+            ("exposition, the exposition thread's part, per interval", added),
+            ("exposition, one scrape", scraped),
+        ):
+            share = part.median / taken.median
+            result.target(
+                what,
+                f"< {TARGET_SHARE:.0%} of the sample's CPU",
+                f"{fmt(part.median, 'ms')} = {share:.1%} of {fmt(taken.median, 'ms')}",
+                share < TARGET_SHARE,
+            )
         result.notes += [
             f"{series} series for this node ({len(exporter.families)} families). Off the "
             f"recorder's thread: adding an interval's rows costs "
