@@ -20,17 +20,12 @@ from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, NodeData, ScreenDef
 from esatui.screens.common import TIME, interval_row, type_key
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
-from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
-from esatui.screens.esacryq import zcrypt_req_s
-from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
-from esatui.screens.esalock import spin_pct
 from esatui.screens.esassum import (
     FIXED,
-    encrypted_paging_pct,
+    fixed_levels,
+    fixed_values,
     guest_cpu_use,
-    guest_steal_pct,
     hypervisor_cpu_use,
-    monitor_cpu_pct,
 )
 from esatui.screens.esassum import SCREEN as ESASSUM
 from esatui.screens.model import Column, Drill, Level, Row, Value
@@ -78,14 +73,7 @@ def _node_values(slot: Slot, config: Mapping[str, str]) -> dict[str, Value]:
         values[f"busy_{cpu_type.lower()}"] = typed.busy
     busy = [typed.busy for typed in use.values() if typed.busy is not None]
     values["busy"] = sum(busy) if busy else None
-    values["steal_pct"] = guest_steal_pct(slot)
-    values["crypto_ops_s"] = crypto_ops_s(slot)
-    values["crypto_ms_op"] = crypto_ms_op(slot)
-    values["polls_per_op"] = polls_per_op(slot)
-    values["zcrypt_req_s"] = zcrypt_req_s(slot)
-    values["paging_enc_pct"] = encrypted_paging_pct(slot)
-    values["spin_pct"] = spin_pct(slot)
-    values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
+    values.update(fixed_values(slot))  # the same figures as the node's ESASSUM
     return values
 
 
@@ -122,8 +110,6 @@ def _build(ctx: Context) -> Built:
     columns = (TIME, NODE, *busy_columns, BUSY_TOTAL, *FIXED)
     # the worst is coloured, never marked: a column with a threshold keeps its marks for it
     numeric = [c.id for c in columns if not c.is_text and not c.threshold]
-    steal = ctx.thresholds["steal"]
-    spin = ctx.thresholds[SPIN_THRESHOLD]
     rows: list[Row] = []
     for second in sorted({e[0] for e in entries}, reverse=True):
         group = [e for e in entries if e[0] == second]
@@ -131,15 +117,8 @@ def _build(ctx: Context) -> Built:
         worst = _worst(group, numeric) if len(group) > 1 else {}
         for i, (_, node, slot, values) in enumerate(group):
             levels = {cid: Level.WARN for cid, who in worst.items() if who == node.node}
-            levels["steal_pct"] = max(
-                levels.get("steal_pct", Level.NONE), steal.level(values["steal_pct"], 1)
-            )
-            levels["spin_pct"] = max(
-                levels.get("spin_pct", Level.NONE), spin.level(values["spin_pct"], 2)
-            )
-            levels["polls_per_op"] = max(
-                levels.get("polls_per_op", Level.NONE), polls_per_op_level(slot, ctx.thresholds)
-            )
+            # the columns with a threshold are never among the worst: they keep ESASSUM's marks
+            levels.update(fixed_levels(slot, values, ctx.thresholds))
             row = interval_row(slot, {**values, "node": node.node}, levels, first=i == 0)
             rows.append(_drill_to(row, node.node))
     notes = (

@@ -24,7 +24,7 @@ from esatui.screens.esalock import LOCK_FIELDS, SPIN_CPU, SPIN_LOCK, spin_pct
 from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
-from esatui.screens.model import Column, Row, Value
+from esatui.screens.model import Column, Level, Row, Threshold, Value
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
@@ -208,6 +208,32 @@ def encrypted_paging_pct(slot: Slot) -> float | None:
     return value if isinstance(value, float) else None
 
 
+def fixed_values(slot: Slot) -> dict[str, Value]:
+    """The values of the columns after the CPU types (:data:`FIXED`) for one slot: ESASSUM's
+    and ESANODE's."""
+    return {
+        "steal_pct": guest_steal_pct(slot),
+        "monitor_cpu_pct": monitor_cpu_pct(slot),
+        "zcrypt_req_s": zcrypt_req_s(slot),
+        "crypto_ops_s": crypto_ops_s(slot),
+        "crypto_ms_op": crypto_ms_op(slot),
+        "polls_per_op": polls_per_op(slot),
+        "paging_enc_pct": encrypted_paging_pct(slot),
+        "spin_pct": spin_pct(slot),
+    }
+
+
+def fixed_levels(
+    slot: Slot, values: Mapping[str, Value], thresholds: Mapping[str, Threshold]
+) -> dict[str, Level]:
+    """The highlights of :func:`fixed_values`."""
+    return {
+        "steal_pct": thresholds["steal"].level(values["steal_pct"], 1),
+        "polls_per_op": polls_per_op_level(slot, thresholds),
+        "spin_pct": thresholds[SPIN_THRESHOLD].level(values["spin_pct"], 2),
+    }
+
+
 def _build(ctx: Context) -> Built:
     hypervisor = [hypervisor_cpu_use(slot, ctx.config) for slot in ctx.slots]
     view = "hypervisor" if any(hypervisor) else "guest"
@@ -216,7 +242,6 @@ def _build(ctx: Context) -> Built:
     target = "ESACPUU" if view == "hypervisor" else "ESALNXC"
     type_columns = tuple(c for t in types for c in _type_columns(t, target))
     columns = (TIME, *type_columns, *FIXED)
-    steal = ctx.thresholds["steal"]
     rows: list[Row] = []
     sources: list[str] = []
     for slot, use in zip(ctx.slots, per_slot, strict=True):
@@ -225,15 +250,7 @@ def _build(ctx: Context) -> Built:
             if t in use:
                 values[f"cpus_{t.lower()}"] = use[t].count
                 values[f"busy_{t.lower()}"] = use[t].busy
-        steal_pct = guest_steal_pct(slot)
-        values["steal_pct"] = steal_pct
-        values["monitor_cpu_pct"] = monitor_cpu_pct(slot)
-        values["zcrypt_req_s"] = zcrypt_req_s(slot)
-        values["crypto_ops_s"] = crypto_ops_s(slot)
-        values["crypto_ms_op"] = crypto_ms_op(slot)
-        values["polls_per_op"] = polls_per_op(slot)
-        values["paging_enc_pct"] = encrypted_paging_pct(slot)
-        values["spin_pct"] = spin_pct(slot)
+        values.update(fixed_values(slot))
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:
@@ -242,11 +259,7 @@ def _build(ctx: Context) -> Built:
             cpus, proved = slot.get("cpu"), proven_types(slot)
             if cpus is not None:
                 sources += [cpu_type_of(e, proved)[1] for e in cpus.rows.values()]
-        levels = {
-            "steal_pct": steal.level(steal_pct, 1),
-            "polls_per_op": polls_per_op_level(slot, ctx.thresholds),
-            "spin_pct": ctx.thresholds[SPIN_THRESHOLD].level(values["spin_pct"], 2),
-        }
+        levels = fixed_levels(slot, values, ctx.thresholds)
         rows.append(interval_row(slot, values, levels, drill="ESALNXC"))
     notes = [
         f"CPUs by type: the {view} view"
