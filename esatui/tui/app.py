@@ -442,7 +442,14 @@ class MonitorApp(App[int]):
             moved = longer
         return moved
 
+    def _gone(self) -> bool:
+        """The screen's widgets are gone (the app is closing) while a message from a worker
+        or the recorder was on its way: there is nothing to draw it on."""
+        return not self.screen.query(IntervalTable)
+
     def on_loaded(self, message: Loaded) -> None:
+        if self._gone():
+            return
         if message.request is not self._pending:
             return  # a newer request is under way
         self.state = message.state
@@ -459,10 +466,14 @@ class MonitorApp(App[int]):
         self._render()
 
     def on_notice(self, message: Notice) -> None:
+        if self._gone():
+            return
         self._message = message.text
         self._render_status()
 
     def on_recorded(self, message: Recorded) -> None:
+        if self._gone():
+            return
         if self.state.following and not self.state.drilled:
             self.reload()
         else:
@@ -475,6 +486,8 @@ class MonitorApp(App[int]):
         self.post_message(Sampled(first))
 
     def on_sampled(self, message: Sampled) -> None:
+        if self._gone():
+            return
         first = message.first
         self._firsts[first.sample.source] = first
         if self._first_boundary_us is None and self._interval_s:

@@ -605,6 +605,21 @@ async def test_the_demo_header_never_shows_a_range_other_than_the_rows_on_view(
             assert head.endswith(shown), (head, shown)
 
 
+async def test_a_message_arriving_as_the_app_closes_is_dropped(db_path: Path) -> None:
+    """Before: the recorder's Recorded message, handled after the screen's widgets were
+    removed at shutdown, raised NoMatches (the demo test above failed so, now and then)."""
+    from esatui.tui.app import Recorded
+
+    host_recording(db_path, n_intervals=3)
+    app = MonitorApp(db_path, live=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await app.table.remove()
+        app.post_message(Recorded(START_US))
+        await settle(pilot)
+    assert not app.return_code
+
+
 # --- snapshots at 132x43 ------------------------------------------------------------------
 
 
