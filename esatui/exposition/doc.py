@@ -54,8 +54,11 @@ ESACRYQ panels; README "Many systems" shows them at work.
   their average, and kinds of attributes alone that a screen reads an `_info` family.
 - A scrape never blocks the recorder: the recorder only queues each committed interval; the
   exposition's own thread (after each pass) or a scrape adds the queued intervals to the
-  series, under a lock the recorder never takes. What it costs is in docs/BENCHMARKS.md
-  ("expose").
+  series, under a lock the recorder never takes. A scrape's text is the client library's,
+  made once per interval: each series' name and labels are formatted once (again only when
+  the series present change), and only the values are formatted anew; a scrape again in the
+  same interval gets the same bytes (gzipped once when asked). What it costs is in
+  docs/BENCHMARKS.md ("expose").
 """
 
 

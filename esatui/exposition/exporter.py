@@ -10,25 +10,30 @@ leaves the exposition. The recorder's part is one append of the (immutable) inte
 queue: the intervals are added to the series by whoever shows them next (a scrape, the
 textfile, or the exposition's own thread after each pass), under a lock the recorder never
 takes, so a scrape never blocks the recorder and the recorder never waits for a scrape.
+
+An entity keeps its running totals and its labels from interval to interval: adding an
+interval touches each of its values once, and labels are made again only when the entity's
+attributes change (a changed label starts a new series; an attribute that is no label
+changes nothing).
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.metrics_core import Metric
 
-from esatui.db.records import EntityRow, Interval, max_column
+from esatui.db.records import EntityRow, Interval, Value, max_column
 from esatui.exposition.catalog import (
     ENTITY_LABELS,
     SCALE_ATTR,
     TARGET_LABELS,
     Factor,
     Family,
-    Member,
     MetricType,
     families,
 )
@@ -42,29 +47,166 @@ MEASURED_METRIC = "esatui_source_measured_seconds"  # a counter: _total exposed
 CONFIG_METRIC = "esatui_config_info"
 
 Labels = tuple[str, ...]
-SeriesKey = tuple[int, Labels]  # (family index, its label values)
 
 
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What a metric family shows besides its samples."""
+
+    name: str
+    help: str
+    type: MetricType
+    unit: str
+    labels: Labels
+
+    def metric(self) -> CounterMetricFamily | GaugeMetricFamily:
+        if self.type is MetricType.COUNTER:
+            return CounterMetricFamily(self.name, self.help, labels=self.labels, unit=self.unit)
+        return GaugeMetricFamily(self.name, self.help, labels=self.labels, unit=self.unit)
+
+
+@dataclass(slots=True)
+class Samples:
+    """One family's series at one moment: their label values and values, in step."""
+
+    head: Head
+    labels: list[Labels] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every series with a value, family by family; ``generation`` moves with every interval
+    added, so a shown exposition can be kept until it does."""
+
+    generation: int
+    families: tuple[Samples, ...]
+
+    def metrics(self) -> Iterator[Metric]:
+        for samples in self.families:
+            metric = samples.head.metric()
+            for labels, value in zip(samples.labels, samples.values, strict=True):
+                metric.add_metric(labels, value)
+            yield metric
+
+
+_INTERVAL_HEAD = Head(
+    INTERVAL_METRIC,
+    "the recorder's interval: each counter moves once per interval",
+    MetricType.GAUGE,
+    "seconds",
+    TARGET_LABELS,
+)
+_MEASURED_HEAD = Head(
+    MEASURED_METRIC,
+    "the durations of the source's intervals, as measured (monotonic clock), summed",
+    MetricType.COUNTER,
+    "seconds",
+    (*TARGET_LABELS, "source"),
+)
+_CONFIG_HEAD = Head(
+    CONFIG_METRIC,
+    "the system facts each source reported last (machine, LPAR, z/VM level ...): 1",
+    MetricType.GAUGE,
+    "",
+    (*TARGET_LABELS, "source", "key", "value"),
+)
+
+
+@dataclass(frozen=True, slots=True)
 class _Route:
-    """Where one field of a kind goes: its family, field, label value and factor."""
+    """Where one value of an entity goes: its family, the group's label value, the field
+    (None: an info family, 1 while the entity is there) and the factor to the base unit
+    (None: the entity's own scale)."""
 
-    __slots__ = ("counter", "factor", "family", "field", "value")
-
-    def __init__(self, family: Family, index: int, member: Member | None) -> None:
-        self.family = index
-        self.counter = family.type is MetricType.COUNTER
-        field = None if member is None else member.field.name  # None: an info family
-        self.field = max_column(field) if field is not None and family.maximum else field
-        self.value = None if member is None else member.value
-        self.factor = (1.0, 1.0) if member is None else member.factor
+    family: int
+    value: str | None
+    field: str | None
+    factor: Factor | None
 
 
-Series = dict[SeriesKey, tuple[float, Factor]]
+@dataclass(frozen=True, slots=True)
+class _KindRoutes:
+    routes: tuple[_Route, ...]
+    counters: tuple[str, ...]  # fields summed
+    gauges: tuple[str, ...]  # fields replaced (averages and maxima)
+
+
+def _kind_routes(fams: tuple[Family, ...]) -> dict[str, _KindRoutes]:
+    routes: dict[str, list[_Route]] = {}
+    counters: dict[str, list[str]] = {}
+    gauges: dict[str, list[str]] = {}
+    for index, family in enumerate(fams):
+        kind = family.kind
+        routes.setdefault(kind, [])
+        if not family.members:
+            routes[kind].append(_Route(index, None, None, (1.0, 1.0)))
+            continue
+        for member in family.members:
+            name = max_column(member.field.name) if family.maximum else member.field.name
+            routes[kind].append(_Route(index, member.value, name, member.factor))
+            counted = family.type is MetricType.COUNTER
+            (counters if counted else gauges).setdefault(kind, []).append(name)
+    return {
+        kind: _KindRoutes(tuple(r), tuple(counters.get(kind, ())), tuple(gauges.get(kind, ())))
+        for kind, r in routes.items()
+    }
+
+
+_Series = tuple[int, Labels, str | None, float, float]  # family, labels, field, x, /
+
+
+class _Entity:
+    """One entity of one source: its labels and its series' values in the field's unit
+    (counters' deltas are summed as integers where they are, so totals are exact)."""
+
+    __slots__ = ("_series", "attrs", "labels", "scale", "totals")
+
+    def __init__(self, row: EntityRow, source: str) -> None:
+        self.attrs: Mapping[str, str] = row.attrs
+        self.labels = _entity_labels(row, source)
+        self.scale = _scale(row)
+        self.totals: dict[str, Value] = {}
+        self._series: tuple[Labels, list[_Series]] | None = None
+
+    def series(self, target: Labels, routes: _KindRoutes) -> list[_Series]:
+        """Its series, made again only when the target labels or its scale change."""
+        if self._series is None or self._series[0] != target:
+            made: list[_Series] = []
+            labels = (*target, *self.labels)
+            for route in routes.routes:
+                factor = route.factor if route.factor is not None else self.scale
+                if factor is None:
+                    continue  # the block's time unit is not known: no seconds to give
+                full = labels if route.value is None else (*labels, route.value)
+                made.append((route.family, full, route.field, factor[0], factor[1]))
+            self._series = (target, made)
+        return self._series[1]
+
+    def rescale(self, row: EntityRow) -> None:
+        """New attributes that keep the labels: a new scale converts what is summed."""
+        self.attrs = row.attrs
+        scale = _scale(row)
+        if scale != self.scale and scale is not None and self.scale is not None:
+            ratio = self.scale[0] / scale[0]
+            self.totals = {k: v * ratio for k, v in self.totals.items() if v is not None}
+        self.scale = scale
+        self._series = None
+
+    def add(self, values: Mapping[str, Value], routes: _KindRoutes) -> None:
+        totals = self.totals
+        get = values.get
+        for name in routes.counters:
+            value = get(name)
+            if value is not None:  # not measured this interval: unchanged
+                totals[name] = (totals.get(name) or 0) + value
+        for name in routes.gauges:
+            totals[name] = get(name)
 
 
 class Exporter:
     """Cumulative series from committed intervals; :meth:`collect` is a Prometheus custom
-    collector.
+    collector, :meth:`snapshot` the series for a cached exposition.
 
     The recorder's threads only append the (immutable) interval to a queue; whoever shows
     the series next (a scrape, the textfile, or :meth:`drain` after each pass) adds the
@@ -74,19 +216,17 @@ class Exporter:
     def __init__(self, interval_s: float | None = None) -> None:
         self.interval_s = interval_s  # the recorder's, shown as INTERVAL_METRIC
         self.families: tuple[Family, ...] = families()
-        routes: dict[str, list[_Route]] = {}
-        for index, family in enumerate(self.families):
-            for member in family.members or (None,):
-                routes.setdefault(family.kind, []).append(_Route(family, index, member))
-        self._routes = {kind: tuple(r) for kind, r in routes.items()}
+        self._heads = tuple(
+            Head(f.name, f.help, f.type, f.unit, (*TARGET_LABELS, *f.labels)) for f in self.families
+        )
+        self._routes = _kind_routes(self.families)
         self._pending: deque[Interval] = deque()
-        # per source: its series, each (value in the field's own unit, factor to the base
-        # unit); counters' deltas are summed as integers where they are, so totals are exact
-        self._state: dict[str, Series] = {}
+        self._entities: dict[str, dict[tuple[str, str], _Entity]] = {}  # per source
         self._config: dict[str, str] = {}  # every source's facts, the latest of each key
         self._configs: dict[str, dict[str, str]] = {}  # each source's latest facts
         self._measured: dict[str, int] = {}  # each source's intervals' durations, summed (µs)
         self._node = ""
+        self._generation = 0
         self._lock = (
             threading.Lock()
         )  # the readers' (scrape, textfile, drain): never the recorder's
@@ -104,55 +244,53 @@ class Exporter:
         pending = self._pending
         while pending:
             interval = pending.popleft()
+            self._generation += 1
             self._node = interval.node
+            source = interval.source
             if interval.config:
                 self._config.update(interval.config)
-                self._configs[interval.source] = dict(interval.config)
-            self._measured[interval.source] = (
-                self._measured.get(interval.source, 0) + interval.duration_us
+                self._configs[source] = dict(interval.config)
+            self._measured[source] = self._measured.get(source, 0) + interval.duration_us
+            self._entities[source] = self._add_rows(
+                interval.rows, source, self._entities.get(source, {})
             )
-            previous = self._state.get(interval.source, {})
-            current: Series = {}
-            for row in interval.rows:
-                self._add_row(row, interval.source, previous, current)
-            self._state[interval.source] = current
 
-    def series_count(self) -> int:
+    def _add_rows(
+        self,
+        rows: tuple[EntityRow, ...],
+        source: str,
+        previous: dict[tuple[str, str], _Entity],
+    ) -> dict[tuple[str, str], _Entity]:
+        current: dict[tuple[str, str], _Entity] = {}
+        kinds = self._routes
+        for row in rows:
+            routes = kinds.get(row.kind)
+            if routes is None:
+                continue
+            key = (row.kind, row.key)
+            entity = previous.get(key)
+            if entity is None:
+                entity = _Entity(row, source)
+            elif row.attrs is not entity.attrs and row.attrs != entity.attrs:
+                if _entity_labels(row, source) == entity.labels:
+                    entity.rescale(row)
+                else:
+                    entity = _Entity(row, source)  # a new series: its own total from here
+            entity.add(row.values, routes)
+            current[key] = entity
+        return current
+
+    def generation(self) -> int:
+        """The queued intervals added: how many intervals the series hold."""
         with self._lock:
             self._drain()
-            return sum(len(s) for s in self._state.values())
+            return self._generation
 
-    def _add_row(self, row: EntityRow, source: str, previous: Series, current: Series) -> None:
-        routes = self._routes.get(row.kind)
-        if not routes:
-            return
-        entity = _entity_labels(row, source)
-        values = row.values
-        get_previous = previous.get
-        for route in routes:
-            factor = route.factor
-            if factor is None:
-                factor = _scale(row)
-                if factor is None:
-                    continue  # the block's time unit is not known: no seconds to give
-            label = route.value
-            key = (route.family, entity if label is None else (*entity, label))
-            if route.field is None:
-                current[key] = (1, factor)  # an info series: the entity is there
-                continue
-            value = values.get(route.field)
-            if route.counter:
-                total = get_previous(key)
-                if value is None:
-                    if total is not None:
-                        current[key] = total  # not measured this interval: unchanged
-                    continue
-                current[key] = ((0 if total is None else total[0]) + value, factor)
-            elif value is not None:
-                current[key] = (value, factor)
+    def series_count(self) -> int:
+        return sum(len(s.values) for s in self.snapshot().families)
 
-    def collect(self) -> Iterator[Metric]:
-        """The series as metric families (prometheus_client's Collector)."""
+    def snapshot(self) -> Snapshot:
+        """The queued intervals added, every series with a value."""
         with self._lock:
             self._drain()
             target = (
@@ -160,68 +298,45 @@ class Exporter:
                 self._config.get(LPAR_KEY, ""),
                 self._config.get(SYSTEM_KEY, ""),
             )
-            configs = [(s, dict(c)) for s, c in self._configs.items()]
-            measured = list(self._measured.items())
-            by_family: dict[int, list[tuple[Labels, float]]] = {}
-            for state in self._state.values():
-                for (index, labels), (raw, (times, per)) in state.items():
-                    by_family.setdefault(index, []).append((labels, raw * times / per))
-        if self.interval_s is not None and self._node:
-            interval = GaugeMetricFamily(
-                INTERVAL_METRIC,
-                "the recorder's interval: each counter moves once per interval",
-                labels=TARGET_LABELS,
-                unit="seconds",
-            )
-            interval.add_metric(target, self.interval_s)
-            yield interval
-        yield from _own_families(target, configs, measured)
-        for index, family in enumerate(self.families):
-            rows = by_family.get(index)
-            if not rows:
-                continue
-            names = [*TARGET_LABELS, *family.labels]
-            metric: CounterMetricFamily | GaugeMetricFamily
-            if family.type is MetricType.COUNTER:
-                metric = CounterMetricFamily(
-                    family.name, family.help, labels=names, unit=family.unit
-                )
-            else:
-                metric = GaugeMetricFamily(family.name, family.help, labels=names, unit=family.unit)
-            for values, value in rows:
-                metric.add_metric([*target, *values], value)
-            yield metric
+            out: list[Samples] = []
+            if self.interval_s is not None and self._node:
+                out.append(Samples(_INTERVAL_HEAD, [target], [float(self.interval_s)]))
+            if self._measured:
+                measured = Samples(_MEASURED_HEAD)
+                for source, total_us in self._measured.items():
+                    measured.labels.append((*target, source))
+                    measured.values.append(total_us / 1e6)
+                out.append(measured)
+            if self._configs:
+                facts = Samples(_CONFIG_HEAD)
+                for source, config in self._configs.items():
+                    for key, value in sorted(config.items()):
+                        facts.labels.append((*target, source, key, value))
+                        facts.values.append(1.0)
+                out.append(facts)
+            out.extend(self._series(target))
+            return Snapshot(self._generation, tuple(out))
+
+    def _series(self, target: Labels) -> list[Samples]:
+        by_family = [Samples(head) for head in self._heads]
+        kinds = self._routes
+        for entities in self._entities.values():
+            for (kind, _), entity in entities.items():
+                totals = entity.totals
+                for family, labels, name, times, per in entity.series(target, kinds[kind]):
+                    value = 1 if name is None else totals.get(name)
+                    if value is not None:
+                        samples = by_family[family]
+                        samples.labels.append(labels)
+                        samples.values.append(value * times / per)
+        return [samples for samples in by_family if samples.values]
+
+    def collect(self) -> Iterator[Metric]:
+        """The series as metric families (prometheus_client's Collector)."""
+        yield from self.snapshot().metrics()
 
     def describe(self) -> Iterator[Metric]:
         return iter(())  # no description: the registry does not collect at registration
-
-
-def _own_families(
-    target: Labels, configs: list[tuple[str, dict[str, str]]], measured: list[tuple[str, int]]
-) -> Iterator[Metric]:
-    """What the recorder knows besides the kinds: each source's system facts and the
-    measured length of its intervals (the base of every rate a screen shows)."""
-    labels = [*TARGET_LABELS, "source"]
-    if measured:
-        lengths = CounterMetricFamily(
-            MEASURED_METRIC,
-            "the durations of the source's intervals, as measured (monotonic clock), summed",
-            labels=labels,
-            unit="seconds",
-        )
-        for source, total_us in measured:
-            lengths.add_metric([*target, source], total_us / 1e6)
-        yield lengths
-    if configs:
-        facts = GaugeMetricFamily(
-            CONFIG_METRIC,
-            "the system facts each source reported last (machine, LPAR, z/VM level ...): 1",
-            labels=[*labels, "key", "value"],
-        )
-        for source, config in configs:
-            for key, value in sorted(config.items()):
-                facts.add_metric([*target, source, key, value], 1.0)
-        yield facts
 
 
 def _entity_labels(row: EntityRow, source: str) -> Labels:

@@ -1,28 +1,39 @@
 """Where the exposition goes: an HTTP endpoint (``--listen``) and node_exporter's textfile
 collector (``--textfile DIR``).
 
-The endpoint is prometheus_client's own server in a daemon thread: it answers ``/metrics`` in
-the OpenMetrics format when the scraper asks for it (Prometheus does), else in the text
-format. A thread of its own wakes after each of the recorder's passes (its own interval, the
-last of a pass), adds the queued intervals to the series and writes the textfile, through
-prometheus_client's ``write_to_textfile``:
-a temporary file renamed over ``esatui.prom``, so node_exporter never reads half a file and
-the recorder never waits for the disk.
+The endpoint is prometheus_client's threading WSGI server in a daemon thread, and its WSGI
+app for everything but a plain scrape: a scrape gets the format the library's
+``choose_encoder`` picks for its Accept header (OpenMetrics when asked for, as Prometheus
+does, else the text format), from :class:`~esatui.exposition.cache.ExpositionCache`, so a
+scrape formats only what changed since the last one. A thread of its own wakes after each of
+the recorder's passes (its own interval, the last of a pass), adds the queued intervals to
+the series and writes the textfile (the library's text format, as ``write_to_textfile``
+writes it): a temporary file renamed over ``esatui.prom``, so node_exporter never reads half
+a file and the recorder never waits for the disk.
 """
 
 from __future__ import annotations
 
+import functools
+import os
+import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
-from prometheus_client import CollectorRegistry, start_http_server, write_to_textfile
+from prometheus_client import CollectorRegistry, exposition, make_wsgi_app
+from prometheus_client.openmetrics.exposition import ALLOWUTF8
 
 from esatui.db.records import Interval
+from esatui.exposition.cache import ExpositionCache
 from esatui.exposition.exporter import Exporter
 
 TEXTFILE_NAME = "esatui.prom"
+_TEXTFILE_ENCODER = functools.partial(exposition.generate_latest, escaping=ALLOWUTF8)
 PASS_SOURCE = "esatui"  # the recorder's own interval: written last in every pass
 
 
@@ -49,20 +60,19 @@ class Exposition:
         self.exporter = Exporter(interval_s)
         self.registry: CollectorRegistry = CollectorRegistry(auto_describe=False)
         self.registry.register(self.exporter)
-        self._server = None
-        if listen is not None:
-            try:
-                self._server, _ = start_http_server(
-                    listen.port, addr=listen.host, registry=self.registry
-                )
-            except OSError as exc:
-                raise RuntimeError(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+        self.cache = ExpositionCache(self.exporter)
         path = None
         if textfile_dir is not None:
             if not textfile_dir.is_dir():
                 raise RuntimeError(f"--textfile {textfile_dir}: not a directory")
             path = textfile_dir / TEXTFILE_NAME
-        self._worker = _Worker(self.exporter, self.registry, path, warn)
+        self._server: WSGIServer | None = None
+        if listen is not None:
+            try:
+                self._server = _serve(listen, _App(self.cache, self.registry))
+            except OSError as exc:
+                raise RuntimeError(f"cannot listen on {listen}: {exc.strerror or exc}") from None
+        self._worker = _Worker(self.exporter, self.cache, path, warn)
 
     def interval(self, interval: Interval) -> None:
         """The recorder's hook: queue the interval; after a pass, wake the worker."""
@@ -77,6 +87,53 @@ class Exposition:
             self._server.server_close()
 
 
+Environ = dict[str, Any]
+StartResponse = Callable[[str, list[tuple[str, str]]], object]
+
+
+class _App:
+    """A scrape from the cache; anything else (OPTIONS, a favicon, ``name[]`` filters) as
+    prometheus_client's own app answers it."""
+
+    def __init__(self, cache: ExpositionCache, registry: CollectorRegistry) -> None:
+        self._cache = cache
+        self._library = make_wsgi_app(registry)
+
+    def __call__(self, environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+        if (
+            environ["REQUEST_METHOD"] != "GET"
+            or environ.get("PATH_INFO") == "/favicon.ico"
+            or "name[]" in parse_qs(environ.get("QUERY_STRING", ""))
+        ):
+            answer: Iterable[bytes] = self._library(environ, start_response)
+            return answer
+        encoder, content_type = exposition.choose_encoder(environ.get("HTTP_ACCEPT", ""))
+        gzipped = exposition.gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING", ""))
+        body = self._cache.body(content_type, encoder, gzipped)
+        headers = [("Content-Type", content_type)]
+        if gzipped:
+            headers.append(("Content-Encoding", "gzip"))
+        start_response("200 OK", headers)
+        return [body]
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """A scrape is not news."""
+
+
+def _serve(listen: Listen, app: _App) -> WSGIServer:
+    """The app on prometheus_client's threading server, IPv6 where the address is."""
+    family = socket.getaddrinfo(listen.host, listen.port, type=socket.SOCK_STREAM)[0][0]
+
+    class Server(exposition.ThreadingWSGIServer):
+        address_family = family
+
+    server = make_server(listen.host, listen.port, app, Server, handler_class=_Quiet)
+    threading.Thread(target=server.serve_forever, daemon=True, name="esatui-metrics").start()
+    return server
+
+
 class _Worker:
     """After each pass: the queued intervals into the series (so they never pile up when
     nobody scrapes), and the textfile when asked for."""
@@ -84,14 +141,14 @@ class _Worker:
     def __init__(
         self,
         exporter: Exporter,
-        registry: CollectorRegistry,
+        cache: ExpositionCache,
         path: Path | None,
         warn: Callable[[str], None],
     ) -> None:
         self.path = path
         self.due = threading.Event()
         self._exporter = exporter
-        self._registry = registry
+        self._cache = cache
         self._warn = warn
         self._stopping = False
         self.error: str | None = None
@@ -109,10 +166,15 @@ class _Worker:
                 return
 
     def _write(self, path: Path) -> None:
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
         try:
-            write_to_textfile(str(path), self._registry)
+            # the library's text format, with its write_to_textfile's escaping
+            body = self._cache.body("textfile", _TEXTFILE_ENCODER)
+            temporary.write_bytes(body)
+            temporary.replace(path)  # atomic: node_exporter never reads half a file
             self.error = None
         except OSError as exc:
+            temporary.unlink(missing_ok=True)
             error = f"textfile {path}: {exc.strerror or exc}"
             if error != self.error:  # said once until it works again
                 self._warn(error)
