@@ -68,14 +68,19 @@ class _Template:
 
     def fill(self, snapshot: Snapshot) -> bytes:
         values = [v for samples in snapshot.families for v in samples.values]
-        # repr is floatToGoString for a finite float under 1e6 (the library switches to
-        # exponents above; infinities and NaN are spelt its own way): the common case fast
-        lines = [
-            p + (repr(v) if -_INF < v < 1e6 else _go(v))
-            for p, v in zip(self.prefixes, values, strict=True)
-        ]
+        if not values:
+            return self.tail.encode("utf-8")
+        lines = list(map(str.__add__, self.prefixes, _formatted(values)))
         lines.append(self.tail)  # each sample line ends in the join's newline
-        return "\n".join(lines).encode("utf-8") if values else self.tail.encode("utf-8")
+        return "\n".join(lines).encode("utf-8")
+
+
+def _formatted(values: list[float]) -> list[str]:
+    """floatToGoString of each value. For a finite float under 1e6 it is repr (the library
+    switches to exponents above, and spells infinities and NaN its own way), and the repr of
+    a list of floats formats them all in one call."""
+    reprs = repr(values)[1:-1].split(", ")
+    return [r if -_INF < v < 1e6 else _go(v) for v, r in zip(values, reprs, strict=True)]
 
 
 @dataclass(frozen=True, slots=True)
