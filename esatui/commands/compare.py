@@ -104,8 +104,10 @@ def default_labels(first: Path, second: Path, args: argparse.Namespace) -> tuple
 
 
 def _range_label(after_us: int | None, until_us: int | None) -> str:
-    from esatui.screens.render import moment_text
+    from esatui.screens.render import date_range, moment_text
 
+    if after_us is not None and until_us is not None:
+        return date_range(after_us, until_us)
     start = "start" if after_us is None else moment_text(after_us)
     end = "end" if until_us is None else moment_text(until_us)
     return f"{start}-{end}"
