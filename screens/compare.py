@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from esatui import __version__
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader, Span
 from esatui.screens import catalog
@@ -137,8 +138,6 @@ def _header(column: Column) -> str:
 def render_text(comparison: Comparison) -> str:
     """The comparison as seed 002 lays out its tables: a line per metric, each run's value
     with the screen's decimals, and the delta in percent."""
-    from esatui import __version__
-
     a, b = comparison.a, comparison.b
     value_w = max(12, len(a.label), len(b.label), len(_range(a)), len(_range(b)))
     key_w = [
