@@ -333,8 +333,8 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
         f"Distribution: {dist.screen} {c.id} ({' '.join(p for p in c.header if p)}{unit})"
         + (f"  {who}" if who else "")
         + f"  {dist.node}",
-        f"{length} intervals{of} recorded intervals: statistics of interval values, "
-        "not of single operations",
+        f"Each {length} interval: the{of} intervals recorded inside it; statistics of "
+        "interval values, not of single operations",
     ]
     names = ["Time", "Shown", "N", "Mean", "P50", "P95", "P99", "Max"]
     if dist.hf_column is not None:
@@ -362,23 +362,25 @@ def histogram_lines(dist: Distribution, width: int = 100) -> list[str]:
     scale = "log scale: the values span decades" if h.log else "linear scale"
     lines = [f"Histogram of {total} interval values, {date_range(first, last)} ({scale})"]
     c = dist.column
-    label_w = max(len(_edge(b.low, c)) for b in h.bins) if h.bins else 1
-    label_w = max(label_w, *(len(_edge(b.high, c)) for b in h.bins))
+    label_w = max(len(_edge(b.low, c, h.log)) for b in h.bins) if h.bins else 1
+    label_w = max(label_w, *(len(_edge(b.high, c, h.log)) for b in h.bins))
     room = max(10, width - 2 * label_w - 14)
     top = max(b.count for b in h.bins) or 1
     if h.below:
         lines.append(f"{'<= 0'.rjust(2 * label_w + 3)} {str(h.below).rjust(7)} ")
     for b in h.bins:
         bar = BAR * math.ceil(b.count / top * room) if b.count else ""
-        span = f"{_edge(b.low, c).rjust(label_w)} - {_edge(b.high, c).rjust(label_w)}"
+        span = f"{_edge(b.low, c, h.log).rjust(label_w)} - {_edge(b.high, c, h.log).rjust(label_w)}"
         lines.append(f"{span} {str(b.count).rjust(7)} {bar}")
     return lines
 
 
-def _edge(value: float, column: Column) -> str:
-    if (value and abs(value) < 1) or value != int(value):
-        return f"{value:.4g}"
-    return f"{value:,.0f}"
+def _edge(value: float, column: Column, log: bool) -> str:
+    """A bin's edge: on a log scale as 1-2-5 numbers (``0.002``, ``5,000``), on a linear
+    one with a decimal more than the column shows (bins are narrower than its values)."""
+    if log:
+        return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
+    return f"{value:,.{(column.decimals or 0) + 1}f}"
 
 
 def cells_by_entity(model: ScreenModel) -> Mapping[EntityKey, int]:
