@@ -5,6 +5,9 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -221,3 +224,22 @@ def test_a_fleet_screen_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture
     db = host_recording(tmp_path / "h.sqlite", n_intervals=2, cpus=(0,))
     got, _, err = run(capsys, "compare", "ESANODE", "--db", str(db), "--with-from", "14:01")
     assert got == 2 and "every node" in err
+
+
+def test_compare_and_export_stats_never_load_textual(tmp_path: Path) -> None:
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=4, cpus=(0,))
+    script = (
+        "import sys\n"
+        "from esatui.cli import main\n"
+        f"db = {str(db)!r}\n"
+        "assert main(['compare', 'ESALNXC', '--db', db, '--to', '2026-11-21T14:02',"
+        " '--with-from', '2026-11-21T14:02']) == 0\n"
+        "assert main(['export', 'ESALNXC', '--db', db, '--interval-len', '2m',"
+        " '--stats', 'p99']) == 0\n"
+        "assert 'textual' not in sys.modules, 'textual was imported'\n"
+    )
+    env = {**os.environ, "TZ": "UTC"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
+    )
+    assert result.returncode == 0, result.stderr
