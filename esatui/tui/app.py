@@ -854,6 +854,7 @@ class MonitorApp(App[int]):
         entity = entity_key(key_columns(model.columns), row)
         query = self._query(self.state, len(model.rows))
         width = self._content_width()
+        self._say(f"d: reading the intervals recorded inside the {len(model.rows)} rows shown")
         self._open_view(
             "distribution",
             lambda r: distribution_lines(r, model, query, column.id, entity, width),

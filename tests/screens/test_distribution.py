@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 
 from esatui.cli import main
 from esatui.collectors.host import CPU
-from esatui.collectors.model import Reading, Sample
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
@@ -28,7 +27,7 @@ from esatui.screens.distribution import (
     render_lines,
 )
 from tests.fixtures.reading import sql
-from tests.fixtures.recording import CONFIG, START_US, TICK_US, write
+from tests.fixtures.recording import START_US, host_samples, write
 
 PARTS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
 Ticks = dict[str, int]
@@ -38,24 +37,9 @@ def record(path: Path, intervals: Sequence[Sequence[Ticks]], start_us: int, step
     """Host samples whose per-interval ticks per CPU are ``intervals[i][cpu]``, written
     through the real interval builder and store."""
     cpus = range(len(intervals[0]))
-    totals = [dict.fromkeys(PARTS, 0) for _ in cpus]
-    samples = []
-    for i in range(len(intervals) + 1):
-        if i:
-            for c in cpus:
-                for part in PARTS:
-                    totals[c][part] += intervals[i - 1][c][part]
-        readings = tuple(
-            Reading(
-                "cpu",
-                str(c),
-                {f"{k}_us": v * TICK_US for k, v in totals[c].items()}
-                | {"guest_us": 0, "guest_nice_us": 0},
-                {"type": "IFL", "type_source": "vmcp:QUERY VIRTUAL CPUS", "address": str(c)},
-            )
-            for c in cpus
-        )
-        samples.append(Sample("host", start_us + i * step_s * 1_000_000, readings, config=CONFIG))
+    samples = host_samples(
+        len(intervals), cpus, step_s, start_us, ticks=lambda i, c, _s: intervals[i - 1][c]
+    )
     with Store.open(path) as store:
         write(store, "host", (CPU,), samples)
 
