@@ -10,7 +10,7 @@ median, the 95th and 99th percentiles and the maximum of those values: statistic
 interval values**, never of single operations, which no source records. Percentiles are
 nearest-rank (the smallest recorded value with at least p% of the values at or below it), so
 each is a value some interval actually recorded. High-frequency gauges also carry their
-maximum per interval (``pending_max`` beside ``pending_avg``, ``collect_ms_max``): their
+maximum per interval (ESACRYQ's ``pending_max`` beside ``pending_avg``): their
 maximum over the bucket is shown beside the interval averages.
 """
 
@@ -136,8 +136,7 @@ def values_of(rows: Iterable[Row], column_id: str) -> list[float]:
 
 def hf_max_column(model: ScreenModel, column: Column) -> Column | None:
     """The column holding the high-frequency samples' maximum of a gauge column, if the
-    screen has one: ``pending_max`` for ``pending_avg``, ``collect_ms_max`` for
-    ``collect_ms``."""
+    screen has one: ``X_max`` for ``X_avg`` or ``X`` (ESACRYQ's ``pending_max``)."""
     ids = {c.id: c for c in model.columns}
     stem = column.id.removesuffix("_avg")
     found = ids.get(f"{stem}_max")

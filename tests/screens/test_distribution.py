@@ -188,3 +188,20 @@ def test_nearest_rank_percentiles_and_log_histogram() -> None:
     )
     linear = histogram([1.0, 2.0, 3.0])
     assert not linear.log and sum(b.count for b in linear.bins) == 3
+
+
+@pytest.mark.parametrize(
+    ("screen", "column", "hf_max"),
+    [("ESACRYQ", "pending_avg", "pending_max")],
+)
+def test_the_high_frequency_maximum_stands_beside_its_gauge(
+    screen: str, column: str, hf_max: str
+) -> None:
+    from esatui.screens.distribution import hf_max_column
+    from esatui.screens.model import ScreenModel
+
+    definition = catalog.get(screen)
+    model = ScreenModel(definition.name, definition.title, definition.columns, ())
+    found = hf_max_column(model, model.column(column))
+    assert found is not None and found.id == hf_max
+    assert hf_max_column(model, model.column(hf_max)) is None
