@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from esatui.db.buckets import bucket_end
@@ -87,7 +87,7 @@ class Stats:
         )
 
 
-def number(value: Value) -> float | None:
+def finite(value: Value) -> float | None:
     """A value that is a finite number, as a float (text, ``None``, inf and nan are not)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
@@ -131,7 +131,7 @@ def interval_rows(recorded: ScreenModel, length_us: int) -> dict[Cell, list[Row]
 
 
 def values_of(rows: Iterable[Row], column_id: str) -> list[float]:
-    return [v for r in rows if (v := number(r.values.get(column_id))) is not None]
+    return [v for r in rows if (v := finite(r.values.get(column_id))) is not None]
 
 
 def hf_max_column(model: ScreenModel, column: Column) -> Column | None:
@@ -290,7 +290,7 @@ def distribution(
             continue
         values = values_of(cells.get((row.end_us, entity), []), column_id)
         every += values
-        hf_max = None if hf is None else number(row.values.get(hf.id))
+        hf_max = None if hf is None else finite(row.values.get(hf.id))
         buckets.append(
             BucketStats(
                 row.start_us, row.end_us, row.values.get(column_id), Stats.of(values), hf_max
@@ -380,13 +380,3 @@ def _edge(value: float, column: Column, log: bool) -> str:
     if log:
         return f"{value:,.0f}" if value >= 1 else f"{value:.3g}"
     return f"{value:,.{(column.decimals or 0) + 1}f}"
-
-
-def cells_by_entity(model: ScreenModel) -> Mapping[EntityKey, int]:
-    """How many rows each entity has (the view offers those with rows)."""
-    keys = key_columns(model.columns)
-    counts: dict[EntityKey, int] = {}
-    for row in model.rows:
-        k = entity_key(keys, row)
-        counts[k] = counts.get(k, 0) + 1
-    return counts
