@@ -44,6 +44,7 @@ BENCHMARKS: dict[str, str] = {
     "sim": "bench.sim_speed",
     "ovhd": "bench.bench_ovhd",
     "expose": "bench.bench_expose",
+    "history": "bench.bench_history",
 }
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "BENCHMARKS.md"

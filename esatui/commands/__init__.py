@@ -10,6 +10,7 @@ COMMANDS = (
     "collect",
     "replay",
     "export",
+    "compare",
     "sim",
     "demo",
     "screens",

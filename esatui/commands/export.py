@@ -33,6 +33,13 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--option", action="append", default=[], help="screen view option")
     A.threshold_option(p, with_help=False)
     A.crypto_costs_option(p)
+    p.add_argument(
+        "--stats",
+        type=stats_list,
+        metavar="LIST",
+        help="with --interval-len: add <col>_mean, _p50, _p95, _p99, _max of the recorded "
+        "interval values inside each interval (mean,p50,p95,p99,max or some of them)",
+    )
     p.set_defaults(run=run)
 
 
@@ -46,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc.args[0])) from None
     if args.from_ is not None and args.to is not None and args.from_ >= args.to:
         raise UsageError("--from must be before --to")
+    if args.stats and args.interval_len is None:
+        raise UsageError(
+            "--stats needs --interval-len: the intervals whose recorded values it takes"
+        )
     offered_options = screen.view_options
     unknown = [o for o in args.option if o not in offered_options]
     if unknown:
@@ -67,6 +78,11 @@ def run(args: argparse.Namespace) -> int:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         model = catalog.build_model(reader, screen.name, query)
+        if args.stats and model.rows:
+            from esatui.screens.distribution import recorded_model, with_stats
+
+            recorded = recorded_model(reader, screen.name, query, model)
+            model = with_stats(model, recorded, query.interval_len_us or 0, args.stats)
     finally:
         reader.close()
     if not model.rows:
@@ -105,3 +121,13 @@ def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
         else:
             groups.append([row])
     return tuple(r for group in reversed(groups) for r in group)
+
+
+def stats_list(text: str) -> tuple[str, ...]:
+    """``--stats mean,p50,p95,p99,max`` (or some of them)."""
+    from esatui.screens.distribution import STATS, StatsError, parse_stats
+
+    try:
+        return parse_stats(text)
+    except StatsError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (statistics: {','.join(STATS)})") from None

@@ -48,11 +48,15 @@ from esatui.screens.render import (
     moment_text,
     pages,
 )
+from esatui.screens.rowkey import entity_key, key_columns
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, parse_time
+from esatui.tui.compare import Marks, comparison_lines
+from esatui.tui.distribution import distribution_lines
 from esatui.tui.help import HelpScreen, help_content
 from esatui.tui.preview import FirstSample, SampleChannel, first_slot, node_of
 from esatui.tui.state import ViewState
+from esatui.tui.textview import TextView
 
 RecordFn = Callable[[threading.Event, Callable[[Interval], None], Callable[[str], None]], None]
 """A live recorder: runs until the event is set, reports each interval and each warning."""
@@ -136,6 +140,15 @@ class Sampled(Message):
         self.first = first
 
 
+class ViewReady(Message):
+    """A worker computed a view's lines (a comparison, a distribution)."""
+
+    def __init__(self, kind: str, lines: list[str]) -> None:
+        super().__init__()
+        self.kind = kind
+        self.lines = lines
+
+
 class MonitorCommands(Provider):
     """The command palette (Ctrl+P): every screen and every action of the monitor."""
 
@@ -168,6 +181,8 @@ ACTIONS = (
     ("Longer interval", "aggregate into longer intervals (+)", "length(1)"),
     ("Shorter interval", "shorter intervals, down to as recorded (-)", "length(-1)"),
     ("Pause or resume", "stop or go on following the newest interval (space)", "pause"),
+    ("Mark a range", "m at its start and end, then another: the two compared", "mark"),
+    ("Distribution", "the intervals recorded inside each longer one (d)", "distribution"),
     ("Normalized view", "ESACPUU's subtotals in full-speed engines (n)", "option('normalized')"),
     ("Help", "every key and column (?)", "help"),
     ("Quit", "leave esatui (q)", "quit"),
@@ -208,12 +223,14 @@ class MonitorApp(App[int]):
         Binding("minus", "length(-1)", show=False),
         Binding("n", "option('normalized')", show=False),
         Binding("s", "sort", show=False),
+        Binding("m", "mark", show=False),
+        Binding("d", "distribution", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
     # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...); s sorts
     # where a screen sorts (ESANODE) and starts a name elsewhere
-    NAME_KEYS = frozenset("abcdefghiklmopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
+    NAME_KEYS = frozenset("abcefghiklopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
 
     def __init__(
         self,
@@ -260,6 +277,7 @@ class MonitorApp(App[int]):
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
         self._layout: Layout | None = None  # what the screen shows now
+        self._marks = Marks()  # ranges marked with m, to compare
 
     # --- layout -----------------------------------------------------------------------
 
@@ -336,13 +354,7 @@ class MonitorApp(App[int]):
             with self._reader_lock:
                 if self._stop.is_set():
                     return
-                if self._reader is None:
-                    if self._open_with is not None:
-                        self._reader = self._open_with()
-                    else:
-                        assert self._db_path is not None
-                        self._reader = open_reader(self._db_path)
-                reader = self._reader
+                reader = self._open_reader()
                 target = state if move is None else self._target(reader, state, move)
                 if target is None:
                     return
@@ -352,6 +364,16 @@ class MonitorApp(App[int]):
             self.post_message(Notice(str(exc)))
             return
         self.post_message(Loaded(request, target, model, notice))
+
+    def _open_reader(self) -> Reader:
+        """The reader, opened the first time (in a worker, holding the reader lock)."""
+        if self._reader is None:
+            if self._open_with is not None:
+                self._reader = self._open_with()
+            else:
+                assert self._db_path is not None
+                self._reader = open_reader(self._db_path)
+        return self._reader
 
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
@@ -798,6 +820,61 @@ class MonitorApp(App[int]):
         ]
         out += [(name, what, partial(self.run_action, action)) for name, what, action in ACTIONS]
         return out
+
+    # --- comparisons and distributions (issue 17) --------------------------------------
+
+    def action_mark(self) -> None:
+        row = self.table.selected_row
+        if row is None or self.model is None or not self.model.recorded:
+            return
+        self._marks, said = self._marks.mark(row.start_us, row.end_us)
+        self._say(said)
+        pair = self._marks.pair
+        if pair is not None:
+            self._marks = Marks()
+            whole = replace(self._query(self.state, 0), interval_len_us=None, limit=None)
+            query = replace(whole, snap=False)
+            screen = self.state.screen
+            self._open_view("compare", lambda r: comparison_lines(r, screen, query, pair))
+
+    def action_distribution(self) -> None:
+        row, model, index = self.table.selected_row, self.model, self.table.column_cursor
+        if row is None or model is None or not model.recorded:
+            return
+        if index is None or index >= len(self._columns) or self._columns[index].key:
+            self._say("d: Tab to a column first")
+            return
+        if self.state.interval_len_us is None:
+            self._say("d shows the intervals recorded inside each longer one: + first")
+            return
+        column = self._columns[index]
+        if column.is_text:
+            self._say(f"d: {column.id} is text")
+            return
+        entity = entity_key(key_columns(model.columns), row)
+        query = self._query(self.state, len(model.rows))
+        width = self._content_width()
+        self._say(f"d: reading the intervals recorded inside the {len(model.rows)} rows shown")
+        self._open_view(
+            "distribution",
+            lambda r: distribution_lines(r, model, query, column.id, entity, width),
+        )
+
+    @work(thread=True, exclusive=True, group="view")
+    def _open_view(self, kind: str, make: Callable[[Reader], list[str]]) -> None:
+        try:
+            with self._reader_lock:
+                if self._stop.is_set():
+                    return
+                lines = make(self._open_reader())
+        except (StoreError, OSError, ValueError, RuntimeError) as exc:
+            self.post_message(Notice(str(exc)))
+            return
+        self.post_message(ViewReady(kind, lines))
+
+    def on_view_ready(self, message: ViewReady) -> None:
+        if not self._gone():
+            self.push_screen(TextView(message.kind, message.lines))
 
     # --- helpers ----------------------------------------------------------------------
 

@@ -39,6 +39,17 @@ HELP_KEYS = (
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
     ("s", "sort by the next column, worst first (ESANODE)"),
+    (
+        "m",
+        "mark a range: m on its first and on its last row, then on another's: the two "
+        "compared side by side, with the delta in % (Esc returns)",
+    ),
+    (
+        "d",
+        "aggregated (+): the distribution of the column under the cursor: per interval "
+        "shown, mean, p50, p95, p99, max of the intervals recorded inside it, and a "
+        "histogram (statistics of interval values, not of operations; Esc returns)",
+    ),
     ("?", "this help (arrows, PgUp/PgDn scroll it)"),
     ("q", "quit"),
 )

@@ -1,0 +1,78 @@
+"""History (issue 17): opening a distribution (``d``) over a month of 1-minute intervals
+(SPEC: a graph or distribution over a month under 200 ms), and a comparison of two weeks.
+
+The month is the store benchmark's recording (8 CPUs, 4 APQNs, hypervisor crypto, one
+interval a minute). The monitor holds a screenful of 1-day buckets (30 of them: the month);
+``d`` then builds the screen as recorded over those buckets, takes each interval's value of
+the column into its bucket and computes the statistics and the histogram
+(``esatui/tui/distribution.py: distribution_lines``, what the view worker runs). Measured in
+the calling thread's CPU time (getrusage), median of the runs.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+from bench.bench_store import MONTH, SCREENFUL
+from bench.core import Options, Result, cpu_ms_per_call, fmt
+from bench.fixtures import RecordingSpec, cached_recording
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.screens import catalog
+from esatui.screens.compare import Side, compare, range_model
+from esatui.screens.rowkey import entity_key, key_columns
+from esatui.tui.distribution import distribution_lines
+
+NAME = "history"
+TITLE = "History: a distribution over a month of 1-minute intervals; a comparison of two weeks"
+BAR_MS = 200.0
+DAY_US = 86_400_000_000
+WEEK_US = 7 * DAY_US
+# screen, column: one row per interval (hypervisor crypto), and one per CPU (8 + all)
+CASES = (("ESACRYPT", "ms_op_virt"), ("ESALNXC", "steal"))
+
+
+def run(opts: Options) -> Result:
+    result = Result(NAME, TITLE)
+    intervals = 3 * 1440 if opts.quick else MONTH
+    name = "quick-3days" if opts.quick else "month"
+    month, _ = cached_recording(Path(opts.out_dir), name, RecordingSpec(intervals=intervals))
+    span = "3 days" if opts.quick else "a month"
+    runs = opts.runs(7, 2)
+    medians: list[float] = []
+    with SqliteReader.open(month) as reader:
+        for screen, column in CASES:
+            query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
+            bucketed = catalog.build_model(reader, screen, query)
+            assert bucketed.rows, screen
+            entity = entity_key(key_columns(bucketed.columns), bucketed.rows[0])
+
+            open_view = partial(distribution_lines, reader, bucketed, query, column, entity, 132)
+            cpu = cpu_ms_per_call(open_view, 1, runs)
+            measure = result.add(
+                f"{screen} {column}: d over {span} ({len(bucketed.rows)} rows of 1-day buckets)",
+                cpu,
+                "ms CPU",
+            )
+            medians.append(measure.median)
+        newest = max(r.end_us for r in bucketed.rows)
+        ranges = ((newest - 2 * WEEK_US, newest - WEEK_US), (newest - WEEK_US, newest))
+
+        def compare_weeks() -> object:
+            sides = []
+            for label, (after, until) in zip(("A", "B"), ranges, strict=True):
+                q = catalog.Query(after_us=after, until_us=until)
+                sides.append(Side(label, month.name, range_model(reader, "ESALNXC", q)))
+            return compare(sides[0], sides[1])
+
+        if not opts.quick:
+            weeks = cpu_ms_per_call(compare_weeks, 1, opts.runs(3, 1))
+            result.add("ESALNXC: compare one week with the week before", weeks, "ms CPU")
+    worst = max(medians)
+    result.target(
+        f"opening a distribution over {span} of 1-minute data (SPEC section 8)",
+        f"< {BAR_MS:g} ms",
+        f"{fmt(worst, 'ms')} CPU median, the slower screen",
+        worst < BAR_MS,
+    )
+    return result

@@ -1,0 +1,35 @@
+"""The distribution view (``d``): the recorded interval values of the column under the
+cursor inside each aggregated interval on view, and their histogram (``screens/
+distribution.py``); Esc returns."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from esatui.db.reader import Reader
+from esatui.screens import catalog
+from esatui.screens.distribution import distribution, recorded_model, render_lines
+from esatui.screens.model import ScreenModel
+from esatui.screens.rowkey import EntityKey
+
+
+def distribution_lines(
+    reader: Reader,
+    bucketed: ScreenModel,
+    query: catalog.Query,
+    column_id: str,
+    entity: EntityKey,
+    width: int,
+) -> list[str]:
+    """The view of ``column_id`` for ``entity`` over the buckets on view (read in a
+    worker)."""
+    length_us = query.interval_len_us
+    if length_us is None:
+        raise ValueError("d: the distribution inside aggregated intervals: + first")
+    rows = bucketed.rows
+    after = min(r.start_us for r in rows) if rows else query.after_us
+    until = max(r.end_us for r in rows) if rows else query.until_us
+    ranged = replace(query, after_us=after, until_us=until, limit=None, snap=False)
+    recorded = recorded_model(reader, bucketed.name, ranged, bucketed)
+    dist = distribution(bucketed, recorded, length_us, column_id, entity)
+    return render_lines(dist, width)

@@ -1,0 +1,208 @@
+"""Two runs side by side: a screen's value over each run's range and the delta in percent.
+
+Laid out like seed 002's tables ("Run ID DBDN DPDN ... DPDN Delta"): one line per column of
+the screen (per entity and column where the screen has entities), the first run's value, the
+second's, and the second's percentage difference from the first.
+
+A run's value over its range is the screen built on one slot holding every recorded interval
+of the range, as one interval that long would have recorded it: counters summed, gauges
+averaged weighted by their samples (``db/query.py``), the screen's ratios taken of those sums.
+So ``vserv_us`` is ΔVSERV / ΔVNQ over the whole run, as seed 002 computes it, never an average
+of per-interval averages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from esatui import __version__
+from esatui.db.navigator import Navigator
+from esatui.db.reader import Reader, Span
+from esatui.screens import catalog
+from esatui.screens.model import Column, ScreenModel, Value
+from esatui.screens.render import date_range, exact_value, format_value, round_value
+from esatui.screens.rowkey import EntityKey, entity_key, key_columns
+
+DELTA_DECIMALS = 1  # seed 002 prints "-93.5%"
+
+
+def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
+    """Screen ``name`` over the range ``query`` selects, as one slot: every interval of the
+    screen's timeline ending in (after, until], and every other kind's intervals overlapping
+    them. A model without rows says why (as ``catalog.build_model`` does)."""
+    screen = catalog.get(name)
+    if screen.fleet:
+        raise ValueError(f"{screen.name} shows every node: compare the node screens instead")
+    node = reader.node(query.node)
+    if node is None:
+        return catalog.build_model(reader, name, query)
+    navigator = Navigator(reader, catalog.screen_timeline(screen, node, None))
+    window = navigator.window(query.after_us, query.until_us)
+    if not window.spans:
+        return catalog.build_model(reader, name, query)
+    flags = 0
+    for span in window.spans:
+        flags |= span.flags
+    whole = Span(
+        window.spans[0].start_us,
+        window.spans[-1].end_us,
+        sum(s.duration_us for s in window.spans),
+        flags,
+    )
+    slots = reader.slots(replace(window, spans=(whole,)), screen.kinds)
+    config = reader.config_at(node, whole.end_us)
+    model = catalog.model_of(screen, slots, config, query, node, navigator.extent())
+    return replace(model, from_us=whole.start_us, to_us=whole.end_us)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One run: its label (a column header), where it was read, and its one-slot model."""
+
+    label: str
+    source: str  # the database (file name), for the header
+    model: ScreenModel
+
+
+@dataclass(frozen=True)
+class Line:
+    """One column (of one entity) in both runs."""
+
+    entity: EntityKey
+    column: Column
+    a: Value
+    b: Value
+
+    @property
+    def delta_pct(self) -> float | None:
+        return delta_pct(self.a, self.b)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    screen: str
+    title: str
+    a: Side
+    b: Side
+    keys: tuple[Column, ...]  # the entity's key columns (none: one row per interval)
+    columns: tuple[Column, ...]  # the columns compared
+    lines: tuple[Line, ...]
+
+
+def delta_pct(a: Value, b: Value) -> float | None:
+    """``b``'s percentage difference from ``a`` (seed 002's "DPDN Delta"); ``None`` where
+    there is none to take (a value missing or text, or ``a`` zero)."""
+    if not isinstance(a, int | float) or not isinstance(b, int | float) or a == 0:
+        return None
+    return (b - a) / abs(a) * 100.0
+
+
+def compared_columns(model: ScreenModel) -> tuple[Column, ...]:
+    """The columns a comparison shows: every value column (not the time, nor the entity's
+    key columns, nor text)."""
+    return tuple(c for c in model.columns if not c.key and not c.is_text)
+
+
+def compare(a: Side, b: Side) -> Comparison:
+    """Every value column of every entity of the two runs, in the first run's order (then the
+    entities only the second run has)."""
+    keys = key_columns(a.model.columns) or key_columns(b.model.columns)
+    columns = compared_columns(a.model) or compared_columns(b.model)
+    rows_a = {entity_key(keys, r): r for r in a.model.rows}
+    rows_b = {entity_key(keys, r): r for r in b.model.rows}
+    lines: list[Line] = []
+    for entity in dict.fromkeys([*rows_a, *rows_b]):
+        ra, rb = rows_a.get(entity), rows_b.get(entity)
+        for column in columns:
+            va = None if ra is None else ra.values.get(column.id)
+            vb = None if rb is None else rb.values.get(column.id)
+            lines.append(Line(entity, column, exact_value(va), exact_value(vb)))
+    return Comparison(a.model.name, a.model.title, a, b, keys, columns, tuple(lines))
+
+
+def metric(column: Column) -> str:
+    """A column's name in words: its header, after its group's label where it has one
+    (``DQ/oper: Virt``; seed 002 names its lines so: "total busy per 1000 VNQs")."""
+    name = _header(column)
+    return f"{column.groups[-1]}: {name}" if column.groups else name
+
+
+def _header(column: Column) -> str:
+    return " ".join(part for part in column.header if part) or column.id
+
+
+# --- text --------------------------------------------------------------------------------
+
+
+def render_text(comparison: Comparison) -> str:
+    """The comparison as seed 002 lays out its tables: a line per metric, each run's value
+    with the screen's decimals, and the delta in percent."""
+    a, b = comparison.a, comparison.b
+    value_w = max(12, len(a.label), len(b.label), len(_range(a)), len(_range(b)))
+    key_w = [
+        max([len(c.header[1] or c.id), *(len(part(line.entity, i)) for line in comparison.lines)])
+        for i, c in enumerate(comparison.keys)
+    ]
+    metric_w = max([6, *(len(metric(line.column)) for line in comparison.lines)])
+    id_w = max([6, *(len(line.column.id) for line in comparison.lines)])
+    unit_w = max([4, *(len(line.column.unit) for line in comparison.lines)])
+    delta_w = 9
+
+    def cells(keys: Sequence[str], name: str, cid: str, unit: str, va: str, vb: str, d: str) -> str:
+        left = [k.ljust(w) for k, w in zip(keys, key_w, strict=True)]
+        parts = [*left, name.ljust(metric_w), cid.ljust(id_w), unit.ljust(unit_w)]
+        return " ".join([*parts, va.rjust(value_w), vb.rjust(value_w), d.rjust(delta_w)]).rstrip()
+
+    blank = [""] * len(key_w)
+    model = a.model
+    out = [
+        f"Screen: {comparison.screen} esatui {__version__}  compare",
+        f"{comparison.title}: {a.label} against {b.label}",
+    ]
+    out += [f"{s.label}: {s.source} {s.model.node} {_range(s)}" for s in (a, b)]
+    out += [note for note in model.notes if note.startswith("Simulated")][:1]
+    out.append(cells(blank, "Run ID", "", "", a.label, b.label, "Delta"))
+    keys = [c.header[1] or c.id for c in comparison.keys]
+    out.append(cells(keys, "Metric", "Column", "Unit", _range(a), _range(b), ""))
+    out.append(
+        " ".join("-" * w for w in [*key_w, metric_w, id_w, unit_w, value_w, value_w, delta_w])
+    )
+    previous: EntityKey | None = None
+    for line in comparison.lines:
+        shown = [part(line.entity, i) for i in range(len(key_w))]
+        if line.entity == previous:
+            shown = blank
+        previous = line.entity
+        out.append(
+            cells(
+                shown,
+                metric(line.column),
+                line.column.id,
+                line.column.unit,
+                _value(line.column, line.a, value_w),
+                _value(line.column, line.b, value_w),
+                format_delta(line.delta_pct),
+            )
+        )
+    return "\n".join(out) + "\n"
+
+
+def format_delta(delta: float | None) -> str:
+    """``-93.5%``, ``13.9%``, ``0.0%`` as seed 002 prints them; ``.`` where there is none."""
+    if delta is None:
+        return "."
+    shown = round(delta, DELTA_DECIMALS) + 0.0  # no "-0.0%"
+    return f"{shown:.{DELTA_DECIMALS}f}%"
+
+
+def _value(column: Column, value: Value, width: int) -> str:
+    return format_value(replace(column, width=width), round_value(column, value))
+
+
+def part(entity: EntityKey, i: int) -> str:
+    return entity[i] if i < len(entity) else ""
+
+
+def _range(side: Side) -> str:
+    return date_range(side.model.from_us, side.model.to_us)

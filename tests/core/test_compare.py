@@ -1,0 +1,245 @@
+"""``esatui compare``: two runs side by side, laid out like seed 002's tables (issue 17)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from esatui.db.sqlite_reader import SqliteReader
+from tests.fixtures.recording import START_US, host_recording
+from tests.sim.recorded import export_json
+
+MINUTE_US = 60_000_000
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Seed 002's single-thread polling run simulated with the default poll timer and with
+    50 µs (the README's what-if), 20 minutes each."""
+    base = tmp_path_factory.mktemp("compare")
+    default, poll50 = base / "default.sqlite", base / "poll50.sqlite"
+    for db, extra in ((default, []), (poll50, ["--set", "poll_timeout_us=50"])):
+        code = main(
+            [
+                "sim",
+                "--scenario",
+                "seed002-t3-polling",
+                *extra,
+                "--duration",
+                "20m",
+                "--start",
+                "2026-01-05T00:00+00:00",
+                "--db",
+                str(db),
+            ]
+        )
+        assert code == 0
+    return default, poll50
+
+
+def recorded_vserv(db: Path) -> float:
+    """VSERV per virtual NQ over the whole recording, from the recorded counters: the
+    deltas summed, then divided (seed 002's per-run figure, not a mean of intervals')."""
+    with SqliteReader.open(db) as reader:
+        q = reader.queries
+        node = q.node_id(None)
+        assert node is not None
+        intervals = q.intervals(node, ["monitor"], newest_first=False)
+        rows = q.kind_rows("crypto", intervals)
+    assert len(rows) >= 2, "a comparison over several intervals"
+    vserv = sum(float(r.values["vserv_us"] or 0) for r in rows)
+    vnq = sum(float(r.values["virt_nq"] or 0) for r in rows)
+    return vserv / vnq
+
+
+def test_esapoll_default_against_50us_is_laid_out_like_seed_002(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    default, poll50 = runs
+    args = ["compare", "ESAPOLL", "--db", str(default), "--with-db", str(poll50)]
+    labels = ["--label", "default", "--with-label", "poll 50 µs"]
+    code, text, err = run(capsys, *args, *labels)
+    assert code == 0, err
+    lines = text.splitlines()
+    # seed 002: "Run ID DBDN DPDN ... DPDN Delta", then one line per metric with the delta
+    (head,) = [ln for ln in lines if ln.startswith("Run ID")]
+    assert "default" in head and "poll 50 µs" in head and head.rstrip().endswith("Delta")
+    (vserv,) = [ln for ln in lines if " vserv_us " in ln]
+    a, b = recorded_vserv(default), recorded_vserv(poll50)
+    words = vserv.split()
+    assert words[-3:] == [f"{a:.3f}", f"{b:.3f}", f"{(b - a) / a * 100:.1f}%"]
+    # every value column of the screen is there, each with both runs' values
+    doc = export_json(capsys, default, "ESAPOLL")
+    value_ids = [c["id"] for c in doc["columns"] if c["id"] != "time"]
+    for column in value_ids:
+        assert any(f" {column} " in ln for ln in lines), column
+
+    code, out, err = run(capsys, *args, *labels, "--format", "csv")
+    assert code == 0, err
+    records = list(csv.DictReader(io.StringIO(out)))
+    assert list(records[0]) == ["column", "header", "unit", "default", "poll 50 µs", "delta_pct"]
+    (row,) = [r for r in records if r["column"] == "vserv_us"]
+    assert float(row["default"]) == pytest.approx(a, rel=1e-12)
+    assert float(row["poll 50 µs"]) == pytest.approx(b, rel=1e-12)
+    assert float(row["delta_pct"]) == pytest.approx((b - a) / a * 100, rel=1e-12)
+    assert row["header"] == "Service time per virtual NQ, µs: VSERV"
+
+    code, out, err = run(capsys, *args, *labels, "--format", "json")
+    assert code == 0, err
+    document = json.loads(out)
+    assert [r["label"] for r in document["runs"]] == ["default", "poll 50 µs"]
+    assert [r["database"] for r in document["runs"]] == ["default.sqlite", "poll50.sqlite"]
+    (row,) = [r for r in document["rows"] if r["column"] == "dserv_us"]
+    va, vb = row["values"]["default"], row["values"]["poll 50 µs"]
+    assert vb < va / 10  # 50 µs polling cuts DSERV by an order of magnitude
+    assert row["delta_pct"] == pytest.approx((vb - va) / va * 100)
+
+
+def test_labels_default_to_the_databases_names(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    default, poll50 = runs
+    code, out, err = run(
+        capsys, "compare", "poll", "--db", str(default), "--with-db", str(poll50), "--format", "csv"
+    )
+    assert code == 0, err
+    assert out.splitlines()[0] == "column,header,unit,default,poll50,delta_pct"
+
+
+def test_two_ranges_of_one_database_per_entity(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESALNXC's CPUs over 14:00-14:02 against 14:02-14:04: each CPU's value over a range is
+    what one interval that long holds, the same as ``export --interval-len`` gives."""
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=4, cpus=(0, 1))
+    t = [START_US + i * MINUTE_US for i in (0, 2, 4)]
+    code, out, err = run(
+        capsys,
+        "compare",
+        "ESALNXC",
+        "--db",
+        str(db),
+        "--from",
+        "@" + str(t[0] // 1_000_000),
+        "--to",
+        "14:02",
+        "--with-from",
+        "14:02",
+        "--with-to",
+        "14:04",
+        "--format",
+        "json",
+    )
+    if code == 2 and "@" in err:  # the epoch form is not a time esatui reads: use ISO
+        code, out, err = run(
+            capsys,
+            "compare",
+            "ESALNXC",
+            "--db",
+            str(db),
+            "--from",
+            "2026-11-21T14:00",
+            "--to",
+            "2026-11-21T14:02",
+            "--with-from",
+            "2026-11-21T14:02",
+            "--with-to",
+            "2026-11-21T14:04",
+            "--format",
+            "json",
+        )
+    assert code == 0, err
+    document = json.loads(out)
+    assert [r["label"] for r in document["runs"]] == [
+        "11/21 14:00-14:02",
+        "11/21 14:02-14:04",
+    ]
+    for half, (after, until) in enumerate(((t[0], t[1]), (t[1], t[2]))):
+        code, exported, err = run(
+            capsys,
+            "export",
+            "ESALNXC",
+            "--db",
+            str(db),
+            "--from",
+            "2026-11-21T14:0" + str(2 * half),
+            "--to",
+            "2026-11-21T14:0" + str(2 * half + 2),
+            "--interval-len",
+            "2m",
+            "--format",
+            "json",
+        )
+        assert code == 0, err
+        rows = json.loads(exported)["rows"]
+        label = document["runs"][half]["label"]
+        for row in rows:
+            parts = (row["type"], str(row["id"]), "" if row["row"] == "data" else row["row"])
+            entity = " ".join(p for p in parts if p)
+            for column in ("steal", "user", "total"):
+                (line,) = [
+                    r for r in document["rows"] if r["entity"] == entity and r["column"] == column
+                ]
+                assert line["values"][label] == row[column], (entity, column)
+        assert after < until
+
+
+@pytest.mark.parametrize(
+    ("extra", "code", "says"),
+    [
+        ([], 2, "compare needs two runs"),
+        (["--with-db", "missing.sqlite"], 1, "no database"),
+        (["--from", "14:05", "--to", "14:01", "--with-db", "x"], 2, "--from must be before"),
+        (["--label", "same", "--with-label", "same", "--with-from", "14:02"], 2, "labelled"),
+    ],
+)
+def test_bad_arguments_say_why_in_one_line(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    extra: list[str],
+    code: int,
+    says: str,
+) -> None:
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=2, cpus=(0,))
+    got, out, err = run(capsys, "compare", "ESALNXC", "--db", str(db), *extra)
+    assert got == code, err
+    assert says in err and len(err.strip().splitlines()) == 1 and out == ""
+
+
+def test_a_fleet_screen_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=2, cpus=(0,))
+    got, _, err = run(capsys, "compare", "ESANODE", "--db", str(db), "--with-from", "14:01")
+    assert got == 2 and "every node" in err
+
+
+def test_compare_and_export_stats_never_load_textual(tmp_path: Path) -> None:
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=4, cpus=(0,))
+    script = (
+        "import sys\n"
+        "from esatui.cli import main\n"
+        f"db = {str(db)!r}\n"
+        "assert main(['compare', 'ESALNXC', '--db', db, '--to', '2026-11-21T14:02',"
+        " '--with-from', '2026-11-21T14:02']) == 0\n"
+        "assert main(['export', 'ESALNXC', '--db', db, '--interval-len', '2m',"
+        " '--stats', 'p99']) == 0\n"
+        "assert 'textual' not in sys.modules, 'textual was imported'\n"
+    )
+    env = {**os.environ, "TZ": "UTC"}
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
+    )
+    assert result.returncode == 0, result.stderr

@@ -1,0 +1,207 @@
+"""The long tail (issue 17): ``export --stats`` and the distribution view are exact against
+an independent computation over the raw rows, and show what an hourly mean hides."""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from esatui.cli import main
+from esatui.collectors.host import CPU
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.db.store import Store
+from esatui.screens import catalog
+from esatui.screens.distribution import (
+    Stats,
+    distribution,
+    histogram,
+    percentile,
+    recorded_model,
+    render_lines,
+)
+from tests.fixtures.reading import sql
+from tests.fixtures.recording import START_US, host_samples, write
+
+PARTS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+Ticks = dict[str, int]
+
+
+def record(path: Path, intervals: Sequence[Sequence[Ticks]], start_us: int, step_s: int) -> None:
+    """Host samples whose per-interval ticks per CPU are ``intervals[i][cpu]``, written
+    through the real interval builder and store."""
+    cpus = range(len(intervals[0]))
+    samples = host_samples(
+        len(intervals), cpus, step_s, start_us, ticks=lambda i, c, _s: intervals[i - 1][c]
+    )
+    with Store.open(path) as store:
+        write(store, "host", (CPU,), samples)
+
+
+def raw_steal(path: Path) -> dict[tuple[str, int], float]:
+    """Each recorded interval's steal as a percent of the CPU's ticks, by (CPU, interval
+    end), straight from the database file."""
+    rows = sql(
+        path,
+        "SELECT e.key, i.end_us, k.user_us, k.nice_us, k.system_us, k.idle_us, k.iowait_us,"
+        " k.irq_us, k.softirq_us, k.steal_us FROM k_cpu k JOIN interval i ON i.id ="
+        " k.interval_id JOIN entity e ON e.id = k.entity_id",
+    )
+    return {(key, end): steal * 100 / (sum(parts) + steal) for key, end, *parts, steal in rows}
+
+
+def nearest_rank(values: list[float], p: int) -> float:
+    """The test's own nearest rank: integer arithmetic, no floats in the rank."""
+    ordered = sorted(values)
+    return ordered[(p * len(ordered) + 99) // 100 - 1]
+
+
+def expected(
+    steal: dict[tuple[str, int], float], length_us: int
+) -> dict[tuple[str, int], dict[str, float]]:
+    """Per (CPU, bucket end) the statistics of the interval values ending in it (UTC)."""
+    by_bucket: dict[tuple[str, int], list[float]] = {}
+    for (cpu, end), value in steal.items():
+        bucket = -(-end // length_us) * length_us
+        by_bucket.setdefault((cpu, bucket), []).append(value)
+    return {
+        key: {
+            "mean": sum(v) / len(v),
+            "p50": nearest_rank(v, 50),
+            "p95": nearest_rank(v, 95),
+            "p99": nearest_rank(v, 99),
+            "max": max(v),
+            "n": len(v),
+        }
+        for key, v in by_bucket.items()
+    }
+
+
+part = st.integers(min_value=0, max_value=3000)
+cpu_ticks = st.fixed_dictionaries(dict.fromkeys(PARTS, part)).map(
+    lambda t: {**t, "idle": t["idle"] + 1}
+)
+
+
+@settings(max_examples=30)
+@given(
+    intervals=st.lists(st.lists(cpu_ticks, min_size=2, max_size=2), min_size=1, max_size=40),
+    offset_s=st.sampled_from([0, 17, 3599]),
+    length_s=st.sampled_from([300, 900, 3600]),
+)
+def test_stats_and_distribution_are_exact_against_the_raw_rows(
+    intervals: list[list[Ticks]], offset_s: int, length_s: int
+) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "h.sqlite"
+        record(db, intervals, START_US + offset_s * 1_000_000, 60)
+        want = expected(raw_steal(db), length_s * 1_000_000)
+        argv = ["export", "ESALNXC", "--db", str(db), "--interval-len", str(length_s)]
+        out = _run([*argv, "--stats", "mean,p50,p95,p99,max", "--format", "json"])
+        rows = [r for r in json.loads(out)["rows"] if r["row"] == "data"]
+        assert {(r["id"], _us(r["time"])) for r in rows} == {(int(cpu), end) for cpu, end in want}
+        for r in rows:
+            stats = want[(str(r["id"]), _us(r["time"]))]
+            for name in ("mean", "p50", "p95", "p99", "max"):
+                assert r[f"steal_{name}"] == pytest.approx(stats[name], rel=1e-12, abs=1e-12)
+
+        # the distribution view's model: the same numbers, and every value in its histogram
+        with SqliteReader.open(db) as reader:
+            query = catalog.Query(interval_len_us=length_s * 1_000_000)
+            bucketed = catalog.build_model(reader, "ESALNXC", query)
+            recorded = recorded_model(reader, "ESALNXC", query, bucketed)
+        dist = distribution(bucketed, recorded, length_s * 1_000_000, "steal", ("IFL", "0"))
+        for b in dist.buckets:
+            stats = want[("0", b.end_us)]
+            assert b.stats is not None and b.stats.n == stats["n"]
+            for name in ("mean", "p50", "p95", "p99", "max"):
+                assert b.stats.get(name) == pytest.approx(stats[name], rel=1e-12, abs=1e-12)
+        assert sum(x.count for x in dist.histogram.bins) + dist.histogram.below == len(intervals)
+
+
+def _run(argv: list[str]) -> str:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(argv) == 0
+    return out.getvalue()
+
+
+def _us(iso_time: str) -> int:
+    from datetime import datetime
+
+    return round(datetime.fromisoformat(iso_time).timestamp() * 1_000_000)
+
+
+def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> None:
+    """Seed 000's point: an hour of 1-minute intervals, one of which stole 90% of the CPU.
+    The hour's mean (2.5%) is under the steal threshold; p99 and max show the 90%."""
+    quiet = {"user": 3000, "nice": 0, "system": 0, "idle": 2940, "iowait": 0, "irq": 0}
+    calm = {**quiet, "softirq": 0, "steal": 60}  # 1% steal
+    storm = {**quiet, "user": 300, "idle": 300, "softirq": 0, "steal": 5400}  # 90%
+    intervals = [[storm if i == 41 else calm] for i in range(60)]
+    db = tmp_path / "tail.sqlite"
+    record(db, intervals, START_US, 60)
+    argv = ["export", "ESALNXC", "--db", str(db), "--interval-len", "1h", "--format", "json"]
+    (row, _all) = json.loads(_run([*argv, "--stats", "mean,p95,p99,max"]))["rows"]
+    assert row["steal"] == pytest.approx((59 * 1 + 90) / 60)  # the hour as one interval
+    assert row["steal_mark"] is None  # the mean: nothing to see
+    assert row["steal_p95"] == pytest.approx(1.0)
+    assert row["steal_p99"] == pytest.approx(90.0)
+    assert row["steal_max"] == pytest.approx(90.0)
+    text = _run([*argv[:-2], "--stats", "p99,max", "--format", "text"])
+    assert "of the recorded interval values" in text and "not of single operations" in text
+
+    with SqliteReader.open(db) as reader:
+        query = catalog.Query(interval_len_us=3_600_000_000)
+        bucketed = catalog.build_model(reader, "ESALNXC", query)
+        recorded = recorded_model(reader, "ESALNXC", query, bucketed)
+    dist = distribution(bucketed, recorded, 3_600_000_000, "steal", ("IFL", "0"))
+    lines = render_lines(dist)
+    assert any("statistics of interval values" in ln for ln in lines)
+    (bucket,) = [ln for ln in lines if ln.startswith("15:00:00")]
+    assert bucket.split()[1:] == ["2.5", "60", "2.5", "1.0", "1.0", "90.0", "90.0"]
+    assert not dist.histogram.log  # 1 to 90: under two decades
+
+
+def test_nearest_rank_percentiles_and_log_histogram() -> None:
+    assert percentile([1.0, 2.0, 3.0, 4.0], 50) == 2.0
+    assert percentile([5.0], 99) == 5.0
+    values = [10.0] * 95 + [1000.0] * 5
+    stats = Stats.of(values)
+    assert stats is not None and (stats.p95, stats.p99, stats.max) == (10.0, 1000.0, 1000.0)
+    h = histogram([0.0, 100.0, 150.0, 120.0, 90_000.0])
+    assert h.log and h.below == 1
+    assert sum(b.count for b in h.bins) == 4
+    assert h.bins[0].low <= 100.0 and h.bins[-1].high >= 90_000.0
+    edges = [b.low for b in h.bins]
+    assert all(
+        math.isclose(b, a * r) for a, b, r in zip(edges, edges[1:], [2, 2.5, 2] * 9, strict=False)
+    )
+    linear = histogram([1.0, 2.0, 3.0])
+    assert not linear.log and sum(b.count for b in linear.bins) == 3
+
+
+@pytest.mark.parametrize(
+    ("screen", "column", "hf_max"),
+    [("ESACRYQ", "pending_avg", "pending_max")],
+)
+def test_the_high_frequency_maximum_stands_beside_its_gauge(
+    screen: str, column: str, hf_max: str
+) -> None:
+    from esatui.screens.distribution import hf_max_column
+    from esatui.screens.model import ScreenModel
+
+    definition = catalog.get(screen)
+    model = ScreenModel(definition.name, definition.title, definition.columns, ())
+    found = hf_max_column(model, model.column(column))
+    assert found is not None and found.id == hf_max
+    assert hf_max_column(model, model.column(hf_max)) is None

@@ -1,0 +1,82 @@
+"""The monitor's comparison (``m`` twice per range) and distribution (``d``) views (issue
+17): each opens as a screen computed in a worker, and Esc returns to the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from esatui.tui.app import MonitorApp
+from esatui.tui.pilot import settle
+from esatui.tui.textview import TextView
+from tests.fixtures.recording import host_recording
+
+SIZE = (140, 40)
+
+
+async def views_done(pilot: Pilot[int]) -> None:
+    await settle(pilot)
+    views = [w for w in pilot.app.workers if w.group == "view"]
+    if views:
+        await pilot.app.workers.wait_for_complete(views)
+    await pilot.pause()
+    await pilot.pause()
+
+
+def shown_view(app: MonitorApp) -> TextView:
+    screen = app.screen
+    assert isinstance(screen, TextView), (type(screen), app._message)
+    return screen
+
+
+async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=20, cpus=(0, 1))
+    app = MonitorApp(db_path, live=False, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.model is not None
+        # the first range: the newest interval's first row (m), then 3 rows down (m)
+        await pilot.press("m")
+        assert "m again at its end" in app._message
+        await pilot.press("down", "down", "down", "m")
+        assert "first range" in app._message
+        await pilot.press("down", "down", "down", "m", "down", "down", "down", "m")
+        await views_done(pilot)
+        view = shown_view(app)
+        assert view.kind == "compare"
+        text = "\n".join(view.text_lines)
+        assert text.startswith("Screen: ESALNXC")
+        assert "Run ID" in text and "Delta" in text
+        assert any(" steal " in ln and ln.rstrip().endswith("%") for ln in view.text_lines)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextView)
+        assert app.model is not None and app.model.name == "ESALNXC"
+
+
+async def test_d_shows_the_distribution_of_the_column_under_the_cursor(db_path: Path) -> None:
+    host_recording(db_path, n_intervals=60, cpus=(0, 1))
+    app = MonitorApp(db_path, live=False, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("d")
+        assert "Tab to a column" in app._message
+        await pilot.press("tab", "d")
+        assert "+ first" in app._message  # as recorded: nothing aggregated yet
+        await pilot.press("plus")
+        await settle(pilot)
+        assert app.state.interval_len_us is not None
+        for _ in range(8):  # from Total (the first Tab) on to Steal
+            await pilot.press("tab")
+        await pilot.press("d")
+        await views_done(pilot)
+        view = shown_view(app)
+        assert view.kind == "distribution"
+        head = view.text_lines[0]
+        assert head.startswith("Distribution: ESALNXC steal") and "IFL 0" in head
+        assert "statistics of interval values" in view.text_lines[1]
+        assert any(ln.startswith("Histogram of") for ln in view.text_lines)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, TextView)
