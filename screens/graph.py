@@ -25,9 +25,9 @@ from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold
 MINUTE_US = 60_000_000
 HOUR_US = 60 * MINUTE_US
 # the lengths a long range is read in: minutes up to an hour, then whole hours (the rollups)
-GRAPH_LENGTHS: tuple[int, ...] = tuple(
-    n * MINUTE_US for n in (1, 2, 5, 10, 15, 30)
-) + tuple(n * HOUR_US for n in (1, 2, 3, 6, 12, 24, 48, 168))
+GRAPH_LENGTHS: tuple[int, ...] = tuple(n * MINUTE_US for n in (1, 2, 5, 10, 15, 30)) + tuple(
+    n * HOUR_US for n in (1, 2, 3, 6, 12, 24, 48, 168)
+)
 
 MAX_LINES = 10
 """Lines one column draws: the busiest entities (by their highest point) and the one
@@ -101,7 +101,7 @@ def entity_label(keys: Sequence[Column], row: Row) -> str:
         parts.append(str(value))
     text = " ".join(parts)
     if row.kind is not RowKind.DATA and not text:
-        return row.kind.value
+        return str(row.kind.value)
     return text
 
 

@@ -17,6 +17,11 @@ import io
 import time
 from typing import Any
 
+from plotext._figure import _figure_class
+from plotext._utility import uncolorize
+from rich.console import Console
+from rich.text import Text
+
 from esatui.screens.graph import Graph, Plotted
 from esatui.screens.model import RowKind
 from esatui.screens.render import format_duration
@@ -36,8 +41,6 @@ X_TICKS = 6
 
 def new_figure() -> Any:
     """A plotext figure of its own (not the module's global one)."""
-    from plotext._figure import _figure_class
-
     return _figure_class()
 
 
@@ -47,9 +50,9 @@ def tick_labels(graph: Graph, count: int = X_TICKS) -> tuple[list[int], list[str
     n = graph.points
     if n == 0:
         return [], []
-    spans_days = time.localtime(graph.ends_us[0] / 1e6)[:3] != time.localtime(
-        graph.ends_us[-1] / 1e6
-    )[:3]
+    spans_days = (
+        time.localtime(graph.ends_us[0] / 1e6)[:3] != time.localtime(graph.ends_us[-1] / 1e6)[:3]
+    )
     form = "%m/%d %H:%M" if spans_days else "%H:%M"
     step = max(1, round((n - 1) / max(count - 1, 1)))
     ticks = list(range(0, n, step))
@@ -115,9 +118,7 @@ def draw(
     if graph.overlay is not None and graph.overlay.series:
         series = graph.overlay.series[0]
         label = graph.overlay.column.id + (f": {series.label}" if series.label else "")
-        style = (
-            {"marker": "dot", "color": OVERLAY_COLOUR} if colour else {"marker": OVERLAY_MARK}
-        )
+        style = {"marker": "dot", "color": OVERLAY_COLOUR} if colour else {"marker": OVERLAY_MARK}
         _line(fig, series.values, label, style, "right")
         fig.ylabel(_name(graph.overlay), yside="right")
     threshold = graph.primary.threshold
@@ -150,8 +151,6 @@ def plot_text(graph: Graph, width: int = 132, height: int = 30, *, colour: bool 
     draw(fig, graph, width, height - 1, colour=colour)
     text: str = fig.build()
     if not colour:
-        from plotext._utility import uncolorize
-
         text = uncolorize(text)
     lines = [heading(graph), *(line.rstrip() for line in text.splitlines())]
     return "\n".join(lines) + "\n"
@@ -159,9 +158,6 @@ def plot_text(graph: Graph, width: int = 132, height: int = 30, *, colour: bool 
 
 def plot_svg(graph: Graph, width: int = 132, height: int = 30) -> str:
     """The graph as an SVG image: the coloured text, rendered by Rich."""
-    from rich.console import Console
-    from rich.text import Text
-
     console = Console(record=True, width=width, file=io.StringIO(), color_system="truecolor")
     console.print(Text.from_ansi(plot_text(graph, width, height, colour=True)))
     return console.export_svg(title=f"esatui {graph.screen} {graph.node}".strip())

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
 
 from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
+
+if TYPE_CHECKING:
+    from esatui.screens.catalog import ScreenDef
 
 GRAPH_HEIGHT = 30
 """Lines of an exported graph (its width is ``--width``)."""
@@ -21,21 +25,7 @@ def run_graph(args: argparse.Namespace) -> int:
     from esatui.screens import catalog
     from esatui.screens.graph import load_graph
 
-    if args.format not in ("svg", "plot"):
-        raise UsageError("--column is for --format svg or plot")
-    if not args.column:
-        raise UsageError(f"--format {args.format} needs --column COL (the column to draw)")
-    if len(args.column) > 2:
-        raise UsageError("--column at most twice: a column and one overlaid on its own axis")
-    try:
-        screen = catalog.get(args.screen)
-    except KeyError as exc:
-        raise UsageError(str(exc.args[0])) from None
-    if args.from_ is not None and args.to is not None and args.from_ >= args.to:
-        raise UsageError("--from must be before --to")
-    unknown = [o for o in args.option if o not in screen.view_options]
-    if unknown:
-        raise UsageError(f"{screen.name} has no view option {unknown[0]!r}")
+    screen = _checked(args)
     query = catalog.Query(
         node=args.node,
         after_us=args.from_,
@@ -74,3 +64,25 @@ def run_graph(args: argparse.Namespace) -> int:
 
         write_report(args.output, text)
     return EXIT_OK
+
+
+def _checked(args: argparse.Namespace) -> ScreenDef:
+    """The screen to draw, once the arguments make sense for a graph."""
+    from esatui.screens import catalog
+
+    if args.format not in ("svg", "plot"):
+        raise UsageError("--column is for --format svg or plot")
+    if not args.column:
+        raise UsageError(f"--format {args.format} needs --column COL (the column to draw)")
+    if len(args.column) > 2:
+        raise UsageError("--column at most twice: a column and one overlaid on its own axis")
+    try:
+        screen = catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if args.from_ is not None and args.to is not None and args.from_ >= args.to:
+        raise UsageError("--from must be before --to")
+    unknown = [o for o in args.option if o not in screen.view_options]
+    if unknown:
+        raise UsageError(f"{screen.name} has no view option {unknown[0]!r}")
+    return screen

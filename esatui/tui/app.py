@@ -168,6 +168,7 @@ ACTIONS = (
     ("Longer interval", "aggregate into longer intervals (+)", "length(1)"),
     ("Shorter interval", "shorter intervals, down to as recorded (-)", "length(-1)"),
     ("Pause or resume", "stop or go on following the newest interval (space)", "pause"),
+    ("Graph", "the column under the cursor over time, a line per entity (g)", "graph"),
     ("Normalized view", "ESACPUU's subtotals in full-speed engines (n)", "option('normalized')"),
     ("Help", "every key and column (?)", "help"),
     ("Quit", "leave esatui (q)", "quit"),
@@ -208,12 +209,13 @@ class MonitorApp(App[int]):
         Binding("minus", "length(-1)", show=False),
         Binding("n", "option('normalized')", show=False),
         Binding("s", "sort", show=False),
+        Binding("g", "graph", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
     # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...); s sorts
     # where a screen sorts (ESANODE) and starts a name elsewhere
-    NAME_KEYS = frozenset("abcdefghiklmopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
+    NAME_KEYS = frozenset("abcdefhiklmopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
 
     def __init__(
         self,
@@ -336,13 +338,7 @@ class MonitorApp(App[int]):
             with self._reader_lock:
                 if self._stop.is_set():
                     return
-                if self._reader is None:
-                    if self._open_with is not None:
-                        self._reader = self._open_with()
-                    else:
-                        assert self._db_path is not None
-                        self._reader = open_reader(self._db_path)
-                reader = self._reader
+                reader = self._opened()
                 target = state if move is None else self._target(reader, state, move)
                 if target is None:
                     return
@@ -352,6 +348,16 @@ class MonitorApp(App[int]):
             self.post_message(Notice(str(exc)))
             return
         self.post_message(Loaded(request, target, model, notice))
+
+    def _opened(self) -> Reader:
+        """The reader, opened on first use (in a worker, holding the reader lock)."""
+        if self._reader is None:
+            if self._open_with is not None:
+                self._reader = self._open_with()
+            else:
+                assert self._db_path is not None
+                self._reader = open_reader(self._db_path)
+        return self._reader
 
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
@@ -466,6 +472,10 @@ class MonitorApp(App[int]):
         self._render()
 
     def on_notice(self, message: Notice) -> None:
+        graph = getattr(self.screen, "notice", None)  # the graph view (g) says it
+        if graph is not None:
+            graph(message.text)
+            return
         if self._gone():
             return
         self._message = message.text
@@ -724,6 +734,56 @@ class MonitorApp(App[int]):
             self.action_prompt("screen", "s")
             return
         self.reload(self.state.sort_next(screen.sorts))
+
+    # --- graphs (g: esatui/tui/graph.py) -----------------------------------------------
+
+    @property
+    def thresholds(self) -> dict[str, Threshold]:
+        return self._thresholds
+
+    def action_graph(self) -> None:
+        from esatui.screens.graph import numeric_columns
+        from esatui.tui.graph import GraphScreen, choice_for
+
+        model = self.model
+        if model is None or not model.rows or not model.recorded:
+            self._say(f"{self.state.screen}: no interval to graph")
+            return
+        numeric = numeric_columns(model)
+        if not numeric:
+            self._say(f"{model.name} has no column to graph")
+            return
+        index = self.table.column_cursor
+        shown = self._columns
+        column = shown[index].id if index is not None and index < len(shown) else None
+        choice = choice_for(model, column, self.table.selected_row, lambda: numeric[0].id)
+        state = self.state.jump(self.state.until_us or 0) if self.state.drilled else self.state
+        self.push_screen(GraphScreen(self, state, model, choice), self._graph_closed)
+
+    def _graph_closed(self, state: ViewState | None) -> None:
+        """Back from the graph: at the interval chosen (Enter), else as it was (reloaded:
+        what came while the graph was shown was not drawn)."""
+        self.reload(state)
+
+    def graph_read(
+        self, state: ViewState, later: tuple[int, int] | None, length: int, limit: int
+    ) -> tuple[ViewState, ScreenModel] | None:
+        """(The graph view's worker.) Where ``later`` or ``length`` leads from ``state``, and
+        the screen model of ``limit`` intervals up to there."""
+        move: Move | None = Later(*later) if later else Length(length) if length else None
+        try:
+            with self._reader_lock:
+                if self._stop.is_set():
+                    return None
+                reader = self._opened()
+                target = state if move is None else self._target(reader, state, move)
+                if target is None:
+                    return None
+                model = catalog.build_model(reader, target.screen, self._query(target, limit))
+        except (StoreError, OSError) as exc:
+            self.post_message(Notice(str(exc)))
+            return None
+        return target, model
 
     def action_help(self) -> None:
         model = self._shown_model()
