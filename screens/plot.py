@@ -94,6 +94,7 @@ def draw(
     """Draw ``graph`` on plotext figure ``fig``, ``width`` x ``height`` characters; a
     vertical line at point ``cursor``."""
     fig.clear_figure()
+    fig._limit_size(False, False)  # the size asked for, whatever the terminal's (or none)
     fig.plotsize(width, height)
     fig.theme("pro" if colour else "clear")
     ticks, labels = tick_labels(graph, max(2, min(X_TICKS, width // 14)))
