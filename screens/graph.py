@@ -240,3 +240,67 @@ def load_graph(
     model = catalog.build_model(reader, screen.name, query)
     graph = graph_of(model, column_id, overlay_id, emphasis, query.thresholds)
     return graph, model
+
+
+# --- ESASSUM's header: the day at a glance ------------------------------------------------
+
+SPARK_BARS = "▁▂▃▄▅▆▇█"
+HOURS = 24
+DAY_US = HOURS * HOUR_US
+SPARKLINES = 3
+"""ESASSUM's busiest columns shown as sparklines in its header."""
+
+
+def sparkline(values: Sequence[float | None], top: float) -> str:
+    """One bar per value, from 0 to ``top`` (a blank where there is no value)."""
+    if top <= 0:
+        top = 1.0
+    last = len(SPARK_BARS) - 1
+    return "".join(
+        " " if v is None else SPARK_BARS[max(0, min(last, round(v / top * last)))] for v in values
+    )
+
+
+def day_sparklines(
+    reader: Reader, node: str | None, until_us: int, thresholds: Mapping[str, Threshold]
+) -> tuple[str, ...]:
+    """ESASSUM's busiest percentage columns (by their mean) over the 24 hours up to
+    ``until_us``, an hourly bar each (read from the hourly rollups): one note line each."""
+    query = catalog.Query(
+        node=node,
+        after_us=until_us - DAY_US,
+        until_us=until_us,
+        interval_len_us=HOUR_US,
+        thresholds=thresholds,
+    )
+    model = catalog.build_model(reader, "ESASSUM", query)
+    rows = sorted(model.rows, key=lambda r: r.end_us)
+    ranked: list[tuple[float, Column, list[float | None]]] = []
+    for column in numeric_columns(model):
+        if column.unit != "%":
+            continue
+        values: list[float | None] = [None] * HOURS
+        for r in rows:  # hour by hour, the newest last; an hour without data blank
+            slot = HOURS - 1 - (rows[-1].end_us - r.end_us) // HOUR_US
+            if 0 <= slot < HOURS:
+                values[slot] = _number(r.values.get(column.id))
+        known = [v for v in values if v is not None]
+        if known and max(known) > 0:
+            ranked.append((sum(known) / len(known), column, values))
+    ranked.sort(key=lambda item: -item[0])
+    width = max((len(c.id) for _, c, _ in ranked[:SPARKLINES]), default=0)
+    lines = []
+    for _, column, values in ranked[:SPARKLINES]:
+        known = [v for v in values if v is not None]
+        top = max(known)
+        lines.append(
+            f"{column.id:<{width}} {sparkline(values, top)} "
+            f"{min(known):.1f}-{top:.1f}% (24 h, hourly)"
+        )
+    return tuple(lines)
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    return None

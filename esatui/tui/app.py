@@ -262,6 +262,8 @@ class MonitorApp(App[int]):
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
         self._layout: Layout | None = None  # what the screen shows now
+        # ESASSUM's sparklines, for (node, the newest row's hour): read in the loading worker
+        self._sparklines: tuple[object, tuple[str, ...]] = (None, ())
 
     # --- layout -----------------------------------------------------------------------
 
@@ -344,6 +346,7 @@ class MonitorApp(App[int]):
                     return
                 model = catalog.build_model(reader, target.screen, self._query(target, limit))
                 target, model, notice = self._landing(reader, target, model, limit)
+                model = self._with_sparklines(reader, target, model)
         except (StoreError, OSError) as exc:
             self.post_message(Notice(str(exc)))
             return
@@ -358,6 +361,20 @@ class MonitorApp(App[int]):
                 assert self._db_path is not None
                 self._reader = open_reader(self._db_path)
         return self._reader
+
+    def _with_sparklines(self, reader: Reader, state: ViewState, model: ScreenModel) -> ScreenModel:
+        """ESASSUM with the day at a glance: its busiest columns as sparklines in the header
+        (read again only when the newest row's hour changes)."""
+        if model.name != "ESASSUM" or state.drilled or not model.rows:
+            return model
+        from esatui.screens.graph import HOUR_US, day_sparklines
+
+        newest = model.rows[0].end_us
+        key = (state.node or self._node, newest // HOUR_US)
+        if self._sparklines[0] != key:
+            lines = day_sparklines(reader, key[0], newest, self._thresholds)
+            self._sparklines = (key, lines)
+        return replace(model, notes=(*model.notes, *self._sparklines[1]))
 
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
