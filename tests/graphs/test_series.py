@@ -22,9 +22,7 @@ from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold
 from esatui.screens.plot import plot_svg, plot_text
 
 ENTITY_SCREENS = [
-    s.name
-    for s in catalog.screens().values()
-    if any(c.key and c.id != "time" for c in s.columns)
+    s.name for s in catalog.screens().values() if any(c.key and c.id != "time" for c in s.columns)
 ]
 
 

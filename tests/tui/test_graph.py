@@ -42,9 +42,7 @@ async def drawn(pilot: Pilot[int]) -> GraphScreen:
 
 
 @pytest.mark.parametrize("name", ENTITY_SCREENS)
-async def test_g_draws_a_line_per_entity_and_enter_opens_the_table(
-    sim_db: Path, name: str
-) -> None:
+async def test_g_draws_a_line_per_entity_and_enter_opens_the_table(sim_db: Path, name: str) -> None:
     app = MonitorApp(sim_db, live=False, screen=name)
     async with app.run_test(size=(132, 36)) as pilot:
         await settle(pilot)
