@@ -262,6 +262,7 @@ class MonitorApp(App[int]):
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
         self._layout: Layout | None = None  # what the screen shows now
+        self._graph_open = False  # the graph view (g) is shown over the table
         # ESASSUM's sparklines, for (node, the newest row's hour): read in the loading worker
         self._sparklines: tuple[object, tuple[str, ...]] = (None, ())
 
@@ -775,12 +776,18 @@ class MonitorApp(App[int]):
         column = shown[index].id if index is not None and index < len(shown) else None
         choice = choice_for(model, column, self.table.selected_row, lambda: numeric[0].id)
         state = self.state.jump(self.state.until_us or 0) if self.state.drilled else self.state
+        self._graph_open = True
         self.push_screen(GraphScreen(self, state, model, choice), self._graph_closed)
 
     def _graph_closed(self, state: ViewState | None) -> None:
         """Back from the graph: at the interval chosen (Enter), else as it was (reloaded:
         what came while the graph was shown was not drawn)."""
+        self._graph_open = False
         self.reload(state)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a graph is shown, the table's keys are the graph's (or nothing)."""
+        return not self._graph_open or action in ("help", "quit")
 
     def graph_read(
         self, state: ViewState, later: tuple[int, int] | None, length: int, limit: int
@@ -806,7 +813,8 @@ class MonitorApp(App[int]):
         model = self._shown_model()
         columns = model.columns if model else catalog.get(self.state.screen).columns
         thresholds = self._thresholds or DEFAULT_THRESHOLDS
-        self.push_screen(HelpScreen(help_content(self.state.screen, columns, thresholds)))
+        content = help_content(self.state.screen, columns, thresholds, graph=self._graph_open)
+        self.push_screen(HelpScreen(content))
 
     def action_prompt(self, kind: str, initial: str = "") -> None:
         prompt = self.query_one("#prompt", Input)

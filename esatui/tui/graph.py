@@ -34,18 +34,6 @@ from esatui.tui.state import ViewState
 AXES_WIDTH = 16
 """Characters of the plot that are not points (the y axes' labels and the frame)."""
 
-GRAPH_KEYS = (
-    ("g, Esc", "back to the table"),
-    ("Left, Right", "move the point cursor"),
-    ("Enter", "the table at the interval under the point cursor"),
-    ("Up, Down", "emphasise the previous / next entity (its line drawn over the others)"),
-    ("o / O", "overlay the next / previous column on its own (right) axis, or none"),
-    ("[ or t / ] or T", "one interval earlier / later"),
-    ("PgUp/PgDn", "a graph's width earlier / later"),
-    ("j", "jump to a time"),
-    ("+ / -", "longer / shorter intervals"),
-)
-
 
 class GraphHost(Protocol):
     """What the graph asks of the monitor (in its worker thread)."""

@@ -14,6 +14,7 @@ from textual.worker import WorkerCancelled
 from esatui.screens.graph import MAX_LINES, entity_columns, entity_label
 from esatui.tui.app import MonitorApp
 from esatui.tui.graph import GraphScreen
+from esatui.tui.help import HelpScreen
 from esatui.tui.pilot import settle
 from tests.graphs.conftest import simulate
 from tests.graphs.test_series import ENTITY_SCREENS
@@ -105,9 +106,33 @@ async def test_time_keys_overlay_and_emphasis(sim_db: Path) -> None:
         before = view.graph.emphasis
         await pilot.press("down")
         assert view.graph.emphasis != before
+        # the table's own keys do nothing to the hidden table while the graph is up
+        state = app.state
+        await pilot.press("n", "space", "tab", "colon")
+        assert app.state == state and isinstance(app.screen, GraphScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert "Graph keys" in str(app.screen.content.renderables[0])  # type: ignore[attr-defined]
+        await pilot.press("escape")
         await pilot.press("escape")
         await settle(pilot)
         assert not isinstance(app.screen, GraphScreen)
+
+
+async def test_a_screen_without_entities_draws_one_line_with_its_thresholds(
+    sim_db: Path,
+) -> None:
+    app = MonitorApp(sim_db, live=False, screen="ESASSUM")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press(*["tab"] * 5)  # cpus_cp, busy_cp, cpus_ifl, busy_ifl, steal_pct
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None
+        assert view.graph.primary.column.id == "steal_pct"
+        assert [s.label for s in view.graph.primary.series] == [""]
+        assert view.graph.primary.threshold == app.thresholds["steal"]
 
 
 def test_graph_snapshot(snap_compare: SnapCompare, sim_db: Path) -> None:
