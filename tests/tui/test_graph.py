@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from rich.console import Group
 from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
@@ -113,7 +114,9 @@ async def test_time_keys_overlay_and_emphasis(sim_db: Path) -> None:
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        assert "Graph keys" in str(app.screen.content.renderables[0])  # type: ignore[attr-defined]
+        content = app.screen.content
+        assert isinstance(content, Group)
+        assert str(content.renderables[0]) == "Graph keys"
         await pilot.press("escape")
         await pilot.press("escape")
         await settle(pilot)
