@@ -500,6 +500,10 @@ class MonitorApp(App[int]):
         self._render_status()
 
     def on_recorded(self, message: Recorded) -> None:
+        graph = getattr(self.screen, "recorded", None)  # the graph view (g) follows too
+        if graph is not None:
+            graph()
+            return
         if self._gone():
             return
         if self.state.following and not self.state.drilled:

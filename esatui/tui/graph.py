@@ -299,6 +299,12 @@ class GraphScreen(Screen[ViewState | None]):
             event.stop()
             self._hide_prompt()
 
+    def recorded(self) -> None:
+        """The live recorder committed an interval: a graph that follows the newest
+        reloads."""
+        if self.state.following and not self.state.drilled:
+            self._fetch(self.state)
+
     def notice(self, text: str) -> None:
         """A message from the monitor (no interval further on, say)."""
         self._say(text)

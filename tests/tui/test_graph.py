@@ -158,3 +158,34 @@ def test_graph_overlay_snapshot(snap_compare: SnapCompare, sim_db: Path) -> None
 
     app = MonitorApp(sim_db, live=False, screen="ESAPOLL")
     assert snap_compare(app, terminal_size=(132, 36), run_before=run_before)
+
+
+async def test_a_live_graph_follows_the_newest_interval(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from esatui.db.store import Store
+    from tests.fixtures.recording import START_US
+    from tests.tui.test_keys import MINUTE, live_recorder
+
+    db = tmp_path / "live.sqlite"
+    Store.open(db).close()
+    go = threading.Semaphore(0)
+    app = MonitorApp(db, live=True, screen="ESALNXC", recorder=live_recorder(db, go))
+    async with app.run_test(size=(132, 36)) as pilot:
+
+        async def until(condition: Callable[[], bool]) -> None:
+            deadline = time.monotonic() + 20
+            while not condition() and time.monotonic() < deadline:
+                await settle(pilot)
+            assert condition()
+
+        go.release(3)
+        await until(lambda: bool(app.model and app.model.rows))
+        await until(lambda: app.model is not None and len({r.end_us for r in app.model.rows}) == 3)
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == 3
+        go.release(2)
+        await until(lambda: view.graph is not None and view.graph.points == 5)
+        assert view.graph is not None and view.graph.ends_us[-1] == START_US + 5 * MINUTE
