@@ -90,9 +90,11 @@ def draw(
     *,
     colour: bool = True,
     cursor: int | None = None,
+    marker: str = "braille",
 ) -> None:
     """Draw ``graph`` on plotext figure ``fig``, ``width`` x ``height`` characters; a
-    vertical line at point ``cursor``."""
+    vertical line at point ``cursor``. ``marker``: plotext's for coloured lines (braille,
+    2 x 4 dots a character; ``hd``, 2 x 2, takes plotext half the time)."""
     fig.clear_figure()
     fig._limit_size(False, False)  # the size asked for, whatever the terminal's (or none)
     fig.plotsize(width, height)
@@ -112,7 +114,7 @@ def draw(
         if series.kind is not RowKind.DATA and series.label != series.kind.value:
             label += f" ({series.kind.value})"
         if colour:
-            style = {"marker": "braille", "color": EMPHASIS_COLOUR if emphasised else _cycle(n)}
+            style = {"marker": marker, "color": EMPHASIS_COLOUR if emphasised else _cycle(n)}
         else:
             style = {"marker": EMPHASIS_MARK if emphasised else MARKS[n % len(MARKS)]}
         _line(fig, series.values, label, style, "left")

@@ -103,7 +103,12 @@ class GraphScreen(Screen[ViewState | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Static(id="graph-title")
-            yield PlotextPlot(id="graph-plot")
+            plot = PlotextPlot(id="graph-plot")
+            plot.display = False  # until there is a graph: no empty plot drawn first
+            # no colours of its own behind the lines (the screen's background shows): half
+            # the escape codes for Rich to read back on every render
+            plot.theme = "clear"
+            yield plot
             # disabled while hidden, so it never takes the keys meant for the graph
             yield Input(
                 id="graph-prompt", placeholder="time (14:30, -2h, 2026-11-21 14:30)", disabled=True
@@ -162,7 +167,16 @@ class GraphScreen(Screen[ViewState | None]):
         self.choice = replace(choice, emphasis=graph.emphasis)
         plot = self.query_one(PlotextPlot)
         cursor = self._cursor()
-        draw(plot.plt, graph, plot.size.width or 80, plot.size.height or 20, cursor=cursor)
+        # half blocks, not braille: plotext draws them in half the time, and a key redraws
+        draw(
+            plot.plt,
+            graph,
+            plot.size.width or 80,
+            plot.size.height or 20,
+            cursor=cursor,
+            marker="hd",
+        )
+        plot.display = True
         plot.refresh()
         self.query_one("#graph-title", Static).update(Text(heading(graph)))
         self._render_status()
