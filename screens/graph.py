@@ -78,14 +78,24 @@ class Graph:
         return len(self.ends_us)
 
 
+def _names_entity(column: Column) -> bool:
+    """A key column that tells which entity a row is: text (type, card, guest, lock) or a
+    whole number (a CPU's id, a card's type); not the time, and not a measurement kept on
+    every page (ESACRYPA's Util%)."""
+    return column.key and column.id != "time" and (column.is_text or column.decimals == 0)
+
+
 def numeric_columns(model: ScreenModel) -> tuple[Column, ...]:
-    """The columns a graph can draw: every one with numbers (not the time, not the keys)."""
-    return tuple(c for c in model.columns if not c.is_text and not c.key)
+    """The columns a graph can draw: every one with numbers but the time and the keys that
+    name entities."""
+    return tuple(
+        c for c in model.columns if not c.is_text and c.id != "time" and not _names_entity(c)
+    )
 
 
 def entity_columns(model: ScreenModel) -> tuple[Column, ...]:
     """The key columns that tell a row's entity (type and id, card, guest ...)."""
-    return tuple(c for c in model.columns if c.key and c.id != "time")
+    return tuple(c for c in model.columns if _names_entity(c))
 
 
 def entity_label(keys: Sequence[Column], row: Row) -> str:

@@ -128,3 +128,18 @@ def test_a_long_range_is_read_in_longer_intervals(sim_db: Path) -> None:
     assert graph.interval_len_s == 300
     assert graph.points <= 6
     assert model.interval_len_s == 300
+
+
+def test_a_measurement_kept_on_every_page_is_drawn_not_an_entity(sim_db: Path) -> None:
+    """ESACRYPA's Util% is a key column (on every horizontal page) but a value: each card
+    is one line over the intervals, and Util% can be drawn."""
+    reader = SqliteReader.open(sim_db)
+    try:
+        model = catalog.build_model(reader, "ESACRYPA", catalog.Query(limit=5))
+    finally:
+        reader.close()
+    assert [c.id for c in entity_columns(model)] == ["ap", "type"]
+    graph = graph_of(model, "util_pct")
+    cards = {str(r.values["ap"]) for r in model.rows}
+    assert len(graph.primary.series) == min(len(cards), MAX_LINES)
+    assert all(sum(v is not None for v in s.values) == 5 for s in graph.primary.series)

@@ -138,13 +138,17 @@ async def test_a_screen_without_entities_draws_one_line_with_its_thresholds(
         assert view.graph.primary.threshold == app.thresholds["steal"]
 
 
-def test_graph_snapshot(snap_compare: SnapCompare, sim_db: Path) -> None:
+@pytest.mark.parametrize("name", ENTITY_SCREENS)
+def test_graph_snapshot(snap_compare: SnapCompare, sim_db: Path, name: str) -> None:
+    """A graph of each screen with entities: the first numeric column, the third row's
+    entity emphasised."""
+
     async def run_before(pilot: Pilot[int]) -> None:
         await settle(pilot)
         await pilot.press("down", "down", "g")
         await drawn(pilot)
 
-    app = MonitorApp(sim_db, live=False, screen="ESACPUU")
+    app = MonitorApp(sim_db, live=False, screen=name)
     assert snap_compare(app, terminal_size=(132, 36), run_before=run_before)
 
 
