@@ -39,6 +39,7 @@ BENCHMARKS: dict[str, str] = {
     "store": "bench.bench_store",
     "export": "bench.bench_export",
     "tui": "bench.bench_tui",
+    "graph": "bench.bench_graph",
     "smapi": "bench.bench_smapi",
     "monitor": "bench.monitor_import",
     "sim": "bench.sim_speed",

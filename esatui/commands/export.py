@@ -25,7 +25,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
     p.add_argument("--to", type=A.moment, metavar="T")
     p.add_argument("--interval-len", type=A.duration, metavar="DUR")
-    p.add_argument("--format", choices=("text", "csv", "json", "jsonl"), default="text")
+    p.add_argument(
+        "--format", choices=("text", "csv", "json", "jsonl", "svg", "plot"), default="text"
+    )
     p.add_argument("--order", choices=("desc", "asc"), default="desc")
     p.add_argument("--node")
     p.add_argument("--width", type=A.width, default=132)
@@ -40,10 +42,21 @@ def register(sub: Subparsers) -> None:
         help="with --interval-len: add <col>_mean, _p50, _p95, _p99, _max of the recorded "
         "interval values inside each interval (mean,p50,p95,p99,max or some of them)",
     )
+    p.add_argument(
+        "--column",
+        action="append",
+        default=[],
+        metavar="COL",
+        help="the column --format svg|plot draws (a second one: on its own axis)",
+    )
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.format in ("svg", "plot") or args.column:
+        from esatui.commands.export_graph import run_graph
+
+        return run_graph(args)
     from esatui.formats import render
     from esatui.screens import catalog
 

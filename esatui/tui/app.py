@@ -183,6 +183,7 @@ ACTIONS = (
     ("Pause or resume", "stop or go on following the newest interval (space)", "pause"),
     ("Mark a range", "m at its start and end, then another: the two compared", "mark"),
     ("Distribution", "the intervals recorded inside each longer one (d)", "distribution"),
+    ("Graph", "the column under the cursor over time, a line per entity (g)", "graph"),
     ("Normalized view", "ESACPUU's subtotals in full-speed engines (n)", "option('normalized')"),
     ("Help", "every key and column (?)", "help"),
     ("Quit", "leave esatui (q)", "quit"),
@@ -225,12 +226,13 @@ class MonitorApp(App[int]):
         Binding("s", "sort", show=False),
         Binding("m", "mark", show=False),
         Binding("d", "distribution", show=False),
+        Binding("g", "graph", show=False),
         Binding("question_mark", "help", show=False),
         Binding("q", "quit", show=False),
     ]
     # letters that start no binding start a screen's name (usr2, lnxc, ovhd ...); s sorts
     # where a screen sorts (ESANODE) and starts a name elsewhere
-    NAME_KEYS = frozenset("abcefghiklopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
+    NAME_KEYS = frozenset("abcefhiklopruvwxyzABCDEFGHIKLMOPRSUVWXYZ")
 
     def __init__(
         self,
@@ -278,6 +280,9 @@ class MonitorApp(App[int]):
         self._countdown: Timer | None = None
         self._layout: Layout | None = None  # what the screen shows now
         self._marks = Marks()  # ranges marked with m, to compare
+        self._graph_open = False  # the graph view (g) is shown over the table
+        # ESASSUM's sparklines, for (node, the newest row's hour): read in the loading worker
+        self._sparklines: tuple[object, tuple[str, ...]] = (None, ())
 
     # --- layout -----------------------------------------------------------------------
 
@@ -360,6 +365,7 @@ class MonitorApp(App[int]):
                     return
                 model = catalog.build_model(reader, target.screen, self._query(target, limit))
                 target, model, notice = self._landing(reader, target, model, limit)
+                model = self._with_sparklines(reader, target, model)
         except (StoreError, OSError) as exc:
             self.post_message(Notice(str(exc)))
             return
@@ -374,6 +380,20 @@ class MonitorApp(App[int]):
                 assert self._db_path is not None
                 self._reader = open_reader(self._db_path)
         return self._reader
+
+    def _with_sparklines(self, reader: Reader, state: ViewState, model: ScreenModel) -> ScreenModel:
+        """ESASSUM with the day at a glance: its busiest columns as sparklines in the header
+        (read again only when the newest row's hour changes)."""
+        if model.name != "ESASSUM" or state.drilled or not model.rows:
+            return model
+        from esatui.screens.graph import HOUR_US, day_sparklines
+
+        newest = model.rows[0].end_us
+        key = (state.node or self._node, newest // HOUR_US)
+        if self._sparklines[0] != key:
+            lines = day_sparklines(reader, key[0], newest, self._thresholds)
+            self._sparklines = (key, lines)
+        return replace(model, notes=(*model.notes, *self._sparklines[1]))
 
     def _query(self, state: ViewState, limit: int) -> catalog.Query:
         after, until, n = state.query_window(limit)
@@ -488,12 +508,20 @@ class MonitorApp(App[int]):
         self._render()
 
     def on_notice(self, message: Notice) -> None:
+        graph = getattr(self.screen, "notice", None)  # the graph view (g) says it
+        if graph is not None:
+            graph(message.text)
+            return
         if self._gone():
             return
         self._message = message.text
         self._render_status()
 
     def on_recorded(self, message: Recorded) -> None:
+        graph = getattr(self.screen, "recorded", None)  # the graph view (g) follows too
+        if graph is not None:
+            graph()
+            return
         if self._gone():
             return
         if self.state.following and not self.state.drilled:
@@ -747,11 +775,68 @@ class MonitorApp(App[int]):
             return
         self.reload(self.state.sort_next(screen.sorts))
 
+    # --- graphs (g: esatui/tui/graph.py) -----------------------------------------------
+
+    @property
+    def thresholds(self) -> dict[str, Threshold]:
+        return self._thresholds
+
+    def action_graph(self) -> None:
+        from esatui.screens.graph import numeric_columns
+        from esatui.tui.graph import GraphScreen, choice_for
+
+        model = self.model
+        if model is None or not model.rows or not model.recorded:
+            self._say(f"{self.state.screen}: no interval to graph")
+            return
+        numeric = numeric_columns(model)
+        if not numeric:
+            self._say(f"{model.name} has no column to graph")
+            return
+        index = self.table.column_cursor
+        shown = self._columns
+        column = shown[index].id if index is not None and index < len(shown) else None
+        choice = choice_for(model, column, self.table.selected_row, lambda: numeric[0].id)
+        state = self.state.jump(self.state.until_us or 0) if self.state.drilled else self.state
+        self._graph_open = True
+        self.push_screen(GraphScreen(self, state, model, choice), self._graph_closed)
+
+    def _graph_closed(self, state: ViewState | None) -> None:
+        """Back from the graph: at the interval chosen (Enter), else as it was (reloaded:
+        what came while the graph was shown was not drawn)."""
+        self._graph_open = False
+        self.reload(state)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """While a graph is shown, the table's keys are the graph's (or nothing)."""
+        return not self._graph_open or action in ("help", "quit")
+
+    def graph_read(
+        self, state: ViewState, later: tuple[int, int] | None, length: int, limit: int
+    ) -> tuple[ViewState, ScreenModel] | None:
+        """(The graph view's worker.) Where ``later`` or ``length`` leads from ``state``, and
+        the screen model of ``limit`` intervals up to there."""
+        move: Move | None = Later(*later) if later else Length(length) if length else None
+        try:
+            with self._reader_lock:
+                if self._stop.is_set():
+                    return None
+                reader = self._open_reader()
+                target = state if move is None else self._target(reader, state, move)
+                if target is None:
+                    return None
+                model = catalog.build_model(reader, target.screen, self._query(target, limit))
+        except (StoreError, OSError) as exc:
+            self.post_message(Notice(str(exc)))
+            return None
+        return target, model
+
     def action_help(self) -> None:
         model = self._shown_model()
         columns = model.columns if model else catalog.get(self.state.screen).columns
         thresholds = self._thresholds or DEFAULT_THRESHOLDS
-        self.push_screen(HelpScreen(help_content(self.state.screen, columns, thresholds)))
+        content = help_content(self.state.screen, columns, thresholds, graph=self._graph_open)
+        self.push_screen(HelpScreen(content))
 
     def action_prompt(self, kind: str, initial: str = "") -> None:
         prompt = self.query_one("#prompt", Input)

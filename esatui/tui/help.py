@@ -37,6 +37,7 @@ HELP_KEYS = (
     ("j", "jump to a time (14:30 or -2h: from the day shown; 2026-11-21 14:30)"),
     ("space", "pause / resume the live view"),
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
+    ("g", "graph of the column under the cursor over time, a line per entity (keys below)"),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
     ("s", "sort by the next column, worst first (ESANODE)"),
     (
@@ -55,6 +56,20 @@ HELP_KEYS = (
 )
 
 
+# the graph view's own keys (g); the help shows them first while a graph is open
+GRAPH_KEYS = (
+    ("g, Esc", "back to the table"),
+    ("Left, Right", "move the point cursor"),
+    ("Enter", "the table at the interval under the point cursor"),
+    ("Up, Down", "emphasise the previous / next entity (its line drawn over the others)"),
+    ("o / O", "overlay the next / previous column on its own (right) axis, or none"),
+    ("[ or t / ] or T", "one interval earlier / later"),
+    ("PgUp/PgDn, F7/F8", "a graph's width earlier / later"),
+    ("j", "jump to a time"),
+    ("+ / -", "longer / shorter intervals"),
+)
+
+
 def _entries(rows: list[tuple[str, str]], name_width: int) -> Table:
     table = Table.grid(padding=(0, 2), expand=True)
     table.add_column(width=name_width, no_wrap=True)
@@ -68,9 +83,15 @@ def help_content(
     screen_name: str,
     columns: tuple[Column, ...],
     thresholds: Mapping[str, Threshold] = DEFAULT_THRESHOLDS,
+    *,
+    graph: bool = False,
 ) -> RenderableType:
-    """What ``?`` shows for a screen of these columns (collected text is never markup)."""
-    parts: list[RenderableType] = [Text("Keys", style="bold"), _entries(list(HELP_KEYS), 20)]
+    """What ``?`` shows for a screen of these columns (collected text is never markup);
+    with ``graph``, the graph view's keys first."""
+    parts: list[RenderableType] = []
+    if graph:
+        parts += [Text("Graph keys", style="bold"), _entries(list(GRAPH_KEYS), 20), Text("")]
+    parts += [Text("Keys", style="bold"), _entries(list(HELP_KEYS), 20)]
     described = []
     for c in columns:
         unit = f" [{c.unit}]" if c.unit else ""

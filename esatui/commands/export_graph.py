@@ -1,0 +1,88 @@
+"""``esatui export SCREEN --format svg|plot --column COL [--column COL2]``: a graph.
+
+The graph the monitor's ``g`` shows, over the range asked for: an SVG image (Rich's export
+of the coloured plot) or plain text (a character per line, for a terminal or a mail). A
+range with more intervals than the graph has points is read in longer intervals
+(``screens/graph.py: graph_length``); the title says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
+
+if TYPE_CHECKING:
+    from esatui.screens.catalog import ScreenDef
+
+GRAPH_HEIGHT = 30
+"""Lines of an exported graph (its width is ``--width``)."""
+
+
+def run_graph(args: argparse.Namespace) -> int:
+    from esatui.screens import catalog
+    from esatui.screens.graph import load_graph
+
+    screen = _checked(args)
+    query = catalog.Query(
+        node=args.node,
+        after_us=args.from_,
+        until_us=args.to,
+        interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
+        thresholds=thresholds(args),
+        options=frozenset(args.option),
+        crypto_costs=crypto_costs(args),
+    )
+    overlay = args.column[1] if len(args.column) > 1 else None
+    reader = open_reader(args)
+    try:
+        nodes = reader.nodes()
+        if args.node is not None and args.node not in nodes:
+            raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
+        try:
+            graph, model = load_graph(
+                reader, screen.name, query, args.column[0], overlay, max_points=2 * args.width
+            )
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+    finally:
+        reader.close()
+    if not model.rows:
+        raise RuntimeError(catalog.no_rows_reason(model))
+    from esatui.screens.plot import plot_svg, plot_text
+
+    if args.format == "svg":
+        text = plot_svg(graph, args.width, GRAPH_HEIGHT)
+    else:
+        text = plot_text(graph, args.width, GRAPH_HEIGHT)
+    if args.output is None:
+        sys.stdout.write(text)
+    else:
+        from esatui.commands.output import write_report
+
+        write_report(args.output, text)
+    return EXIT_OK
+
+
+def _checked(args: argparse.Namespace) -> ScreenDef:
+    """The screen to draw, once the arguments make sense for a graph."""
+    from esatui.screens import catalog
+
+    if args.format not in ("svg", "plot"):
+        raise UsageError("--column is for --format svg or plot")
+    if not args.column:
+        raise UsageError(f"--format {args.format} needs --column COL (the column to draw)")
+    if len(args.column) > 2:
+        raise UsageError("--column at most twice: a column and one overlaid on its own axis")
+    try:
+        screen = catalog.get(args.screen)
+    except KeyError as exc:
+        raise UsageError(str(exc.args[0])) from None
+    if args.from_ is not None and args.to is not None and args.from_ >= args.to:
+        raise UsageError("--from must be before --to")
+    unknown = [o for o in args.option if o not in screen.view_options]
+    if unknown:
+        raise UsageError(f"{screen.name} has no view option {unknown[0]!r}")
+    return screen

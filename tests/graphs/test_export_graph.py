@@ -1,0 +1,78 @@
+"""``esatui export --format svg|plot --column``: a picture a browser draws, and text."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from tests.exposition.test_web import CHROMIUM_FLAGS, chromium_binary, png_colours
+
+
+def test_plot_is_text_with_a_line_per_entity(
+    sim_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", "ESACPUU", "--db", str(sim_db), "--format", "plot", "--column",
+                 "total", "--column", "steal", "--width", "100"]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0].startswith("ESACPUU total [%] and steal [%] (right axis)")
+    assert "\x1b[" not in out  # no colour codes: for a mail
+    for entity in ("CP 0", "IFL 1", "IFL 2", "IFL Tot (subtotal)"):
+        assert entity in out
+    assert len(lines) == 30 and max(len(line) for line in lines) <= 100
+
+
+def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
+    svg = tmp_path / "poll.svg"
+    argv = ["export", "ESAUSR2", "--db", str(sim_db), "--format", "svg", "--column", "cpu_pct"]
+    assert main([*argv, "--output", str(svg)]) == 0
+    text = svg.read_text()
+    assert text.startswith("<svg") and text.rstrip().endswith("</svg>")
+    png = tmp_path / "poll.png"
+    run = subprocess.run(
+        [
+            chromium_binary(),
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            f"--screenshot={png}",
+            svg.as_uri(),
+        ],
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    assert png.exists(), run.stderr.decode(errors="replace")[-2000:]
+    assert png_colours(png.read_bytes()) > 8  # the lines' colours on the background
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--format", "svg"], "--format svg needs --column COL"),
+        (["--column", "total"], "--column is for --format svg or plot"),
+        (["--format", "plot", "--column", "nope"], "ESACPUU has no numeric column 'nope'"),
+        (["--format", "plot"] + ["--column", "total"] * 3, "--column at most twice"),
+    ],
+)
+def test_bad_graph_arguments_are_one_line(
+    sim_db: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
+) -> None:
+    assert main(["export", "ESACPUU", "--db", str(sim_db), *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err
+
+
+def test_export_svg_starts_without_textual(sim_db: Path) -> None:
+    code = (
+        "import sys\n"
+        "from esatui.cli import main\n"
+        f"main(['export', 'ESAPOLL', '--db', {str(sim_db)!r}, '--format', 'svg',"
+        " '--column', 'vserv_us', '--output', '/dev/null'])\n"
+        "assert not any(m == 'textual' or m.startswith('textual.') for m in sys.modules), "
+        "'textual loaded'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -1,0 +1,195 @@
+"""The graph view (``g``) under Pilot: every screen with entities, overlay, time keys, and
+Enter back to the table at the point."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from rich.console import Group
+from textual.pilot import Pilot
+from textual.worker import WorkerCancelled
+
+from esatui.screens.graph import MAX_LINES, entity_columns, entity_label
+from esatui.tui.app import MonitorApp
+from esatui.tui.graph import GraphScreen
+from esatui.tui.help import HelpScreen
+from esatui.tui.pilot import settle
+from tests.graphs.conftest import simulate
+from tests.graphs.test_series import ENTITY_SCREENS
+
+SnapCompare = Callable[..., bool]
+
+
+@pytest.fixture(scope="module")
+def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return simulate(tmp_path_factory.mktemp("tui-graphs") / "sim.sqlite")
+
+
+async def drawn(pilot: Pilot[int]) -> GraphScreen:
+    """The graph view once its reading is done."""
+    await settle(pilot)
+    for _ in range(3):
+        busy = [w for w in pilot.app.workers if w.group == "graph"]
+        if busy:
+            with contextlib.suppress(WorkerCancelled):
+                await pilot.app.workers.wait_for_complete(busy)
+        await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, GraphScreen)
+    assert screen.graph is not None
+    return screen
+
+
+@pytest.mark.parametrize("name", ENTITY_SCREENS)
+async def test_g_draws_a_line_per_entity_and_enter_opens_the_table(sim_db: Path, name: str) -> None:
+    app = MonitorApp(sim_db, live=False, screen=name)
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        assert app.model is not None and app.model.rows
+        await pilot.press("down")
+        row = app.table.selected_row
+        assert row is not None
+        await pilot.press("g")
+        view = await drawn(pilot)
+        graph = view.graph
+        assert graph is not None
+        model = view.model
+        entities = {entity_label(entity_columns(model), r) for r in model.rows}
+        assert {s.label for s in graph.primary.series} <= entities
+        assert len(graph.primary.series) == min(len(entities), MAX_LINES)
+        if len(entities) > 1:
+            assert graph.emphasis == entity_label(entity_columns(model), row)
+        # Enter on a point two back: the table at that interval
+        await pilot.press("left", "left", "enter")
+        await settle(pilot)
+        assert not isinstance(app.screen, GraphScreen)
+        point = graph.ends_us[-3] if graph.points >= 3 else graph.ends_us[0]
+        assert app.state.anchor_us == point
+        assert app.model is not None and app.model.rows[0].end_us == point
+
+
+async def test_time_keys_overlay_and_emphasis(sim_db: Path) -> None:
+    app = MonitorApp(sim_db, live=False, screen="ESACPUU")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None
+        ends = view.graph.ends_us
+        await pilot.press("left_square_bracket")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.ends_us[-1] == ends[-2]
+        await pilot.press("right_square_bracket")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.ends_us[-1] == ends[-1]
+        await pilot.press("plus")  # 1-minute buckets of the 1-minute intervals, then 5
+        view = await drawn(pilot)
+        await pilot.press("plus")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.interval_len_s == 300
+        assert view.graph.points == 6
+        await pilot.press("minus")
+        view = await drawn(pilot)
+        await pilot.press("minus")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.interval_len_s is None
+        await pilot.press("j", *"00:10", "enter")
+        view = await drawn(pilot)
+        assert view.graph is not None
+        assert view.graph.ends_us[-1] == ends[0] - ends[0] % 3_600_000_000 + 600_000_000
+        await pilot.press("o")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.overlay is not None
+        assert view.graph.overlay.column.id == "emul"
+        before = view.graph.emphasis
+        await pilot.press("down")
+        assert view.graph.emphasis != before
+        # the table's own keys do nothing to the hidden table while the graph is up
+        state = app.state
+        await pilot.press("n", "space", "tab", "colon")
+        assert app.state == state and isinstance(app.screen, GraphScreen)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        content = app.screen.content
+        assert isinstance(content, Group)
+        assert str(content.renderables[0]) == "Graph keys"
+        await pilot.press("escape")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, GraphScreen)
+
+
+async def test_a_screen_without_entities_draws_one_line_with_its_thresholds(
+    sim_db: Path,
+) -> None:
+    app = MonitorApp(sim_db, live=False, screen="ESASSUM")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press(*["tab"] * 5)  # cpus_cp, busy_cp, cpus_ifl, busy_ifl, steal_pct
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None
+        assert view.graph.primary.column.id == "steal_pct"
+        assert [s.label for s in view.graph.primary.series] == [""]
+        assert view.graph.primary.threshold == app.thresholds["steal"]
+
+
+@pytest.mark.parametrize("name", ENTITY_SCREENS)
+def test_graph_snapshot(snap_compare: SnapCompare, sim_db: Path, name: str) -> None:
+    """A graph of each screen with entities: the first numeric column, the third row's
+    entity emphasised."""
+
+    async def run_before(pilot: Pilot[int]) -> None:
+        await settle(pilot)
+        await pilot.press("down", "down", "g")
+        await drawn(pilot)
+
+    app = MonitorApp(sim_db, live=False, screen=name)
+    assert snap_compare(app, terminal_size=(132, 36), run_before=run_before)
+
+
+def test_graph_overlay_snapshot(snap_compare: SnapCompare, sim_db: Path) -> None:
+    async def run_before(pilot: Pilot[int]) -> None:
+        await settle(pilot)
+        await pilot.press("tab", "tab", "tab", "g")
+        await drawn(pilot)
+        await pilot.press("o", "o")
+        await drawn(pilot)
+
+    app = MonitorApp(sim_db, live=False, screen="ESAPOLL")
+    assert snap_compare(app, terminal_size=(132, 36), run_before=run_before)
+
+
+async def test_a_live_graph_follows_the_newest_interval(tmp_path: Path) -> None:
+    import threading
+    import time
+
+    from esatui.db.store import Store
+    from tests.fixtures.recording import START_US
+    from tests.tui.test_keys import MINUTE, live_recorder
+
+    db = tmp_path / "live.sqlite"
+    Store.open(db).close()
+    go = threading.Semaphore(0)
+    app = MonitorApp(db, live=True, screen="ESALNXC", recorder=live_recorder(db, go))
+    async with app.run_test(size=(132, 36)) as pilot:
+
+        async def until(condition: Callable[[], bool]) -> None:
+            deadline = time.monotonic() + 20
+            while not condition() and time.monotonic() < deadline:
+                await settle(pilot)
+            assert condition()
+
+        go.release(3)
+        await until(lambda: bool(app.model and app.model.rows))
+        await until(lambda: app.model is not None and len({r.end_us for r in app.model.rows}) == 3)
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == 3
+        go.release(2)
+        await until(lambda: view.graph is not None and view.graph.points == 5)
+        assert view.graph is not None and view.graph.ends_us[-1] == START_US + 5 * MINUTE
