@@ -111,18 +111,21 @@ class AttrReader:
                 out.append(None)
         return out
 
-    def read_plan(self, plan: Sequence[int | str | None]) -> list[bytes | None] | None:
-        """Every file of a plan, fast; ``None`` when a kept file failed or read empty (it
-        went away or was replaced): then read with :meth:`read_all`, which recovers."""
+    def read_plan(
+        self, plan: Sequence[int | str | None], size: int = _READ_SIZE
+    ) -> list[bytes | None] | None:
+        """Every file of a plan, fast (at most ``size`` bytes of each kept one); ``None``
+        when a kept file failed or read empty (it went away or was replaced): then read
+        with :meth:`read_all`, which recovers."""
         pread = os.pread
         try:
             if plan and type(plan[0]) is int and all(type(item) is int for item in plan):
-                data: list[bytes | None] = [pread(fd, _READ_SIZE, 0) for fd in plan]  # type: ignore[arg-type]
+                data: list[bytes | None] = [pread(fd, size, 0) for fd in plan]  # type: ignore[arg-type]
             else:
                 data = []
                 for item in plan:
                     if type(item) is int:
-                        data.append(pread(item, _READ_SIZE, 0))
+                        data.append(pread(item, size, 0))
                     elif item is None:
                         data.append(None)
                     else:

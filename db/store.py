@@ -243,7 +243,7 @@ class Store:
                     self._entity_id(node_id, kind, row.key, row.attrs),
                     int(row.flags),
                     row.hf_n,
-                    *(row.values.get(c) for c in columns),
+                    *map(row.values.get, columns),
                 )
                 for row in rows
             ],

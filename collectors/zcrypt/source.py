@@ -36,6 +36,7 @@ from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY, CARD, QUEUE
 
 # What a gauges-only sample reads of each card and queue (its table's columns)
 _GAUGES = ("requestq_count", "pendingq_count", "pending_count")
+_GAUGE_READ = 64  # bytes read of a gauge file: a number is at most 20 digits and a newline
 _CARD_RE = re.compile(r"card([0-9a-f]{2})")
 _QUEUE_RE = re.compile(r"([0-9a-f]{2})\.([0-9a-f]{4})")
 
@@ -185,7 +186,9 @@ class ZcryptSource:
         reads0 = self._reader.reads
         mono_ns = self._ctx.clock.mono_ns()
         time_us = self._ctx.clock.time_us()
-        every = self._reader.read_plan(self._gauge_plan)
+        every = self._reader.read_plan(self._gauge_plan, _GAUGE_READ)
+        if every is not None and _GAUGE_READ in map(len, filter(None, every)):
+            every = self._reader.read_plan(self._gauge_plan)  # longer than a number: whole
         if every is None:
             self._stale = True
             read_all = self._reader.read_all

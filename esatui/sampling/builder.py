@@ -35,6 +35,7 @@ from esatui.db.records import EntityRow, Flag, Interval, Value, max_column
 EntityId = tuple[str, str]
 INT64_MAX = 2**63 - 1  # SQLite's INTEGER; gauges are held to the same range
 DAY_US = 86_400 * 1_000_000
+_RESET, _NEW = int(Flag.RESET), int(Flag.NEW)  # plain ints: no enum arithmetic per row
 
 
 def _ignore(message: str) -> None:
@@ -230,7 +231,7 @@ class IntervalBuilder:
             row = self._row(reading, prev_readings.get(entity), acc.get(entity))
             if row is not None:
                 rows.append(row)
-                flags |= row.flags & Flag.RESET
+                flags |= row.flags & _RESET
         return Interval(
             source=self.source,
             node=self.node or (sample.config or {}).get("node", ""),
@@ -251,7 +252,7 @@ class IntervalBuilder:
         values: dict[str, Value] = {}
         flags = 0
         if previous is None:
-            flags |= Flag.NEW
+            flags |= _NEW
         else:
             odd: list[str] = []
             for name in counters:

@@ -383,3 +383,14 @@ def test_gauges_parsed_at_once_only_when_each_file_is_a_plain_number(
 
 def test_gauges_parsed_at_once_are_the_values() -> None:
     assert _plain_uints([b"0\n", b"18446744073709551615\n", b"42\n"]) == [0, 2**64 - 1, 42]
+
+
+def test_a_gauge_file_longer_than_a_number_is_read_whole(
+    tree: ApTree, source: ZcryptSource, warnings: list[str]
+) -> None:
+    source.sample()
+    write_garbage(tree, "card03/03.0010/requestq_count", b"0" * 70 + b"5\n")
+    g = source.sample_gauges()
+    assert g is not None
+    assert by_key(g, "zcrypt_queue")["03.0010"].values["requestq_count"] == 5
+    assert not warnings
