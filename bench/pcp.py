@@ -119,7 +119,8 @@ def private_pmcd(pcp: Pcp, workdir: Path) -> Iterator[tuple[list[int], dict[str,
                 break
             time.sleep(0.1)
         if proc.poll() is not None or not pids:
-            log = (workdir / "pmcd.log").read_text(errors="replace") if sock.exists() else ""
+            log_file = workdir / "pmcd.log"
+            log = log_file.read_text(errors="replace") if log_file.exists() else ""
             raise RuntimeError(f"pmcd did not start with pmdalinux: {log[-300:]}")
         time.sleep(0.5)  # the PMDA's own start-up
         yield [proc.pid, *pids], dict(os.environ, PMCD_PORT=str(PORT))
