@@ -303,7 +303,7 @@ def recorder_pass(result: Result, opts: Options) -> None:
 
             values = [v / passes for v in cpu_ms_per_call(batch, 1, runs)]
             result.add(
-                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 2 commits)",
+                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 1 commit)",
                 values,
                 "ms CPU",
                 f"batches of {passes}",
