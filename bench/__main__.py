@@ -35,6 +35,7 @@ from bench.report import (
 # name -> module with NAME, TITLE and run(Options) -> Result, in report order
 BENCHMARKS: dict[str, str] = {
     "host": "bench.bench_host",
+    "scale": "bench.bench_scale",
     "zcrypt": "bench.bench_zcrypt",
     "store": "bench.bench_store",
     "export": "bench.bench_export",

@@ -22,7 +22,9 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
+from statistics import median
 
 from bench.core import (
     Options,
@@ -36,6 +38,7 @@ from bench.core import (
     thread_cpu_s,
 )
 from bench.fixtures import LPAR_64, host_tree
+from bench.pcp import METRICS, Pcp, ensure_pcp, logger_config, pmlogger_argv, private_pmcd
 from bench.profiling import dominant
 from bench.sysstat import ensure_sadc
 from esatui.collectors.base import SourceContext
@@ -51,15 +54,25 @@ from esatui.sim.interfaces import aptree
 NAME = "host"
 TITLE = "Collector CPU per sample: host collector against sadc; host + zcrypt at 64 CPUs, 16 x 16"
 TARGET_MS = 5.0
+SADC_BAR = 0.5  # issue 16: the recorder at most half of what sadc costs
+SADC_CPU = "sadc -S A_NULL,A_CPU"
+SADC_DEFAULT = "sadc (default activities)"
 EXTRA = 12  # samples the long runs take more than the short ones
 
 Argv = Callable[[int, Path], list[str]]
 
 
-def _programs(sadc: str | None) -> dict[str, Argv]:
+PMLOGGER = "pmlogger (percpu + all cpu) with pmcd and pmdalinux"
+ESATUI = "esatui collect --source host"
+
+
+def _programs(sadc: str | None, pcp: Pcp | None, tmp: Path) -> dict[str, Argv]:
     programs: dict[str, Argv] = {}
+    if pcp is not None:
+        config = logger_config(tmp)
+        programs[PMLOGGER] = lambda n, out: pmlogger_argv(pcp, config, n, out)
     if sadc is not None:
-        programs["sadc -S A_NULL,A_CPU"] = lambda n, out: [
+        programs[SADC_CPU] = lambda n, out: [
             sadc,
             "-S",
             "A_NULL,A_CPU",
@@ -67,9 +80,9 @@ def _programs(sadc: str | None) -> dict[str, Argv]:
             str(n),
             str(out),
         ]
-        programs["sadc (default activities)"] = lambda n, out: [sadc, "1", str(n), str(out)]
+        programs[SADC_DEFAULT] = lambda n, out: [sadc, "1", str(n), str(out)]
     # --count n makes n + 1 passes: the long and short runs still differ by the same K
-    programs["esatui collect --source host"] = lambda n, out: [
+    programs[ESATUI] = lambda n, out: [
         sys.executable,
         "-m",
         "esatui",
@@ -117,9 +130,36 @@ def _read_points(spawned: float, aligned: bool, extra: int) -> tuple[float, floa
 
 def side_by_side(result: Result, opts: Options) -> None:
     sadc, how = ensure_sadc()
+    pcp, pcp_how = ensure_pcp()
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-sadc-") as d:
+        tmp = Path(d)
+        with ExitStack() as stack:
+            companions: dict[str, list[int]] = {}
+            env: dict[str, str] | None = None
+            if pcp is not None:
+                try:
+                    pids, env = stack.enter_context(private_pmcd(pcp, tmp))
+                    companions[PMLOGGER] = pids
+                except RuntimeError as exc:
+                    pcp, pcp_how = None, f"pmlogger not measured: {exc}"
+            programs = _programs(sadc, pcp, tmp)
+            activities = _side_by_side(result, opts, programs, companions, env, tmp)
+    _judge(result, (sadc, how), (pcp, pcp_how), activities)
+
+
+def _side_by_side(
+    result: Result,
+    opts: Options,
+    programs: dict[str, Argv],
+    companions: dict[str, list[int]],
+    env: dict[str, str] | None,
+    tmp: Path,
+) -> list[str]:
+    """Every program at the same time, each taking a sample a second, ``repeats`` times;
+    a program's CPU per sample includes its companions' (pmlogger's pmcd and PMDA). The
+    activities sadc's file holds."""
     repeats = opts.runs(5, 2)
     extra = EXTRA if not opts.quick else 4
-    programs = _programs(sadc)
     per_sample: dict[str, list[float]] = {label: [] for label in programs}
     start_cost: dict[str, list[float]] = {label: [] for label in programs}
     rss: dict[str, list[float]] = {label: [] for label in programs}
@@ -127,41 +167,42 @@ def side_by_side(result: Result, opts: Options) -> None:
     source = HostSource(SourceContext())
     source.sample()
     samples = extra + 8  # enough to be still sampling at the second read point
-    with tempfile.TemporaryDirectory(prefix="esatui-bench-sadc-") as d:
-        tmp = Path(d)
-        for _ in range(repeats):
-            started: dict[str, tuple[int, float, tuple[float, float]]] = {}
-            for i, (label, argv) in enumerate(programs.items()):
-                out = tmp / f"p{i}.data"
-                for stale in tmp.glob(f"p{i}.data*"):
-                    stale.unlink()
-                spawned = time.time()
-                pid = spawn(argv(samples, out))
-                aligned = label.startswith("esatui")
-                started[label] = (pid, time.perf_counter(), _read_points(spawned, aligned, extra))
-            # the host collector in-process, while the children start
-            in_process += cpu_ms_per_call(source.sample, 1000, 1, warm=0)
-            reads = sorted(
-                (at, label, k)
-                for label, (_, _, points) in started.items()
-                for k, at in enumerate(points)
-            )
-            cpu_at: dict[str, list[int]] = {label: [0, 0] for label in programs}
-            for at, label, k in reads:
-                time.sleep(max(0.0, at - time.time()))
-                cpu_at[label][k] = process_cpu_ns(started[label][0])
-                if k == 1:  # still running: its memory's peak so far
-                    rss[label].append((peak_rss_kib(started[label][0]) or 0) / 1024)
-            for label, (pid, t0, _) in started.items():
-                run = reap(pid, t0)
-                if run.status != 0:
-                    raise RuntimeError(f"{label} exited with status {run.status}")
-                one = (cpu_at[label][1] - cpu_at[label][0]) / extra / 1e6
-                per_sample[label].append(one)
-                passes = samples + 1 if label.startswith("esatui") else samples
-                start_cost[label].append(run.cpu_s * 1000 - passes * one)
-        activities = sadc_activities(tmp / "p1.data") if sadc is not None else []
-    host = result.add(
+
+    def cpu_ns(label: str, pid: int) -> int:
+        return sum(process_cpu_ns(p) for p in [pid, *companions.get(label, [])])
+
+    for _ in range(repeats):
+        started: dict[str, tuple[int, float, tuple[float, float]]] = {}
+        for i, (label, argv) in enumerate(programs.items()):
+            out = tmp / f"p{i}.data"
+            for stale in tmp.glob(f"p{i}.*"):
+                stale.unlink()
+            spawned = time.time()
+            pid = spawn(argv(samples, out), env)
+            aligned = label == ESATUI
+            started[label] = (pid, time.perf_counter(), _read_points(spawned, aligned, extra))
+        # the host collector in-process, while the children start
+        in_process += cpu_ms_per_call(source.sample, 1000, 1, warm=0)
+        reads = sorted(
+            (at, label, k)
+            for label, (_, _, points) in started.items()
+            for k, at in enumerate(points)
+        )
+        cpu_at: dict[str, list[int]] = {label: [0, 0] for label in programs}
+        for at, label, k in reads:
+            time.sleep(max(0.0, at - time.time()))
+            cpu_at[label][k] = cpu_ns(label, started[label][0])
+            if k == 1:  # still running: its memory's peak so far
+                rss[label].append((peak_rss_kib(started[label][0]) or 0) / 1024)
+        for label, (pid, t0, _) in started.items():
+            run = reap(pid, t0)
+            if run.status != 0:
+                raise RuntimeError(f"{label} exited with status {run.status}")
+            one = (cpu_at[label][1] - cpu_at[label][0]) / extra / 1e6
+            per_sample[label].append(one)
+            passes = samples + 1 if label == ESATUI else samples
+            start_cost[label].append(run.cpu_s * 1000 - passes * one)
+    result.add(
         "esatui host collector, this machine (in-process HostSource.sample)",
         in_process,
         "ms CPU",
@@ -173,33 +214,74 @@ def side_by_side(result: Result, opts: Options) -> None:
         result.add(f"{label}: process start and exit", start_cost[label], "ms CPU")
     for label in programs:
         result.add(f"{label}: peak resident size", rss[label], "MiB")
+    if SADC_DEFAULT not in programs:
+        return []
+    return sadc_activities(tmp / f"p{list(programs).index(SADC_DEFAULT)}.data")
+
+
+def _judge(
+    result: Result,
+    sadc_found: tuple[str | None, str],
+    pcp_found: tuple[Pcp | None, str],
+    activities: list[str],
+) -> None:
+    """The ratios to the peers, the bars, and how it was measured."""
+    (sadc, how), (pcp, pcp_how) = sadc_found, pcp_found
+    per = {m.label.removesuffix(": one more sample"): list(m.values) for m in result.measures}
+    esatui = per[ESATUI]
+    host = per["esatui host collector, this machine (in-process HostSource.sample)"]
     if sadc is None:
         result.notes.append(f"sadc was not measured: {how}")
-        return
-    esatui = per_sample["esatui collect --source host"]
-    cpu_only = per_sample["sadc -S A_NULL,A_CPU"]
-    default = per_sample["sadc (default activities)"]
-    result.add(
-        "ratio: esatui collect / sadc CPU activity (per sample)", ratios(esatui, cpu_only), "x"
-    )
-    result.add("ratio: esatui collect / sadc default (per sample)", ratios(esatui, default), "x")
-    result.add(
-        "ratio: host collector in-process / sadc CPU activity",
-        ratios(list(host.values), cpu_only),
-        "x",
-    )
+    else:
+        cpu_only, default = per[SADC_CPU], per[SADC_DEFAULT]
+        result.add(
+            "ratio: esatui collect / sadc CPU activity (per sample)", ratios(esatui, cpu_only), "x"
+        )
+        to_sadc = result.add(
+            "ratio: esatui collect / sadc default (per sample)", ratios(esatui, default), "x"
+        )
+        result.add(
+            "ratio: host collector in-process / sadc CPU activity", ratios(host, cpu_only), "x"
+        )
+        result.target(
+            "recorder: steady CPU per interval against sadc (default activities), this machine",
+            f"<= {SADC_BAR:g} x",
+            f"{fmt(to_sadc.median, 'x')} median ({fmt(median(esatui), 'ms')} against "
+            f"{fmt(median(default), 'ms')}; runs {fmt(to_sadc.low, 'x')} to "
+            f"{fmt(to_sadc.high, 'x')})",
+            to_sadc.median <= SADC_BAR,
+        )
+    if pcp is None:
+        result.notes.append(pcp_how)
+    else:
+        logger = per[PMLOGGER]
+        to_pcp = result.add(
+            "ratio: esatui collect / pmlogger (per sample)", ratios(esatui, logger), "x"
+        )
+        result.target(
+            "recorder: steady CPU per interval against pmlogger (percpu + all cpu, with pmcd "
+            "and pmdalinux), this machine",
+            "<= 1 x",
+            f"{fmt(to_pcp.median, 'x')} median ({fmt(median(esatui), 'ms')} against "
+            f"{fmt(median(logger), 'ms')}; runs {fmt(to_pcp.low, 'x')} to "
+            f"{fmt(to_pcp.high, 'x')})",
+            to_pcp.median <= 1.0,
+        )
     result.notes += [
         f"sadc: {how}; runs as `sadc -S A_NULL,A_CPU 1 N FILE` (only the A_CPU activity: "
         "/proc/stat, all CPUs and each CPU) and `sadc 1 N FILE` (its default activities, "
-        f"as `sadf -H` lists them in its file: {', '.join(activities) or 'sadf not found'}); "
-        "esatui as `esatui collect --source host --interval 1 --count N --db FILE`: per pass "
-        "the host sample, its own ESAOVHD sample, the interval builder and two SQLite commits "
-        "(host and esatui intervals).",
+        f"as `sadf -H` lists them in its file: {', '.join(activities) or '-'}). "
+        f"PCP: {pcp_how}; a private pmcd (its own port and socket, the Linux PMDA alone, "
+        "as a pipe PMDA: its own process) and `pmlogger -c CONF -s N ARCHIVE` logging "
+        f"{' and '.join(METRICS)} every second; its CPU per sample is "
+        "pmlogger's, pmcd's and pmdalinux's. esatui as `esatui collect --source host "
+        "--interval 1 --count N --db FILE`: per pass the host sample, its own ESAOVHD "
+        "sample, the interval builder and one SQLite commit (host and esatui intervals).",
         f"Per sample: each program's CPU (the sum of its threads' /proc/PID/task/*/schedstat, "
-        f"the scheduler's nanosecond account that rusage is made from) read twice, {extra} "
-        "samples apart and half a second away from any sample; the three programs run at the "
-        "same time, so they see the same machine. Process start and exit: the child's whole "
-        "rusage from wait4 less its samples.",
+        f"the scheduler's nanosecond account that rusage is made from) read twice, {EXTRA} "
+        "samples apart and half a second away from any sample; the programs run at the "
+        "same time, so they see the same machine, and ratios are per repeat. Process start "
+        "and exit: the child's whole rusage from wait4 less its samples.",
         "sysstat's default deployment (sa1 from cron or a systemd timer) starts a new sadc "
         "for every sample, so its real cost per sample is its process start plus one sample.",
     ]
@@ -221,7 +303,7 @@ def recorder_pass(result: Result, opts: Options) -> None:
 
             values = [v / passes for v in cpu_ms_per_call(batch, 1, runs)]
             result.add(
-                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 2 commits)",
+                "esatui recorder pass, in-process (host sample, ESAOVHD, builder, 1 commit)",
                 values,
                 "ms CPU",
                 f"batches of {passes}",

@@ -34,6 +34,8 @@ from esatui.screens import catalog
 NAME = "store"
 TITLE = "Store: bytes per interval, a month and a year of 1-minute intervals, opening screens"
 BYTES_BAR = 2048
+PROCESSORS_BAR = 1200  # issue 16, with the hypervisor's processors
+LCPUS = 8
 OPEN_BAR_MS = 200.0
 SCREENFUL = 42  # intervals the TUI fetches on a 132 x 50 terminal (its table's height)
 MONTH = 30 * 1440
@@ -116,6 +118,33 @@ def bytes_per_interval(result: Result, opts: Options) -> None:
         f"< {BYTES_BAR} B",
         f"{fmt(total.median, 'B')} with esatui's own ESAOVHD rows, {named_per:.0f} B without",
         total.median < BYTES_BAR,
+    )
+
+
+def bytes_with_processors(result: Result, opts: Options) -> None:
+    """Issue 16's bar: the recording of bytes_per_interval with the hypervisor's processors
+    too (D0R2 of 8 logical IFLs, ESACPUU's data), under 1.2 KB an interval."""
+    small, big = (30, 120) if opts.quick else (60, 360)
+    sizes: dict[int, int] = {}
+    with tempfile.TemporaryDirectory(prefix="esatui-bench-store-") as d:
+        for n in (small, big):
+            path = Path(d) / f"p{n}.sqlite"
+            record(path, RecordingSpec(intervals=n, hf_s=2.0, lcpus=LCPUS))
+            sizes[n] = data_bytes(path)
+    per = (sizes[big] - sizes[small]) / (big - small)
+    measured = result.add(
+        f"bytes per interval with the hypervisor's processors ({LCPUS} logical IFLs, D0R2)",
+        [per],
+        "B",
+        f"growth from {small} to {big} intervals, gauges every 2 s",
+    )
+    result.add("  a year of such intervals", [per * YEAR / 1e9], "GB")
+    result.target(
+        f"bytes per interval: 8 CPUs + 4 APQNs + hypervisor crypto and {LCPUS} processors "
+        "(D5R9, D0R2), ESAOVHD rows included",
+        f"< {PROCESSORS_BAR} B (issue 16)",
+        f"{fmt(measured.median, 'B')}, {per * YEAR / 1e9:.3g} GB a year",
+        measured.median < PROCESSORS_BAR,
     )
 
 
@@ -217,6 +246,7 @@ def open_screens(result: Result, opts: Options, year: Path) -> None:
 def run(opts: Options) -> Result:
     result = Result(NAME, TITLE)
     bytes_per_interval(result, opts)
+    bytes_with_processors(result, opts)
     year = month_and_year(result, opts)
     if year is not None:
         open_screens(result, opts, year)

@@ -1,5 +1,5 @@
-"""Finding sysstat's ``sadc``, and installing sysstat when it is missing (benchmarks only:
-the test suite never installs anything)."""
+"""Finding sysstat's ``sadc``, and installing sysstat (or another peer) with apt-get when it
+is missing (benchmarks only: the test suite never installs anything)."""
 
 from __future__ import annotations
 
@@ -26,24 +26,33 @@ def find_sadc() -> str | None:
     return shutil.which("sadc")
 
 
+def apt_install(package: str, log: Callable[[str], None] = print) -> str | None:
+    """``apt-get install -y PACKAGE`` (the package lists refreshed once if that fails);
+    ``None`` when it was run, else why it could not be."""
+    apt = shutil.which("apt-get")
+    if apt is None:
+        return f"no apt-get to install {package} with"
+    if os.geteuid() != 0:
+        return f"installing {package} needs root (apt-get install {package})"
+    log(f"  installing {package} (apt-get install -y {package})")
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    install = [apt, "install", "-y", package]
+    if subprocess.run(install, capture_output=True, env=env, check=False).returncode != 0:
+        # the package lists may be missing or stale: refresh them once and try again
+        subprocess.run([apt, "update"], capture_output=True, env=env, check=False)
+        subprocess.run(install, capture_output=True, env=env, check=False)
+    return None
+
+
 def ensure_sadc(log: Callable[[str], None] = print) -> tuple[str | None, str]:
     """``sadc``'s path, installing the sysstat package with apt-get when it is missing;
     the second item says what was done (or why sadc is not there)."""
     found = find_sadc()
     if found:
         return found, "sysstat already installed"
-    apt = shutil.which("apt-get")
-    if apt is None:
-        return None, "sadc not found and no apt-get to install sysstat with"
-    if os.geteuid() != 0:
-        return None, "sadc not found; installing sysstat needs root (apt-get install sysstat)"
-    log("  installing sysstat (apt-get install -y sysstat) for sadc")
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    install = [apt, "install", "-y", "sysstat"]
-    if subprocess.run(install, capture_output=True, env=env, check=False).returncode != 0:
-        # the package lists may be missing or stale: refresh them once and try again
-        subprocess.run([apt, "update"], capture_output=True, env=env, check=False)
-        subprocess.run(install, capture_output=True, env=env, check=False)
+    why = apt_install("sysstat", log)
+    if why is not None:
+        return None, f"sadc not found; {why}"
     found = find_sadc()
     if found:
         return found, "sysstat installed by this benchmark (apt-get install -y sysstat)"

@@ -111,6 +111,28 @@ class SampleFlag(int, Enum):
 
 
 @dataclass(frozen=True, slots=True)
+class GaugeTable:
+    """The gauges of many entities of one kind read in one pass, as a table: row ``i`` holds
+    the values of ``keys[i]`` in the order of ``names`` (``None``: not read). A source's
+    gauges-only sample (every ``--hf`` tick) gives its entities this way, so that neither it
+    nor the interval builder makes an object per entity per tick; :func:`table_readings`
+    turns it back into readings for whoever wants them."""
+
+    kind: str
+    names: tuple[str, ...]
+    keys: tuple[str, ...]
+    rows: tuple[tuple[Number | None, ...], ...]
+
+
+def table_readings(table: GaugeTable) -> list[Reading]:
+    """One reading per row of ``table`` (no attributes: a gauges-only sample has none)."""
+    return [
+        Reading(table.kind, key, dict(zip(table.names, row, strict=True)))
+        for key, row in zip(table.keys, table.rows, strict=True)
+    ]
+
+
+@dataclass(frozen=True, slots=True)
 class Sample:
     """Everything one source read at one moment.
 
@@ -120,6 +142,8 @@ class Sample:
     carry their own timestamps (monitor records) leave it ``None``.
     ``config`` holds facts about the system (machine type, LPAR and VM names ...) that the
     store keeps when they change. ``reads`` counts the files or records read, for ESAOVHD.
+    ``gauges`` carries more entities' gauges as tables (a gauges-only sample's way): an
+    entity is either a reading or a table's row of a sample, never both.
     Trouble is not part of a sample: a source says it as it happens (``base.Warnings``).
     """
 
@@ -130,6 +154,14 @@ class Sample:
     config: Mapping[str, str] | None = None
     reads: int = 0
     flags: int = 0
+    gauges: tuple[GaugeTable, ...] = ()  # more entities' gauges, as tables
+
+    def all_readings(self) -> list[Reading]:
+        """The readings, with the gauge tables' rows as readings after them."""
+        found = list(self.readings)
+        for table in self.gauges:
+            found += table_readings(table)
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,12 +17,16 @@ terminal output and other files the process writes (a simulator's, say) are not 
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 from esatui.collectors.model import Kind, counter, gauge
+from esatui.collectors.sysfsio import AttrReader
+
+_THREAD_IO = "/proc/thread-self/io"
 
 SELF = Kind(
     name="esatui",
@@ -86,15 +90,16 @@ class StealShare:
     """
 
     def __init__(self, path: Path = Path("/proc/stat")) -> None:
-        self._path = path
+        self._path = str(path)
+        self._file = AttrReader(budget=1)  # kept open: pread, no open per pass
+        self._file.pin(self._path)
         self._last = self._read()
 
     def _read(self) -> tuple[int, int] | None:
-        try:
-            with self._path.open("rb") as f:
-                line = f.readline().split()
-        except OSError:
+        data = self._file.read(self._path)
+        if data is None:
             return None
+        line = data.split(b"\n", 1)[0].split()
         if len(line) <= _STEAL or line[0] != b"cpu":
             return None
         try:
@@ -102,6 +107,9 @@ class StealShare:
         except ValueError:
             return None
         return sum(fields[i] for i in _BUSY), fields[_STEAL]
+
+    def close(self) -> None:
+        self._file.close()
 
     def used_fraction(self) -> float:
         """Of the CPU clocks' time since the last call, the share that was not stolen (1.0
@@ -121,23 +129,35 @@ T = TypeVar("T")
 
 class StoreWrites:
     """Bytes the store writes, counted around each store call by the calling thread's
-    ``wchar`` (``/proc/thread-self/io``), or by the database and WAL files' growth where the
-    kernel does not offer per-thread I/O counts."""
+    ``wchar`` (``/proc/thread-self/io``, kept open per thread and re-read with ``pread``),
+    or by the database and WAL files' growth where the kernel does not offer per-thread I/O
+    counts."""
 
     def __init__(self, files: Callable[[], list[Path]]) -> None:
         self._files = files
-        self._io = Path("/proc/thread-self/io")
+        self._local = threading.local()
+        self._readers: list[AttrReader] = []
+        self._lock = threading.Lock()
         self.total = 0
         self.per_thread = self._wchar() is not None
 
     def _wchar(self) -> int | None:
-        try:
-            for line in self._io.read_bytes().splitlines():
-                if line.startswith(b"wchar:"):
-                    return int(line.split()[1])
-        except (OSError, ValueError, IndexError):
+        reader: AttrReader | None = getattr(self._local, "reader", None)
+        if reader is None:
+            reader = self._local.reader = AttrReader(budget=1)
+            reader.pin(_THREAD_IO)  # this thread's: the link is resolved when opened
+            with self._lock:
+                self._readers.append(reader)
+        data = reader.read(_THREAD_IO)
+        if data is None:
             return None
-        return None
+        at = data.find(b"wchar:")
+        if at < 0:
+            return None
+        try:
+            return int(data[at + 6 : data.index(b"\n", at)])
+        except ValueError:
+            return None
 
     def _size(self) -> int:
         total = 0
@@ -156,3 +176,10 @@ class StoreWrites:
             after = measure()
             if before is not None and after is not None and after > before:
                 self.total += after - before
+
+    def close(self) -> None:
+        """Close the threads' kept files."""
+        with self._lock:
+            for reader in self._readers:
+                reader.close()
+            self._readers.clear()

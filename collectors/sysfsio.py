@@ -27,6 +27,10 @@ _READ_SIZE = 4096
 _FLAGS = os.O_RDONLY | os.O_CLOEXEC
 
 
+class _Descriptors(list[int | str | None]):
+    """A read plan of kept descriptors alone (as :meth:`AttrReader.plan` found it)."""
+
+
 def default_fd_budget() -> int:
     """Half of the soft open-file limit, less a reserve for everything else."""
     soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
@@ -109,20 +113,27 @@ class AttrReader:
                 out.append(path)
             else:
                 out.append(None)
+        if all(type(item) is int for item in out):
+            return _Descriptors(out)  # read_plan need not look at each item again
         return out
 
-    def read_plan(self, plan: Sequence[int | str | None]) -> list[bytes | None] | None:
-        """Every file of a plan, fast; ``None`` when a kept file failed or read empty (it
-        went away or was replaced): then read with :meth:`read_all`, which recovers."""
+    def read_plan(
+        self, plan: Sequence[int | str | None], size: int = _READ_SIZE
+    ) -> list[bytes | None] | None:
+        """Every file of a plan, fast (at most ``size`` bytes of each kept one); ``None``
+        when a kept file failed or read empty (it went away or was replaced): then read
+        with :meth:`read_all`, which recovers."""
         pread = os.pread
         try:
-            if plan and type(plan[0]) is int and all(type(item) is int for item in plan):
-                data: list[bytes | None] = [pread(fd, _READ_SIZE, 0) for fd in plan]  # type: ignore[arg-type]
+            if type(plan) is _Descriptors or (
+                plan and type(plan[0]) is int and all(type(item) is int for item in plan)
+            ):
+                data: list[bytes | None] = [pread(fd, size, 0) for fd in plan]  # type: ignore[arg-type]
             else:
                 data = []
                 for item in plan:
                     if type(item) is int:
-                        data.append(pread(item, _READ_SIZE, 0))
+                        data.append(pread(item, size, 0))
                     elif item is None:
                         data.append(None)
                     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from esatui.collectors.model import Kind
@@ -60,8 +60,10 @@ class Store:
         self._rollups = Rollups(self._conn, self._queries)
         self._nodes: dict[str, int] = {}
         self._entities: dict[tuple[int, str, str, str], int] = {}
+        self._last_entity: dict[tuple[int, str, str], tuple[dict[str, str], int]] = {}
         self._known_kinds: dict[str, tuple[str, ...]] = {}
         self._last_config: dict[tuple[int, str], str] = {}
+        self._last_config_seen: dict[tuple[int, str], dict[str, str]] = {}
         self._last_end: dict[tuple[int, str], int] = {}  # newest end written per node, source
         if not self._queries.rollups_ready():
             self._backfill()
@@ -150,47 +152,67 @@ class Store:
 
     def write(self, interval: Interval) -> int | None:
         """Commit one interval with all its rows; ``None`` if it was already recorded."""
-        with self._lock, Transaction(self._conn):
-            node_id = self._node_id(interval.node)
-            late = self._written_later(node_id, interval.source, interval.end_us)
-            cur = self._conn.execute(
-                "INSERT OR IGNORE INTO interval (node_id, source, start_us, end_us, duration_us,"
-                " flags) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    node_id,
-                    interval.source,
-                    interval.start_us,
-                    interval.end_us,
-                    interval.duration_us,
-                    int(interval.flags),
-                ),
+        return self.write_all([interval])[0]
+
+    def write_all(self, intervals: Sequence[Interval]) -> list[int | None]:
+        """Commit several intervals (of any sources) in one transaction, all or none: the
+        id of each, ``None`` for one that was already recorded."""
+        with self._lock:
+            try:
+                with Transaction(self._conn):
+                    return [self._write_one(interval) for interval in intervals]
+            except BaseException:
+                self._forget_written()  # what the rolled-back transaction had added
+                raise
+
+    def _forget_written(self) -> None:
+        self._entities.clear()
+        self._last_entity.clear()
+        self._last_config.clear()
+        self._last_config_seen.clear()
+        self._last_end.clear()
+
+    def _write_one(self, interval: Interval) -> int | None:
+        node_id = self._node_id(interval.node)
+        late = self._written_later(node_id, interval.source, interval.end_us)
+        cur = self._conn.execute(
+            "INSERT OR IGNORE INTO interval (node_id, source, start_us, end_us, duration_us,"
+            " flags) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                node_id,
+                interval.source,
+                interval.start_us,
+                interval.end_us,
+                interval.duration_us,
+                int(interval.flags),
+            ),
+        )
+        if not cur.rowcount:
+            return None
+        interval_id = cur.lastrowid
+        assert interval_id is not None
+        by_kind: dict[str, list[EntityRow]] = {}
+        for row in interval.rows:
+            by_kind.setdefault(row.kind, []).append(row)
+        for kind, rows in by_kind.items():
+            self._insert_rows(node_id, interval_id, kind, rows)
+        if late:
+            # the hour's weighted gauge sums must be added in end order: redo it
+            self._rollups.rebuild(node_id, interval.source, hour_end(interval.end_us))
+        else:
+            self._rollups.add(
+                node_id,
+                interval.source,
+                interval_id,
+                interval.end_us,
+                interval.duration_us,
+                int(interval.flags),
+                list(by_kind),
             )
-            if not cur.rowcount:
-                return None
-            interval_id = cur.lastrowid
-            assert interval_id is not None
-            by_kind: dict[str, list[EntityRow]] = {}
-            for row in interval.rows:
-                by_kind.setdefault(row.kind, []).append(row)
-            for kind, rows in by_kind.items():
-                self._insert_rows(node_id, interval_id, kind, rows)
-            if late:
-                # the hour's weighted gauge sums must be added in end order: redo it
-                self._rollups.rebuild(node_id, interval.source, hour_end(interval.end_us))
-            else:
-                self._rollups.add(
-                    node_id,
-                    interval.source,
-                    interval_id,
-                    interval.end_us,
-                    interval.duration_us,
-                    int(interval.flags),
-                    list(by_kind),
-                )
-                self._last_end[(node_id, interval.source)] = interval.end_us
-            if interval.config:
-                self._write_config(node_id, interval.source, interval.end_us, interval.config)
-            return interval_id
+            self._last_end[(node_id, interval.source)] = interval.end_us
+        if interval.config:
+            self._write_config(node_id, interval.source, interval.end_us, interval.config)
+        return interval_id
 
     def _written_later(self, node_id: int, source: str, end_us: int) -> bool:
         """Whether the hour of ``end_us`` already holds a later interval of the source."""
@@ -221,7 +243,7 @@ class Store:
                     self._entity_id(node_id, kind, row.key, row.attrs),
                     int(row.flags),
                     row.hf_n,
-                    *(row.values.get(c) for c in columns),
+                    *map(row.values.get, columns),
                 )
                 for row in rows
             ],
@@ -237,6 +259,11 @@ class Store:
         return found
 
     def _entity_id(self, node_id: int, kind: str, key: str, attrs: Mapping[str, str]) -> int:
+        # the entity's last attributes and id: compared, not serialised, interval after
+        # interval (attributes rarely change)
+        last = self._last_entity.get((node_id, kind, key))
+        if last is not None and last[0] == attrs:
+            return last[1]
         attrs_json = json.dumps(dict(attrs), sort_keys=True, separators=(",", ":"))
         ident = (node_id, kind, key, attrs_json)
         found = self._entities.get(ident)
@@ -248,24 +275,28 @@ class Store:
             found = self._queries.entity_id(*ident)
             assert found is not None
             self._entities[ident] = found
+        self._last_entity[(node_id, kind, key)] = (dict(attrs), found)
         return found
 
     def _write_config(
         self, node_id: int, source: str, time_us: int, config: Mapping[str, str]
     ) -> None:
-        data = json.dumps(dict(config), sort_keys=True, separators=(",", ":"))
         key = (node_id, source)
+        if self._last_config_seen.get(key) == config:
+            return  # as last written (compared, not serialised)
+        data = json.dumps(dict(config), sort_keys=True, separators=(",", ":"))
         if self._last_config.get(key) is None:
             before = self._queries.config_data(node_id, source, time_us)
             if before is not None:
                 self._last_config[key] = before
-        if self._last_config.get(key) == data:
-            return
-        self._conn.execute(
-            "INSERT OR REPLACE INTO config (node_id, source, time_us, data) VALUES (?, ?, ?, ?)",
-            (node_id, source, time_us, data),
-        )
-        self._last_config[key] = data
+        if self._last_config.get(key) != data:
+            self._conn.execute(
+                "INSERT OR REPLACE INTO config (node_id, source, time_us, data)"
+                " VALUES (?, ?, ?, ?)",
+                (node_id, source, time_us, data),
+            )
+            self._last_config[key] = data
+        self._last_config_seen[key] = dict(config)
 
     # --- retention -------------------------------------------------------------------
 

@@ -65,6 +65,12 @@ class SourceType:
     doc: str
     local: bool  # part of `auto` when present
     make: Factory  # a list: several sources from one SPEC (`sim`)
+    # paths (below --root) one of which a local source needs: where none exists, `auto`
+    # leaves the type out without building it, so its collector is never imported
+    marks: tuple[str, ...] = ()
+
+    def maybe_present(self, opts: SourceOptions) -> bool:
+        return not self.marks or any(opts.context.path(m).exists() for m in self.marks)
 
 
 class Registry:
@@ -104,7 +110,7 @@ class Registry:
                 sources.extend(made)
                 continue
             for local in self._types.values():
-                if not local.local:
+                if not local.local or not local.maybe_present(opts):
                     continue
                 source = _one(local.make(None, opts))
                 if source.probe().available:
@@ -174,12 +180,14 @@ REGISTRY = Registry()
 """The registry the source types' modules register themselves in."""
 
 
-def source_type(name: str, doc: str, *, local: bool) -> Callable[[Factory], Factory]:
-    """``@source_type("host", "...", local=True)`` on a factory registers it in
-    :data:`REGISTRY`."""
+def source_type(
+    name: str, doc: str, *, local: bool, marks: tuple[str, ...] = ()
+) -> Callable[[Factory], Factory]:
+    """``@source_type("host", "...", local=True, marks=("/proc/stat",))`` on a factory
+    registers it in :data:`REGISTRY`."""
 
     def register(make: Factory) -> Factory:
-        REGISTRY.add(SourceType(name, doc, local, make))
+        REGISTRY.add(SourceType(name, doc, local, make, marks))
         return make
 
     return register

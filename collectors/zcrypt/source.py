@@ -24,15 +24,19 @@ import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import add
 from pathlib import Path
 from typing import TypeVar
 
 from esatui.collectors.base import SourceContext, Warnings
-from esatui.collectors.model import Availability, Kind, Number, Reading, Sample
+from esatui.collectors.model import Availability, GaugeTable, Kind, Number, Reading, Sample
 from esatui.collectors.sysfsio import AttrReader, inode, is_dir, list_names
 from esatui.collectors.zcrypt import attrs as fmt
 from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY, CARD, QUEUE
 
+# What a gauges-only sample reads of each card and queue (its table's columns)
+_GAUGES = ("requestq_count", "pendingq_count", "pending_count")
+_GAUGE_READ = 64  # bytes read of a gauge file: a number is at most 20 digits and a newline
 _CARD_RE = re.compile(r"card([0-9a-f]{2})")
 _QUEUE_RE = re.compile(r"([0-9a-f]{2})\.([0-9a-f]{4})")
 
@@ -98,6 +102,10 @@ class _Device:
     changed: bool = True  # state changed in the last full sample
 
 
+# A kind's devices in sampling order, and their keys
+_Group = tuple[str, list[_Device], tuple[str, ...]]
+
+
 class ZcryptSource:
     """PolledSource for the AP bus (``--source zcrypt``)."""
 
@@ -119,6 +127,8 @@ class ZcryptSource:
         self._cards: dict[str, _Device] = {}
         self._queues: dict[str, _Device] = {}
         self._order: list[_Device] = []  # cards then queues, sorted by key
+        self._groups_of: list[_Device] | None = None  # the _order _groups were made from
+        self._groups: list[_Group] = []
         # read plans over all devices (kept descriptors in device order), rebuilt when the
         # devices, their files or their states change
         self._plan: list[int | str | None] = []
@@ -176,31 +186,62 @@ class ZcryptSource:
         reads0 = self._reader.reads
         mono_ns = self._ctx.clock.mono_ns()
         time_us = self._ctx.clock.time_us()
-        readings: list[Reading] = []
-        read_all = self._reader.read_all
-        num = self._uint
-        every = self._reader.read_plan(self._gauge_plan)
+        every = self._reader.read_plan(self._gauge_plan, _GAUGE_READ)
+        if every is not None and _GAUGE_READ in map(len, filter(None, every)):
+            every = self._reader.read_plan(self._gauge_plan)  # longer than a number: whole
         if every is None:
             self._stale = True
-        at = 0
-        for dev in self._order:
-            if every is not None:
-                rq, pq = every[at], every[at + 1]
-                at += 2
-            else:
-                rq, pq = read_all(dev.gauges)
-            if rq is None and pq is None:
-                continue  # gone since the last full sample; the next one will tell
-            values: dict[str, Number | None] = {
-                "requestq_count": num(rq, dev.gauges[0]),
-                "pendingq_count": num(pq, dev.gauges[1]),
-            }
-            values["pending_count"] = _pending(values)
-            readings.append(Reading(dev.kind, dev.key, values))
+            read_all = self._reader.read_all
+            every = [raw for dev in self._order for raw in read_all(dev.gauges)]
+        groups = self._gauge_groups()
+        values = None if self._warn.outstanding else _plain_uints(every)
+        if values is not None:  # the usual case: every file read, each a plain number
+            tables = _gauge_tables(groups, values)
+        else:
+            tables = self._gauge_tables_checked(groups, every)
         self._report_errors()
         return Sample(
-            self.name, time_us, tuple(readings), mono_ns=mono_ns, reads=self._reader.reads - reads0
+            self.name,
+            time_us,
+            (),
+            mono_ns=mono_ns,
+            reads=self._reader.reads - reads0,
+            gauges=tuple(tables),
         )
+
+    def _gauge_tables_checked(
+        self, groups: list[_Group], every: list[bytes | None]
+    ) -> list[GaugeTable]:
+        """The gauge tables, value by value: devices gone, values that do not parse (each
+        warned about), troubles that are over (cleared)."""
+        num = self._uint
+        tables: list[GaugeTable] = []
+        at = 0
+        for kind, devices, all_keys in groups:
+            keys: list[str] = []
+            rows: list[tuple[Number | None, ...]] = []
+            for dev in devices:
+                rq, pq = every[at], every[at + 1]
+                at += 2
+                if rq is None and pq is None:
+                    continue  # gone since the last full sample; the next one will tell
+                r, p = num(rq, dev.gauges[0]), num(pq, dev.gauges[1])
+                rows.append((r, p, None if r is None or p is None else r + p))
+                keys.append(dev.key)
+            same = len(keys) == len(all_keys)
+            tables.append(GaugeTable(kind, _GAUGES, all_keys if same else tuple(keys), tuple(rows)))
+        return tables
+
+    def _gauge_groups(self) -> list[_Group]:
+        """The devices of each kind in ``_order``'s order (cards, then queues), with their
+        keys: the same objects from pass to pass until the devices change."""
+        if self._groups_of is not self._order:
+            groups: dict[str, list[_Device]] = {}
+            for dev in self._order:
+                groups.setdefault(dev.kind, []).append(dev)
+            self._groups = [(k, ds, tuple(d.key for d in ds)) for k, ds in groups.items()]
+            self._groups_of = self._order
+        return self._groups
 
     def close(self) -> None:
         self._reader.close()
@@ -513,6 +554,42 @@ class ZcryptSource:
         for path, message in errors.items():
             self._complain(path, message)
         errors.clear()
+
+
+def _plain_uints(raws: list[bytes | None]) -> list[int] | None:
+    """Every file's value when each one is what ``_uint``'s fast path takes (decimal digits
+    and a newline, at most 2**64 - 1), parsed at once; ``None`` when any is not."""
+    if not raws or None in raws:
+        return None
+    lines = b"".join(raws).split(b"\n")  # type: ignore[arg-type]  # no None: tested
+    if lines.pop():  # something after the last newline
+        return None
+    # n lines, each one shorter than its file: every file is its line and a newline
+    if len(lines) != len(raws) or list(map(len, raws)) != list(map(_one_more, map(len, lines))):  # type: ignore[arg-type]
+        return None
+    if not all(lines) or not b"".join(lines).isdigit():
+        return None
+    values = list(map(int, lines))
+    if max(map(len, lines)) > _U64_DIGITS and max(values) > _U64_MAX:
+        return None
+    return values
+
+
+_one_more = (1).__add__
+_U64_DIGITS = 19  # every number of up to 19 digits is below 2**64
+
+
+def _gauge_tables(groups: list[_Group], values: list[int]) -> list[GaugeTable]:
+    """The gauge tables from every device's (requestq_count, pendingq_count), in order."""
+    tables: list[GaugeTable] = []
+    at = 0
+    for kind, devices, keys in groups:
+        end = at + 2 * len(devices)
+        requestq, pendingq = values[at:end:2], values[at + 1 : end : 2]
+        rows = tuple(zip(requestq, pendingq, map(add, requestq, pendingq), strict=True))
+        tables.append(GaugeTable(kind, _GAUGES, keys, rows))
+        at = end
+    return tables
 
 
 def _pending(values: dict[str, Number | None]) -> Number | None:

@@ -23,16 +23,19 @@ averaged and maxed. An interval that would not last a positive time, or longer t
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from operator import add
 
 from esatui.collectors.base import Warn, Warnings
-from esatui.collectors.model import Kind, Number, Reading, Role, Sample
+from esatui.collectors.model import GaugeTable, Kind, Number, Reading, Role, Sample
 from esatui.db.records import EntityRow, Flag, Interval, Value, max_column
 
 EntityId = tuple[str, str]
 INT64_MAX = 2**63 - 1  # SQLite's INTEGER; gauges are held to the same range
 DAY_US = 86_400 * 1_000_000
+_RESET, _NEW = int(Flag.RESET), int(Flag.NEW)  # plain ints: no enum arithmetic per row
 
 
 def _ignore(message: str) -> None:
@@ -45,21 +48,73 @@ class _GaugeAcc:
     sums: dict[str, float] = field(default_factory=dict)
     maxima: dict[str, float] = field(default_factory=dict)
 
-    def add(
-        self, values: Mapping[str, Value], names: Iterable[str], odd: Callable[[str, Value], None]
-    ) -> None:
+    def add(self, values: Mapping[str, Value], names: Iterable[str]) -> list[str]:
+        """Adds the values of ``names``; the names whose value is out of range (left out)."""
         counted = False
+        odd: list[str] = []
+        sums, maxima = self.sums, self.maxima
         for name in names:
             v = values.get(name)
             if v is None:
                 continue
             if not -INT64_MAX <= v <= INT64_MAX:  # also NaN and infinities
-                odd(name, v)
+                odd.append(name)
                 continue
             counted = True
-            self.sums[name] = self.sums.get(name, 0.0) + v
-            self.maxima[name] = max(self.maxima.get(name, v), v)
+            sums[name] = sums.get(name, 0.0) + v
+            maxima[name] = max(maxima.get(name, v), v)
         self.n += counted
+        return odd
+
+
+@dataclass(slots=True)
+class _Columns:
+    """A gauge table's running sums, column by column, while each pass of the interval gives
+    the same entities, each with every value read and in range: the sums are the very floats
+    :class:`_GaugeAcc` would add up, one pass after the other, and the maxima are taken
+    over the passes' columns (kept) when the sums are handed on."""
+
+    keys: tuple[str, ...]
+    names: tuple[str, ...]  # the table's column names
+    used: tuple[tuple[int, str], ...]  # (column, name) of the kind's gauges, in kind order
+    sums: list[list[float]] = field(default_factory=list)
+    passes: list[list[tuple[Value, ...]]] = field(default_factory=list)  # per used column
+
+    def add(self, rows: tuple[tuple[Value, ...], ...]) -> bool:
+        """Adds one pass's rows; ``False`` (nothing added) unless every value is clean."""
+        if not rows:
+            return True
+        columns = list(zip(*rows, strict=True))
+        picked = [columns[i] for i, _ in self.used]
+        for column in picked:
+            if None in column:
+                return False
+            if min(column) < -INT64_MAX or max(column) > INT64_MAX:
+                return False
+            if not math.isfinite(sum(column)):  # a NaN in it
+                return False
+        if self.passes:
+            self.sums = [list(map(add, s, c)) for s, c in zip(self.sums, picked, strict=True)]
+            for kept, column in zip(self.passes, picked, strict=True):
+                kept.append(column)
+        else:
+            self.sums = [[0.0 + v for v in c] for c in picked]
+            self.passes = [[c] for c in picked]
+        return True
+
+    def flush(self, kind: str, into: dict[EntityId, _GaugeAcc]) -> None:
+        """Hands the sums and maxima to per-entity accumulators (there are none yet)."""
+        if not self.passes:
+            return
+        n = len(self.passes[0])
+        maxima = [list(map(max, *kept)) if n > 1 else list(kept[0]) for kept in self.passes]
+        names = [name for _, name in self.used]
+        for i, key in enumerate(self.keys):
+            into[(kind, key)] = _GaugeAcc(
+                n,
+                {name: self.sums[j][i] for j, name in enumerate(names)},
+                {name: maxima[j][i] for j, name in enumerate(names)},  # type: ignore[misc]
+            )
 
 
 class IntervalBuilder:
@@ -91,6 +146,7 @@ class IntervalBuilder:
         self._previous: Sample | None = None
         self._prev_readings: dict[EntityId, Reading] = {}
         self._acc: dict[EntityId, _GaugeAcc] = {}
+        self._columns: dict[str, _Columns] = {}  # per kind: its gauge table's running sums
         self._flags = 0
 
     @property
@@ -100,20 +156,59 @@ class IntervalBuilder:
     def add_gauges(self, sample: Sample) -> None:
         """A high-frequency sample: only its gauges count, into the interval under way."""
         self._flags |= sample.flags
+        if sample.readings:
+            self._flush_columns()  # the readings' gauges come after the tables' so far
         for reading in sample.readings:
             names = self._gauges.get(reading.kind, ())
             if names:
                 entity = (reading.kind, reading.key)
+                acc = self._acc.get(entity)
+                if acc is None:
+                    acc = self._acc[entity] = _GaugeAcc()
+                for name in acc.add(reading.values, names):
+                    self._out_of_range(reading.kind, reading.key, name, reading.values[name])
+        for table in sample.gauges:
+            self._add_table(table)
 
-                def odd(name: str, value: Value, reading: Reading = reading) -> None:
-                    self._out_of_range(reading, name, value)
+    def _add_table(self, table: GaugeTable) -> None:
+        """A gauge table: into its kind's running columns while it can, else row by row."""
+        gauges = self._gauges.get(table.kind, ())
+        if not gauges:
+            return
+        columns = self._columns.get(table.kind)
+        if columns is not None and (columns.keys != table.keys or columns.names != table.names):
+            self._flush_columns(table.kind)
+            columns = None
+        if columns is None and not any((table.kind, k) in self._acc for k in table.keys):
+            where = {name: i for i, name in enumerate(table.names)}
+            used = tuple((where[g], g) for g in gauges if g in where)
+            if used:
+                columns = self._columns[table.kind] = _Columns(table.keys, table.names, used)
+        if columns is not None:
+            if columns.add(table.rows):
+                return
+            self._flush_columns(table.kind)
+        names = [g for g in gauges if g in table.names]
+        for key, row in zip(table.keys, table.rows, strict=True):
+            values = dict(zip(table.names, row, strict=True))
+            entity = (table.kind, key)
+            acc = self._acc.get(entity)
+            if acc is None:
+                acc = self._acc[entity] = _GaugeAcc()
+            for name in acc.add(values, names):
+                self._out_of_range(table.kind, key, name, values[name])
 
-                self._acc.setdefault(entity, _GaugeAcc()).add(reading.values, names, odd)
+    def _flush_columns(self, kind: str | None = None) -> None:
+        for name in [kind] if kind is not None else list(self._columns):
+            columns = self._columns.pop(name, None)
+            if columns is not None:
+                columns.flush(name, self._acc)
 
     def add(self, sample: Sample) -> Interval | None:
         """A full sample: closes the interval since the previous one (``None`` for the first,
         or when the clock did not advance)."""
         self.add_gauges(sample)
+        self._flush_columns()
         previous, prev_readings = self._previous, self._prev_readings
         acc, flags = self._acc, self._flags
         self._previous = sample
@@ -136,7 +231,7 @@ class IntervalBuilder:
             row = self._row(reading, prev_readings.get(entity), acc.get(entity))
             if row is not None:
                 rows.append(row)
-                flags |= row.flags & Flag.RESET
+                flags |= row.flags & _RESET
         return Interval(
             source=self.source,
             node=self.node or (sample.config or {}).get("node", ""),
@@ -157,7 +252,7 @@ class IntervalBuilder:
         values: dict[str, Value] = {}
         flags = 0
         if previous is None:
-            flags |= Flag.NEW
+            flags |= _NEW
         else:
             odd: list[str] = []
             for name in counters:
@@ -202,12 +297,12 @@ class IntervalBuilder:
                     values[name] = delta
                     continue
                 if now > before:  # "went back" by more than half the range: a bad reading
-                    self._out_of_range(current, name, now)
+                    self._out_of_range(kind, current.key, name, now)
                     kept[name] = before
                     continue
                 delta = now - before
             if delta > INT64_MAX:
-                self._out_of_range(current, name, now)
+                self._out_of_range(kind, current.key, name, now)
                 kept[name] = before
             elif name in loose:
                 drifted.append(name)
@@ -215,7 +310,7 @@ class IntervalBuilder:
                 values[name] = now  # the value after the reset
                 flags |= Flag.RESET
             else:
-                self._out_of_range(current, name, now)
+                self._out_of_range(kind, current.key, name, now)
                 kept[name] = before
         for name in drifted:  # back a little, as documented: a reset only with the others
             values[name] = current.values[name] if flags & Flag.RESET else 0
@@ -226,10 +321,10 @@ class IntervalBuilder:
             )
         return flags
 
-    def _out_of_range(self, reading: Reading, name: str, value: Value) -> None:
+    def _out_of_range(self, kind: str, key: str, name: str, value: Value) -> None:
         self._warnings(
-            f"{reading.kind} {reading.key}: {name} read as {value}, out of range: left out",
-            key=f"range:{reading.kind}:{reading.key}:{name}",
+            f"{kind} {key}: {name} read as {value}, out of range: left out",
+            key=f"range:{kind}:{key}:{name}",
         )
 
 

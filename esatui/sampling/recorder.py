@@ -4,7 +4,9 @@ Polled sources are sampled together at every interval boundary (aligned to the l
 so one-minute intervals end on the minute), and their gauges at the ``--hf`` rate in between,
 each in a thread of its own (``workers.py``): a pass waits for the answers until its
 deadline, half the interval (half the ``--hf`` period for gauges), and writes each source's
-interval as its answer comes, so a slow or hung source never delays the others. A source
+interval as its answer comes, so a slow or hung source never delays the others; the last
+answer's interval is committed in one transaction with the recorder's own (one commit a
+pass for a single source: a commit costs more than the rows it writes). A source
 that misses the deadline is skipped for that interval with one warning; its late answer
 closes its next interval, stamped with its own time.
 Stream sources (the z/VM monitor) run in threads of their own and bring their own intervals.
@@ -200,6 +202,8 @@ class Recorder:
                 else:
                     self._close(polled)
             self.stats.store_bytes = self._writes.total
+            self._writes.close()
+            self._steal.close()
             # in the order the sources were given (they answer in any order), esatui last
             self.stats.sources_written.sort(key=lambda n: self._order.get(n, len(self._order)))
         return self.stats
@@ -241,7 +245,8 @@ class Recorder:
 
     def _pass(self, *, full: bool) -> None:
         """Ask every polled source once (full, or gauges only), take the answers until the
-        deadline, write each source's interval as it comes, then the recorder's own."""
+        deadline, write each source's interval as it comes, the last one with the
+        recorder's own."""
         workers = self._workers
         assert workers is not None
         started = time.perf_counter()
@@ -249,6 +254,24 @@ class Recorder:
         waiting = self._ask(workers, ticket, full)
         period = self._interval_s if full or self._hf_s is None else self._hf_s
         deadline = time.monotonic() + period * DEADLINE_SHARE
+        held = self._take_answers(workers, ticket, waiting, deadline, full)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        own = self._self_sample(elapsed_ms, full=full)
+        if full:
+            interval = self._self_builder.add(own)
+            if interval is not None:
+                held.append(interval)
+        else:
+            self._self_builder.add_gauges(own)
+        if held:
+            self._write(held)
+
+    def _take_answers(
+        self, workers: Workers, ticket: int, waiting: set[str], deadline: float, full: bool
+    ) -> list[Interval]:
+        """The answers until the deadline, each source's interval written as it comes but
+        the last one's: returned, to be committed with the recorder's own."""
+        held: list[Interval] = []
         while waiting:
             answer = workers.take(deadline - time.monotonic())
             if answer is None:
@@ -257,18 +280,16 @@ class Recorder:
                 waiting.discard(answer.worker.source.name)
                 if full:
                     self._late[answer.worker.source.name].clear("late")
-            self._answered(answer)
-        for name in waiting:
-            if full:
-                self._overdue(name)
-        elapsed_ms = (time.perf_counter() - started) * 1000
-        own = self._self_sample(elapsed_ms, full=full)
-        if full:
-            interval = self._self_builder.add(own)
+            interval = self._answered(answer)
             if interval is not None:
-                self._write(interval)
-        else:
-            self._self_builder.add_gauges(own)
+                if waiting:
+                    self._write([interval])  # not held back for the others
+                else:
+                    held.append(interval)
+        if full:
+            for name in waiting:
+                self._overdue(name)
+        return held
 
     def _ask(self, workers: Workers, ticket: int, full: bool) -> set[str]:
         """Hand every idle source its call; the names of those asked."""
@@ -294,34 +315,32 @@ class Recorder:
             key="late",
         )
 
-    def _answered(self, answer: Answer) -> None:
-        """A source's answer (this pass's or a late one): into its builder, and its interval
-        written at once."""
+    def _answered(self, answer: Answer) -> Interval | None:
+        """A source's answer (this pass's or a late one): into its builder; the interval it
+        closes, to be written."""
         source = answer.worker.source
         if source not in self._polled:
-            return  # stopped meanwhile
+            return None  # stopped meanwhile
         error = answer.error
         if isinstance(error, SourceError):
             self._warn(f"{source.name}: {error}")
             self._stop_source(source)
-            return
+            return None
         if error is not None:
             self._warn(f"{source.name}: sample skipped: {error}")
-            return
+            return None
         sample = answer.sample
         self._account(source.name, answer.cpu_ns, answer.wall_ms, sample)
         if sample is None:
             if not answer.full and source in self._gauge_sources:
                 self._gauge_sources.remove(source)  # it has no gauges: stop asking
-            return
+            return None
         self._learn_node(sample)
         builder = self._builders[source.name]
         if answer.full:
-            interval = builder.add(sample)
-            if interval is not None:
-                self._write(interval)
-        else:
-            builder.add_gauges(sample)
+            return builder.add(sample)
+        builder.add_gauges(sample)
+        return None
 
     def _stop_source(self, source: PolledSource) -> None:
         if source in self._polled:
@@ -408,7 +427,7 @@ class Recorder:
                 self._learn_node(sample)
                 interval = builder.add(sample)
                 if interval is not None:
-                    self._write(interval)
+                    self._write([interval])
         except SourceError as exc:
             self._warn(f"{source.name}: {exc}")
             self.stats.stopped_sources.append(source.name)
@@ -431,31 +450,34 @@ class Recorder:
             self._node = socket.gethostname()
         return self._node
 
-    def _write(self, interval: Interval) -> None:
-        interval = Interval(
-            interval.source,
-            self.node,
-            interval.start_us,
-            interval.end_us,
-            interval.duration_us,
-            interval.rows,
-            interval.flags,
-            interval.config,
-        )
+    def _write(self, intervals: list[Interval]) -> None:
+        """Commit intervals together (one transaction), under the recording's node; if that
+        fails, each on its own, so a failed write loses its own interval only."""
+        batch = [
+            Interval(
+                i.source, self.node, i.start_us, i.end_us, i.duration_us, i.rows, i.flags, i.config
+            )
+            for i in intervals
+        ]
         try:
             with self._write_lock:
-                written = self._writes.count(lambda: self._store.write(interval))
+                ids = self._writes.count(lambda: self._store.write_all(batch))
         except Exception as exc:  # noqa: BLE001 - a failed write loses this interval only
-            self._warn(f"interval ending {interval.end_us} not written: {exc}")
+            if len(batch) > 1:
+                for one in batch:
+                    self._write([one])
+            else:
+                self._warn(f"interval ending {batch[0].end_us} not written: {exc}")
             return
-        if written is None:
-            self.stats.duplicates += 1
-            return
-        self.stats.written += 1
-        if interval.source not in self.stats.sources_written:
-            self.stats.sources_written.append(interval.source)
-        if self._on_interval is not None:
-            self._on_interval(interval)
+        for interval, written in zip(batch, ids, strict=True):
+            if written is None:
+                self.stats.duplicates += 1
+                continue
+            self.stats.written += 1
+            if interval.source not in self.stats.sources_written:
+                self.stats.sources_written.append(interval.source)
+            if self._on_interval is not None:
+                self._on_interval(interval)
 
     def _retain(self) -> None:
         """Retention as the recording goes: by size whenever the database file passes

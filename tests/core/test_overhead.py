@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from esatui.collectors.base import SourceContext
 from esatui.collectors.host import HostSource
 from esatui.collectors.selfmon import StealShare
+from esatui.db.records import Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.sampling.recorder import Recorder
@@ -70,13 +72,14 @@ def test_per_source_cpu_is_seen_and_bytes_are_what_the_store_wrote(tmp_path: Pat
     for row in model.rows:
         assert isinstance(row.values["host_ms"], float) and row.values["host_ms"] > 0
         assert isinstance(row.values["cpu_ms"], float) and row.values["cpu_ms"] > 0
-    # the sources' intervals are written as their samples come, before the recorder's own
-    # sample, so they count in the interval they close (the first one too); the recorder's
-    # own interval is written after its sample and counts in the next one
+    # a single source's interval is committed with the recorder's own, after the recorder's
+    # sample: what a pass writes counts in the next interval (nothing before the first pass)
     written = [row.values["bytes_written"] for row in model.rows]
-    assert all(isinstance(b, int) and b > 0 for b in written)
+    assert all(isinstance(b, int) for b in written)
+    assert written[-1] == 0  # newest first: the first interval
+    assert all(b > 0 for b in written[:-1])  # type: ignore[operator]
     total = sum(r.values["bytes_written"] for r in model.rows)  # type: ignore[misc]
-    assert total <= recorder.stats.store_bytes  # the last ESAOVHD row's own write comes after
+    assert total < recorder.stats.store_bytes  # the last pass's write comes after
 
 
 def test_cpu_used_is_the_clock_less_its_stolen_share(tmp_path: Path) -> None:
@@ -107,3 +110,23 @@ def test_steal_share_from_proc_stat(tmp_path: Path) -> None:
     assert share.used_fraction() == 1.0
     stat.write_text("garbage\n")
     assert share.used_fraction() == 1.0  # cannot say: the clock as measured
+
+
+def test_one_commit_a_pass_for_a_single_source(tmp_path: Path) -> None:
+    """The source's interval and the recorder's own are committed together: a commit costs
+    more than the rows it writes."""
+    db = tmp_path / "c.sqlite"
+    commits: list[list[str]] = []
+    with Store.open(db) as store:
+        write_all = store.write_all
+
+        def counted(intervals: Sequence[Interval]) -> list[int | None]:
+            commits.append([i.source for i in intervals])
+            return write_all(intervals)
+
+        store.write_all = counted  # type: ignore[method-assign]
+        clock = SimClock(START_US)
+        recorder = Recorder(store, [_host(tmp_path)], interval_s=60, hf_s=None, clock=clock)
+        stats = recorder.run(threading.Event(), count=3)
+    assert commits == [["host", "esatui"]] * 3
+    assert stats.written == 6

@@ -69,6 +69,33 @@ def test_the_same_interval_twice_is_recorded_once(db_path: Path) -> None:
         assert store.write(interval(10)) is None
 
 
+def test_intervals_written_together_commit_together(db_path: Path) -> None:
+    with Store.open(db_path) as store:
+        store.register("test", [KIND])
+        assert store.write(interval(10)) is not None
+        ids = store.write_all([interval(10), interval(11), interval(12, attrs={"type": "B"})])
+        assert ids[0] is None and None not in ids[1:]
+        broken = Interval("test", "n1", 12 * 10**6, 13 * 10**6, 10**6, (interval(13).rows[0],))
+        unknown = Interval("test", "n1", 13 * 10**6, 14 * 10**6, 10**6, ())
+        bad_row = EntityRow("nope", "x", {}, {}, 0, 0)  # a kind never registered
+        with pytest.raises(StoreError):
+            store.write_all([broken, Interval("test", "n1", 0, 15 * 10**6, 1, (bad_row,))])
+        # nothing of the failed batch is there, and what it had cached (the entity of
+        # attributes "C") is forgotten with it
+        c_row = EntityRow("thing", "a", {"type": "C"}, {"ops": 1}, 0, 0)
+        with pytest.raises(StoreError):
+            store.write_all([Interval("test", "n1", 0, 16 * 10**6, 1, (c_row, bad_row))])
+        assert store.write(Interval("test", "n1", 0, 16 * 10**6, 1, (c_row,))) is not None
+        assert store.write(unknown) is not None
+    with SqliteReader.open(db_path) as reader:
+        node = reader.queries.node_id("n1")
+        assert node is not None
+        infos = reader.queries.intervals(node, ["test"])
+        assert [i.end_us // 10**6 for i in infos] == [16, 14, 12, 11, 10]
+        rows = reader.queries.kind_rows("thing", infos)
+        assert sorted(r.attrs["type"] for r in rows) == ["A", "A", "B", "C"]
+
+
 def test_a_kind_that_gains_a_field_gains_a_column(db_path: Path) -> None:
     with Store.open(db_path) as store:
         store.register("test", [KIND])

@@ -66,7 +66,10 @@ def test_killed_recorders_lose_no_committed_interval(tmp_path: Path, db_path: Pa
         assert first, f"recorder {kill} wrote nothing: {proc.stderr.read() if proc.stderr else ''}"
         time.sleep(rng.uniform(0.0, 0.25))  # then a random moment of its work
         os.kill(proc.pid, signal.SIGKILL)
-        rest, _ = proc.communicate()
+        # the rest through the same reader: readline may have read ahead of its line
+        # (communicate would read the pipe under it and lose that)
+        rest = proc.stdout.read()
+        proc.communicate()
         *lines, _partial = (first + rest).split("\n")  # a line cut by the kill is no report
         for line in lines:
             source, end, rows = line.split()

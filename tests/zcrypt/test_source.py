@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from esatui.collectors.base import PolledSource, SourceContext
 from esatui.collectors.model import Reading, Role, Sample
 from esatui.collectors.zcrypt import BUS, CARD, QUEUE, ZcryptSource
+from esatui.collectors.zcrypt.source import _plain_uints
 from esatui.sim.interfaces.aptree import ApTree, build
 
 
@@ -27,7 +28,7 @@ def write_garbage(tree: ApTree, relpath: str, content: str | bytes) -> None:
 
 
 def by_key(sample: Sample, kind: str) -> dict[str, Reading]:
-    return {r.key: r for r in sample.readings if r.kind == kind}
+    return {r.key: r for r in sample.all_readings() if r.kind == kind}
 
 
 @pytest.fixture
@@ -144,8 +145,9 @@ def test_gauges_read_only_the_queue_depths(tree: ApTree, source: ZcryptSource) -
         "pending_count": 4,
     }
     gauges = {"requestq_count", "pendingq_count", "pending_count"}
-    assert all(set(r.values) == gauges for r in g.readings)
-    assert all(not r.attrs for r in g.readings)
+    assert all(set(r.values) == gauges for r in g.all_readings())
+    assert all(not r.attrs for r in g.all_readings())
+    assert not g.readings  # as tables: no object per device per tick
 
 
 def test_vfio_ap_bound_queue(source: ZcryptSource) -> None:
@@ -353,8 +355,42 @@ def test_any_garbage_never_crashes(
         write_garbage(tree, f"card01/{name}" if name != "interrupt" else "card01/load", content)
     for sample in (src.sample(), src.sample_gauges()):
         assert sample is not None
-        for reading in sample.readings:
+        for reading in sample.all_readings():
             for value in reading.values.values():
                 assert value is None or (isinstance(value, int) and value >= 0)
             assert all(isinstance(v, str) for v in reading.attrs.values())
     src.close()
+
+
+@pytest.mark.parametrize(
+    "raws",
+    [
+        [b"1_0\n", b"2\n"],  # int() takes these; the fast path must not
+        [b" 5\n", b"2\n"],
+        [b"+5\n", b"2\n"],
+        [b"5", b"6\n7\n"],  # the right count of newlines, in the wrong files
+        [b"\n", b"2\n"],
+        [b"18446744073709551616\n", b"1\n"],  # 2**64
+        [None, b"1\n"],
+        [b"1\n\n", b"2"],
+    ],
+)
+def test_gauges_parsed_at_once_only_when_each_file_is_a_plain_number(
+    raws: list[bytes | None],
+) -> None:
+    assert _plain_uints(raws) is None
+
+
+def test_gauges_parsed_at_once_are_the_values() -> None:
+    assert _plain_uints([b"0\n", b"18446744073709551615\n", b"42\n"]) == [0, 2**64 - 1, 42]
+
+
+def test_a_gauge_file_longer_than_a_number_is_read_whole(
+    tree: ApTree, source: ZcryptSource, warnings: list[str]
+) -> None:
+    source.sample()
+    write_garbage(tree, "card03/03.0010/requestq_count", b"0" * 70 + b"5\n")
+    g = source.sample_gauges()
+    assert g is not None
+    assert by_key(g, "zcrypt_queue")["03.0010"].values["requestq_count"] == 5
+    assert not warnings
