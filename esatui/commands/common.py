@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from esatui.exposition.serve import Exposition
     from esatui.registry import Registry, SourceOptions
     from esatui.sampling.recorder import Retention
+    from esatui.screens.catalog import Query
     from esatui.screens.crypto_costs import CostTable
     from esatui.screens.model import Threshold
 
@@ -127,6 +128,28 @@ def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:
             raise UsageError(f"unknown threshold {name!r} (thresholds: {', '.join(found)})")
         found[name] = Threshold(low, high)
     return found
+
+
+def screen_query(args: argparse.Namespace) -> Query:
+    """What ``export`` (as rows or as a graph) asks the screen for."""
+    from esatui.screens.catalog import Query
+
+    return Query(
+        node=args.node,
+        after_us=args.from_,
+        until_us=args.to,
+        interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
+        thresholds=thresholds(args),
+        options=frozenset(args.option),
+        crypto_costs=crypto_costs(args),
+    )
+
+
+def check_node(reader: Reader, node: str | None) -> None:
+    """A ``--node`` the recording holds (or none asked for)."""
+    nodes = reader.nodes()
+    if node is not None and node not in nodes:
+        raise RuntimeError(f"no data for node {node!r} (nodes: {', '.join(nodes)})")
 
 
 def crypto_costs(args: argparse.Namespace) -> CostTable | None:

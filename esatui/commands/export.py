@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
+from esatui.commands.common import (
+    EXIT_OK,
+    UsageError,
+    check_node,
+    open_reader,
+    screen_query,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -75,20 +81,10 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         offered = f"options: {', '.join(offered_options)}" if offered_options else "it has none"
         raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
-    query = catalog.Query(
-        node=args.node,
-        after_us=args.from_,
-        until_us=args.to,
-        interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
-        thresholds=thresholds(args),
-        options=frozenset(args.option),
-        crypto_costs=crypto_costs(args),
-    )
+    query = screen_query(args)
     reader = open_reader(args)
     try:
-        nodes = reader.nodes()
-        if args.node is not None and args.node not in nodes:
-            raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
+        check_node(reader, args.node)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         model = catalog.build_model(reader, screen.name, query)
         if args.stats and model.rows:

@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
+from esatui.commands.common import EXIT_OK, UsageError, check_node, open_reader, screen_query
 
 if TYPE_CHECKING:
     from esatui.screens.catalog import ScreenDef
@@ -26,21 +26,11 @@ def run_graph(args: argparse.Namespace) -> int:
     from esatui.screens.graph import load_graph
 
     screen = _checked(args)
-    query = catalog.Query(
-        node=args.node,
-        after_us=args.from_,
-        until_us=args.to,
-        interval_len_us=None if args.interval_len is None else round(args.interval_len * 1e6),
-        thresholds=thresholds(args),
-        options=frozenset(args.option),
-        crypto_costs=crypto_costs(args),
-    )
+    query = screen_query(args)
     overlay = args.column[1] if len(args.column) > 1 else None
     reader = open_reader(args)
     try:
-        nodes = reader.nodes()
-        if args.node is not None and args.node not in nodes:
-            raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
+        check_node(reader, args.node)
         try:
             graph, model = load_graph(
                 reader, screen.name, query, args.column[0], overlay, max_points=2 * args.width
