@@ -100,6 +100,9 @@ class ScreenDef:
     options: tuple[str, ...] = ()  # view toggles the screen understands
     fleet: bool = False  # every node the reader holds (Context.fleet), not one
     sorts: tuple[str, ...] = ()  # columns the rows can be sorted by (option sort:<column>)
+    # rows depend on their own slot alone, and what the build says of the range (columns,
+    # notes, header) is the same from any part of it: exports stream it (screens/stream.py)
+    streams: bool = False
 
     @property
     def view_options(self) -> tuple[str, ...]:

@@ -254,4 +254,5 @@ SCREEN = ScreenDef(
     reads=(LCPU_READS,),
     prefer=PREFER,
     options=(NORMALIZED,),
+    streams=True,
 )

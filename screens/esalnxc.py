@@ -171,4 +171,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the host source (/proc/stat)",
     reads=(CPU_READS, VCPU_READS),
+    streams=True,
 )

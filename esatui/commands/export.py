@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from esatui.commands import arguments as A
 from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reader, thresholds
@@ -66,6 +66,13 @@ def run(args: argparse.Namespace) -> int:
         if args.node is not None and args.node not in nodes:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
+        from esatui.commands import streaming
+
+        ascending_order = args.order == "asc"
+        if streaming.export(
+            reader, screen, query, args.format, args.width, ascending_order, writer(args)
+        ):
+            return EXIT_OK
         model = catalog.build_model(reader, screen.name, query)
     finally:
         reader.close()
@@ -74,13 +81,23 @@ def run(args: argparse.Namespace) -> int:
     if args.order == "asc":
         model = replace(model, rows=ascending(model.rows))
     text = render(model, args.format, args.width)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        from esatui.commands.output import write_report
-
-        write_report(args.output, text)
+    writer(args)(lambda out: out.write(text))
     return EXIT_OK
+
+
+def writer(args: argparse.Namespace) -> Callable[[Callable[[TextIO], object]], None]:
+    """Where the export goes: given the function that writes it to a text stream, writes
+    it to standard output or, safely, to ``--output``."""
+
+    def write(report: Callable[[TextIO], object]) -> None:
+        if args.output is None:
+            report(sys.stdout)
+        else:
+            from esatui.commands.output import write_report_with
+
+            write_report_with(args.output, report)
+
+    return write
 
 
 def check_length(recorded_us: int | None, length_s: float | None) -> None:
