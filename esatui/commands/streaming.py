@@ -38,12 +38,12 @@ from esatui.screens.catalog import (
 )
 from esatui.screens.model import Column, Row, ScreenModel
 from esatui.screens.render import (
-    cell_plan,
     header_lines,
     line_text,
     local_time,
     pages,
-    row_line,
+    row_text,
+    text_plan,
 )
 
 
@@ -52,14 +52,14 @@ class _Page:
 
     def __init__(self, columns: tuple[Column, ...], flags: bool) -> None:
         self.columns = columns
-        self.plan = cell_plan(columns)
+        self.plan = text_plan(columns)
         self.flags = flags
         self.previous: Row | None = None
         self.spool: IO[bytes] = tempfile.TemporaryFile()
 
     def add(self, out: io.StringIO, row: Row) -> None:
         out.write("\n")
-        out.write(line_text(row_line(self.columns, row, self.previous, self.flags, self.plan)))
+        out.write(row_text(self.plan, row, self.previous, self.flags))
         self.previous = row
 
 
