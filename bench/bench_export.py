@@ -111,7 +111,15 @@ def day(result: Result, opts: Options, db: Path, sa: Path | None, out: Path) -> 
         commands["sadf"] = ["sadf", "-d", str(sa), "--", "-P", "ALL"]
     for fmt_name in ("csv", "json", "jsonl"):
         commands[fmt_name] = [*export, "--format", fmt_name, "--output", str(out / fmt_name)]
-    commands["esalnxc"] = [*esatui, "export", "ESALNXC", "--db", str(db), "--output", str(out / "l")]
+    commands["esalnxc"] = [
+        *esatui,
+        "export",
+        "ESALNXC",
+        "--db",
+        str(db),
+        "--output",
+        str(out / "l"),
+    ]
     runs = rounds(commands, opts.runs(7, 2), out)
     wall, cpu, peak = report(result, "a day of ESACPUU to text: esatui export", runs["esatui"])
     f_wall, f_cpu, _ = report(result, "a day: the lean streaming floor", runs["floor"])
@@ -177,7 +185,9 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
         "esatui month jsonl": [*export, *span, "--format", "jsonl", "--output", str(out / "m")],
     }
     runs = rounds(commands, opts.runs(3, 1), out)
-    wall, cpu, peak = report(result, "a month of ESACPUU to text: esatui export", runs["esatui month"])
+    wall, cpu, peak = report(
+        result, "a month of ESACPUU to text: esatui export", runs["esatui month"]
+    )
     f_wall, f_cpu, _ = report(result, "a month: the lean streaming floor", runs["floor month"])
     _, _, j_peak = report(result, "a month of ESACPUU to JSON lines", runs["esatui month jsonl"])
     floor_x = ratio(runs["esatui month"], runs["floor month"], "cpu_s")

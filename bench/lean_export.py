@@ -48,9 +48,7 @@ def main(argv: list[str]) -> int:
             for cpu_type, s in sums.items():
                 lines.append(f"{'':8} {cpu_type:<4} {'Tot':>4} " + " ".join(map(cell, s)))
 
-        for end_us, duration_us, key, attrs, elapsed, *parts in conn.execute(
-            QUERY, (after, until)
-        ):
+        for end_us, duration_us, key, attrs, elapsed, *parts in conn.execute(QUERY, (after, until)):
             if end_us != current:
                 subtotals()
                 if len(lines) > 4096:

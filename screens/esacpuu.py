@@ -33,7 +33,6 @@ from esatui.screens.common import (
     number,
     percent_columns,
     type_key,
-    type_note,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
 
@@ -252,11 +251,8 @@ def _build(ctx: Context) -> Built:
                 rows.append(_subtotal(slot, cpu_type, sums, factor, threaded))
     if normalized:
         notes.append(_normalized_note(factors))
-    note = type_note(s for s in sources if s)
-    if note:
-        notes.append(note)
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
-    return Built(columns, rows, tuple(notes))
+    return Built(columns, rows, tuple(notes), type_sources=frozenset(s for s in sources if s))
 
 
 SCREEN = ScreenDef(

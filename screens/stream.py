@@ -44,6 +44,7 @@ class Frame:
 
     @classmethod
     def of(cls, built: Built) -> Frame:
+        """The build's frame (its CPU types' sources are not: they add up, see ``Built``)."""
         return cls(built.columns, built.notes, built.flags_legend, tuple(built.header.items()))
 
 
@@ -97,9 +98,7 @@ def chunks(
         yield slots, screen.build(context)
 
 
-def _chunk_slots(
-    reader: Reader, screen: ScreenDef, whole: Window, lo: int, hi: int
-) -> list[Slot]:
+def _chunk_slots(reader: Reader, screen: ScreenDef, whole: Window, lo: int, hi: int) -> list[Slot]:
     """The slots of spans ``lo`` to ``hi`` (oldest first), read with a neighbour each side."""
     spans = whole.spans
     first, last = max(lo - 1, 0), min(hi + 1, len(spans))
@@ -120,4 +119,3 @@ def _later(a: int | None, b: int) -> int:
 
 def _earlier(a: int | None, b: int) -> int:
     return b if a is None else min(a, b)
-

@@ -31,6 +31,7 @@ from esatui.db.reader import Reader
 from esatui.screens import stream
 from esatui.screens.catalog import (
     SIMULATED_NOTE,
+    built_type_note,
     HeaderFacts,
     Query,
     ScreenDef,
@@ -193,6 +194,7 @@ def export(
     frame: stream.Frame | None = None
     writer: _Writer | None = None
     partial_firsts: list[Row] = []
+    type_sources: set[str] = set()
     any_partial = False
     try:
         for _slots, built in stream.chunks(
@@ -207,6 +209,7 @@ def export(
                 writer = _Writer(fmt, columns, width, built.flags_legend)
             elif this != frame:
                 return False
+            type_sources |= built.type_sources
             rows = ascending(built.rows) if ascending_order else built.rows
             for row in rows:
                 if row.partial:
@@ -217,7 +220,10 @@ def export(
             writer.add(rows)
         if writer is None or frame is None or writer.rows == 0 or any_partial != marks_partial:
             return False
-        model = _model(screen, found, query, frame, writer.columns, partial_firsts)
+        notes = (*frame.notes, *built_type_note(frozenset(type_sources)))
+        model = _model(
+            screen, found, query, replace(frame, notes=notes), writer.columns, partial_firsts
+        )
         done = writer
         write(lambda out: done.finish(model, width, out))
         return True
@@ -261,4 +267,3 @@ def _model(
         extent=found.extent,
         recorded=True,
     )
-
