@@ -32,8 +32,16 @@ from datetime import datetime
 from pathlib import Path
 
 from bench.core import Options, Result, fmt
-from bench.fixtures import DAY, MINUTE_S, MONTH, YEAR, YEAR_SPEC, YEAR_START_US, RecordingSpec
-from bench.fixtures import cached_recording
+from bench.fixtures import (
+    DAY,
+    MINUTE_S,
+    MONTH,
+    YEAR,
+    YEAR_SPEC,
+    YEAR_START_US,
+    RecordingSpec,
+    cached_recording,
+)
 from bench.sysstat_day import sysstat_day
 
 NAME = "export"
@@ -98,7 +106,8 @@ def report(result: Result, label: str, runs: list[Run]) -> tuple[float, float, f
 
 def ratio(a: list[Run], b: list[Run], field: str) -> float:
     """The median of the rounds' ratios (each round's two runs side by side)."""
-    return statistics.median(getattr(x, field) / getattr(y, field) for x, y in zip(a, b))
+    pairs = zip(a, b, strict=True)
+    return float(statistics.median(getattr(x, field) / getattr(y, field) for x, y in pairs))
 
 
 def day(result: Result, opts: Options, db: Path, sa: Path | None, out: Path) -> None:
@@ -180,15 +189,17 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
     span = ["--from", local_text(after), "--to", local_text(until)]
     commands = {
         "esatui month": [*export, *span, "--output", str(out / "month.txt")],
-        "floor month": [sys.executable, str(LEAN), str(year), str(out / "lean-month.txt")]
-        + [str(after), str(until)],
+        "floor month": [
+            *(sys.executable, str(LEAN), str(year), str(out / "lean-month.txt")),
+            *(str(after), str(until)),
+        ],
         "esatui month jsonl": [*export, *span, "--format", "jsonl", "--output", str(out / "m")],
     }
     runs = rounds(commands, opts.runs(3, 1), out)
     wall, cpu, peak = report(
         result, "a month of ESACPUU to text: esatui export", runs["esatui month"]
     )
-    f_wall, f_cpu, _ = report(result, "a month: the lean streaming floor", runs["floor month"])
+    _, f_cpu, _ = report(result, "a month: the lean streaming floor", runs["floor month"])
     _, _, j_peak = report(result, "a month of ESACPUU to JSON lines", runs["esatui month jsonl"])
     floor_x = ratio(runs["esatui month"], runs["floor month"], "cpu_s")
     lines = sum(1 for _ in (out / "month.txt").open())
@@ -198,7 +209,8 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
     result.target(
         "a month of 1-minute ESACPUU to text, as a command",
         f"< {MONTH_BAR_S:g} s",
-        f"{fmt(wall, 's')} wall, {fmt(cpu, 's')} CPU ({floor_x:.2f}x the floor's CPU)",
+        f"{fmt(wall, 's')} wall, {fmt(cpu, 's')} CPU ({floor_x:.2f}x the floor's "
+        f"{fmt(f_cpu, 's')})",
         wall < MONTH_BAR_S,
     )
     result.target(

@@ -15,6 +15,7 @@ import json
 import sqlite3
 import sys
 import time
+from pathlib import Path
 
 PARTS = ("emul_us", "user_us", "syst_us", "idle_us", "steal_us", "mgmt_us")
 
@@ -39,7 +40,7 @@ def main(argv: list[str]) -> int:
     until = int(argv[3]) if len(argv) > 3 else 1 << 62
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     types: dict[str, str] = {}
-    with open(out, "w") as sink:
+    with Path(out).open("w") as sink:
         lines: list[str] = []
         current = None
         sums: dict[str, list[float]] = {}
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> int:
             total_us = elapsed or duration_us
             pct = [None if p is None else p * 100.0 / total_us for p in parts]
             emul, user, syst = pct[0], pct[1], pct[2]
-            busy = emul + user + syst if None not in (emul, user, syst) else None
+            busy = None if emul is None or user is None or syst is None else emul + user + syst
             values = [busy, *pct]
             acc = sums.setdefault(cpu_type, [0.0] * len(values))
             for n, v in enumerate(values):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -14,7 +14,6 @@ from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, open_reade
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
-    from esatui.screens.model import Row
 
 
 def register(sub: Subparsers) -> None:
@@ -37,6 +36,7 @@ def register(sub: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from esatui.commands import streaming
     from esatui.formats import render
     from esatui.screens import catalog
 
@@ -66,8 +66,6 @@ def run(args: argparse.Namespace) -> int:
         if args.node is not None and args.node not in nodes:
             raise RuntimeError(f"no data for node {args.node!r} (nodes: {', '.join(nodes)})")
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
-        from esatui.commands import streaming
-
         ascending_order = args.order == "asc"
         if streaming.export(
             reader, screen, query, args.format, args.width, ascending_order, writer(args)
@@ -79,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if not model.rows:
         raise RuntimeError(catalog.no_rows_reason(model))
     if args.order == "asc":
-        model = replace(model, rows=ascending(model.rows))
+        model = replace(model, rows=streaming.ascending(model.rows))
     text = render(model, args.format, args.width)
     writer(args)(lambda out: out.write(text))
     return EXIT_OK
@@ -111,14 +109,3 @@ def check_length(recorded_us: int | None, length_s: float | None) -> None:
         f"--interval-len {format_duration(length_s)} is shorter than the recorded intervals "
         f"({recorded}): give {recorded} or longer"
     )
-
-
-def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
-    """Oldest interval first, keeping each interval's rows in their order."""
-    groups: list[list[Row]] = []
-    for row in rows:
-        if groups and groups[-1][0].end_us == row.end_us and not row.first:
-            groups[-1].append(row)
-        else:
-            groups.append([row])
-    return tuple(r for group in reversed(groups) for r in group)

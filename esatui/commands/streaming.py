@@ -25,16 +25,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import IO, TextIO
 
-from esatui.commands.export import ascending
-from esatui.formats import Format, record_keys, row_record
 from esatui.db.reader import Reader
+from esatui.formats import Format, record_keys, row_record
 from esatui.screens import stream
 from esatui.screens.catalog import (
     SIMULATED_NOTE,
-    built_type_note,
     HeaderFacts,
     Query,
     ScreenDef,
+    built_type_note,
     partial_note,
 )
 from esatui.screens.model import Column, Row, ScreenModel
@@ -48,6 +47,17 @@ from esatui.screens.render import (
 )
 
 
+def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
+    """Oldest interval first, keeping each interval's rows in their order."""
+    groups: list[list[Row]] = []
+    for row in rows:
+        if groups and groups[-1][0].end_us == row.end_us and not row.first:
+            groups[-1].append(row)
+        else:
+            groups.append([row])
+    return tuple(r for group in reversed(groups) for r in group)
+
+
 class _Page:
     """One horizontal page of the text: its columns and its spooled lines."""
 
@@ -56,7 +66,7 @@ class _Page:
         self.plan = text_plan(columns)
         self.flags = flags
         self.previous: Row | None = None
-        self.spool: IO[bytes] = tempfile.TemporaryFile()
+        self.spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - close()
 
     def add(self, out: io.StringIO, row: Row) -> None:
         out.write("\n")
@@ -76,7 +86,7 @@ class _Writer:
             if fmt == "text"
             else []
         )
-        self.spool: IO[bytes] = tempfile.TemporaryFile()
+        self.spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - close()
         self.rows = 0
         self.last_day: tuple[int, int] | None = None
         self.first_day: tuple[int, int] | None = None

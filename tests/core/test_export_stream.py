@@ -15,7 +15,7 @@ from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.vmcp.source import VCPU
 from esatui.commands import streaming
-from esatui.commands.export import ascending
+from esatui.commands.streaming import ascending
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.formats import FORMATS, Format, render
