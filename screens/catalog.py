@@ -136,15 +136,26 @@ def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) 
 
 
 _SCREENS: dict[str, ScreenDef] = {}
+# Each module is named after its screen (esatui.screens.esalnxc: ESALNXC; a test holds them
+# to it): a name is found without importing every screen (an export imports one).
+SCREEN_NAMES = tuple(module.rsplit(".", 1)[1].upper() for module in SCREEN_MODULES)
 
 
 def screens() -> dict[str, ScreenDef]:
     """Every screen, by name, in catalog order."""
-    if not _SCREENS:
-        for module in SCREEN_MODULES:
-            screen: ScreenDef = importlib.import_module(module).SCREEN
-            _SCREENS[screen.name] = screen
+    if len(_SCREENS) < len(SCREEN_NAMES):
+        for name in SCREEN_NAMES:
+            _load(name)
+        _SCREENS.update({name: _SCREENS.pop(name) for name in SCREEN_NAMES})  # in order
     return _SCREENS
+
+
+def _load(name: str) -> ScreenDef:
+    found = _SCREENS.get(name)
+    if found is None:
+        module = SCREEN_MODULES[SCREEN_NAMES.index(name)]
+        found = _SCREENS[name] = importlib.import_module(module).SCREEN
+    return found
 
 
 def get(name: str) -> ScreenDef:
@@ -153,13 +164,13 @@ def get(name: str) -> ScreenDef:
     will do when only one screen starts so (``lnxc``, ``usr2``, ``ESACPUU``, ``ovh``).
     A ``KeyError`` says why not (no such screen, or which ones the text could mean)."""
     wanted = "".join(name.split()).upper()
-    names = screens()
+    names = SCREEN_NAMES
     for candidate in (wanted, "ESA" + wanted):
         if candidate in names:
-            return names[candidate]
+            return _load(candidate)
     matches = [n for n in names if wanted and n.startswith((wanted, "ESA" + wanted))]
     if len(matches) == 1:
-        return names[matches[0]]
+        return _load(matches[0])
     if matches:
         raise KeyError(f"{name!r} could be {', '.join(matches)}")
     raise KeyError(f"no screen {name!r}; screens are {', '.join(names)}")

@@ -4,7 +4,10 @@ and a screen or range that cannot stream is built whole."""
 
 from __future__ import annotations
 
+import importlib
 import io
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -229,3 +232,20 @@ def test_export_command_writes_the_stream_to_a_file_and_to_stdout(
     capsys.readouterr()
     assert cli.main(["export", "ESACPUU", "--db", db, "--order", "asc"]) == 0
     assert capsys.readouterr().out == whole(recording, "ESACPUU", catalog.Query(), "text", True)
+
+
+def test_each_screen_module_is_named_after_its_screen() -> None:
+    for name, module in zip(catalog.SCREEN_NAMES, catalog.SCREEN_MODULES, strict=True):
+        assert importlib.import_module(module).SCREEN.name == name
+    assert list(catalog.screens()) == list(catalog.SCREEN_NAMES)
+
+
+def test_an_export_imports_its_own_screen_only() -> None:
+    """Finding a screen by name imports that screen's module, not the catalog's others."""
+    code = (
+        "import sys; from esatui.screens import catalog; catalog.get('cpuu');"
+        "print(sorted(m for m in sys.modules if m.startswith('esatui.screens.esa')))"
+    )
+    command = [sys.executable, "-c", code]
+    found = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert found.stdout.strip() == "['esatui.screens.esacpuu']", found.stderr
