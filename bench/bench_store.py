@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from bench.core import Options, Result, fmt
-from bench.fixtures import MINUTE_S, RecordingSpec, cached_recording, record
+from bench.fixtures import MINUTE_S, YEAR_SPEC, RecordingSpec, cached_recording, record
 from bench.profiling import dominant
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
@@ -167,7 +167,7 @@ def month_and_year(result: Result, opts: Options) -> Path | None:
         )
     result.add("a year, extrapolated from it", [per * YEAR / 1e9], "GB")
     year = out / "year.sqlite"
-    year_spec = RecordingSpec(intervals=YEAR)
+    year_spec = YEAR_SPEC
     if opts.quick and not year.exists():
         result.notes.append(
             "--quick: the year database is not built (python -m bench store builds it once)."

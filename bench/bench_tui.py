@@ -41,7 +41,7 @@ from textual.pilot import Pilot
 from bench.bench_export import esatui_command
 from bench.bench_store import MONTH, YEAR
 from bench.core import Options, Result, fmt, run_child
-from bench.fixtures import MINUTE_S, YEAR_START_US, RecordingSpec, cached_recording
+from bench.fixtures import MINUTE_S, YEAR_SPEC, YEAR_START_US, RecordingSpec, cached_recording
 from esatui.db.reader import Reader
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.formats import render
@@ -395,7 +395,7 @@ def run(opts: Options) -> Result:
     dbs[name] = cached_recording(out, "quick-3days" if opts.quick else "month", RecordingSpec(n))[0]
     year = out / "year.sqlite"
     if not opts.quick or year.exists():
-        dbs["year"] = cached_recording(out, "year", RecordingSpec(YEAR))[0]
+        dbs["year"] = cached_recording(out, "year", YEAR_SPEC)[0]
     else:
         result.notes.append("--quick: no year database yet (python -m bench store builds it).")
     for db_name, db in dbs.items():

@@ -227,6 +227,10 @@ class MonitorFeed:
 
 # --- recordings --------------------------------------------------------------------------
 
+DAY = 1440
+MONTH = 30 * DAY
+YEAR = 365 * DAY
+
 
 @dataclass(frozen=True)
 class RecordingSpec:
@@ -241,6 +245,11 @@ class RecordingSpec:
     hf_s: float | None = None  # gauges sampled between intervals (None: at boundaries only)
     start_us: int = YEAR_START_US
     recipe: int = RECIPE
+
+
+# The year-long recording of the store, TUI and export benchmarks: 8 CPUs, 4 APQNs, the
+# monitor's D5R9 and the hypervisor's D0R2 for 8 logical IFLs, so ESACPUU has data (issue 16).
+YEAR_SPEC = RecordingSpec(intervals=YEAR, lcpus=8)
 
 
 @dataclass(frozen=True)

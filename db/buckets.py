@@ -33,7 +33,7 @@ from typing import Any
 
 from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
-from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow
+from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow, RawRun
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -88,6 +88,22 @@ def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
     if cursor < until_us:
         raw.append((cursor, until_us))
     return Plan(tuple((a, b, c) for a, b, c in runs), tuple(raw))
+
+
+def constant_offsets(
+    ranges: Iterable[tuple[int, int]],
+) -> Iterable[tuple[int, int, int | None]]:
+    """The ranges cut into pieces of at most a day, on UTC hours, each with the local
+    offset every end in it has (``None`` where it changes inside: a zone changes its
+    offset at most once a day, so a piece whose ends agree has one offset throughout)."""
+    day = 24 * HOUR_US
+    for lo, hi in ranges:
+        t = lo
+        while t < hi:
+            end = min(hour_end(t + day), hi)
+            first, last = utc_offset_us(t + 1), utc_offset_us(end)
+            yield t, end, first if first == last else None
+            t = end
 
 
 def hourly_offsets(first_us: int, last_us: int) -> list[int]:
@@ -264,8 +280,77 @@ class _Reader:
                                 acc.parts[j].append(part)
         _, raw = self.intervals(source, after_us, until_us, rolled)
         if raw:
-            self._fold_raw(kind, raw, frames, layout, accs)
+            for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
+                infos = [i for i in raw if lo < i.end_us <= hi]
+                if not infos:
+                    continue
+                piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)
+                # buckets of one or two intervals mostly show a row as recorded (_single):
+                # read whole, those rows are at hand
+                few = len(infos) * self.length_us < 3 * (hi - lo)
+                summed = not few and offset is not None
+                if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
+                    self._fold_raw(kind, infos, frames, layout, accs)
         return accs
+
+    def _fold_raw_sql(
+        self,
+        kind: str,
+        run: RawRun,
+        frames: Mapping[int, object],
+        layout: KindLayout,
+        accs: dict[tuple[int, int], _Acc],
+    ) -> bool:
+        """:meth:`_fold_raw` with the integers summed by SQL (exact) and only the rows that
+        weigh in a gauge's average read into Python, added as :meth:`_fold_raw` adds them.
+        ``False``, with nothing folded, when a sum is beyond 64 bits."""
+        counters, gauges = layout.counters, layout.gauges
+        try:
+            sums = self.queries.raw_buckets(kind, counters, gauges, run)
+        except sqlite3.OperationalError:
+            return False
+        n_c, n_g = len(counters), len(gauges)
+        for row in sums:
+            if row[0] not in frames:
+                continue
+            acc = accs.get((row[0], row[1]))
+            if acc is None:
+                acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
+            acc.n += row[2]
+            acc.single = None  # a bucket's only row is read again by _single
+            acc.flags |= _or_flags(row[3])
+            acc.iflags |= _or_flags(row[4])
+            acc.hf_n += row[5]
+            acc.last_end = max(acc.last_end, row[6])
+            for j in range(n_c):
+                acc.add_counter(j, row[7 + j])
+            for j in range(n_g):
+                acc.add_max(j, row[7 + n_c + j])
+        if gauges:
+            self._fold_gauges(kind, gauges, run, accs)
+        return True
+
+    def _fold_gauges(
+        self, kind: str, gauges: Sequence[str], run: RawRun, accs: dict[tuple[int, int], _Acc]
+    ) -> None:
+        """The gauges' weighted sums of the run's raw rows, added as :meth:`_fold_raw` adds
+        them: the products in interval-end order within each UTC hour."""
+        for end_us, entity_id, hf_n, *values in self.queries.raw_gauges(kind, gauges, run):
+            found = accs.get((self.bucket(end_us), entity_id))
+            if found is None:
+                continue  # a bucket not in the window
+            hour = hour_end(end_us)
+            if hour != found.hour:
+                found.hour = hour
+                for part in found.parts:
+                    part.append(None)
+            for j, v in enumerate(values):
+                if v is not None:
+                    parts = found.parts[j]
+                    total = parts[-1]
+                    product = v * hf_n
+                    parts[-1] = product if total is None else total + product
+                    found.wn[j] += hf_n
 
     @staticmethod
     def _fold_hours(
@@ -524,19 +609,17 @@ def _summed(
     newest_id = max(group, key=lambda g: g[1].last_end)[0]
     _, attrs = queries.entity(newest_id)
     accs = [acc for _, acc in group]
-    gauge_index = {g: j for j, g in enumerate(layout.gauges)}
-    counter_index = {c: j for j, c in enumerate(layout.counters)}
     values: dict[str, Value] = {}
-    for name in layout.columns:
-        if name in gauge_index:
-            j = gauge_index[name]
+    for name, gauge, j in layout.summed:
+        if gauge:
             weight = sum(acc.wn[j] for acc in accs)
             parts = [p for acc in accs for p in acc.parts[j] if p is not None]
             values[name] = math.fsum(parts) / weight if weight else None
             maxima = [m for acc in accs if (m := acc.mx[j]) is not None]
             values[max_column(name)] = max(maxima) if maxima else None
-        elif name in counter_index:
-            j = counter_index[name]
+        elif len(accs) == 1:
+            values[name] = accs[0].sums[j]
+        else:
             sums = [c for acc in accs if (c := acc.sums[j]) is not None]
             values[name] = sum(sums) if sums else None
     flags = 0

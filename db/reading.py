@@ -9,6 +9,7 @@ runs a query.
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
@@ -83,16 +84,27 @@ class KindLayout:
     columns: tuple[str, ...]  # value columns of ``k_<kind>``, in table order
     roles: Mapping[str, Role]  # field -> role, as the kind was last declared
 
-    @property
+    @functools.cached_property
     def counters(self) -> tuple[str, ...]:
         return tuple(c for c in self.columns if self.roles.get(c) is Role.COUNTER)
 
-    @property
+    @functools.cached_property
     def gauges(self) -> tuple[str, ...]:
         """Gauges whose average and maximum are both stored."""
         have = set(self.columns)
         return tuple(
             c for c in self.columns if self.roles.get(c) is Role.GAUGE and max_column(c) in have
+        )
+
+    @functools.cached_property
+    def summed(self) -> tuple[tuple[str, bool, int], ...]:
+        """The columns a bucket adds up, in order: (name, is a gauge, index among them)."""
+        gauges = {g: j for j, g in enumerate(self.gauges)}
+        counters = {c: j for j, c in enumerate(self.counters)}
+        return tuple(
+            (name, name in gauges, gauges[name] if name in gauges else counters[name])
+            for name in self.columns
+            if name in gauges or name in counters
         )
 
     def at(self, column: str) -> int:
@@ -113,6 +125,34 @@ class SourceInfo:
 # offset is a whole number of hours and the same over the hour.
 _BUCKET = "((hour_end_us + :off + :len - 1) / :len) * :len - :off"
 _HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hour_end_us <= :last"
+
+
+# The bucket of an interval's end (``buckets.bucket_end``) at a constant local offset.
+_RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
+_RAW = "i.node_id = :node AND i.source = :source AND i.end_us > :after AND i.end_us <= :until"
+
+
+@dataclass(frozen=True)
+class RawRun:
+    """The raw rows of one source's intervals ending in (after, until], over which the
+    local offset does not change, into buckets of a length."""
+
+    node_id: int
+    source: str
+    after_us: int
+    until_us: int
+    offset_us: int
+    length_us: int
+
+    def params(self) -> dict[str, object]:
+        return {
+            "node": self.node_id,
+            "source": self.source,
+            "after": self.after_us,
+            "until": self.until_us,
+            "off": self.offset_us,
+            "len": self.length_us,
+        }
 
 
 @dataclass(frozen=True)
@@ -513,6 +553,43 @@ class Queries:
         return self._conn.execute(
             f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE {_HOURS}"
             " GROUP BY b, entity_id",
+            run.params(),
+        ).fetchall()
+
+    def raw_buckets(
+        self, kind: str, counters: Sequence[str], gauges: Sequence[str], run: RawRun
+    ) -> list[tuple[Any, ...]]:
+        """As :meth:`kind_buckets`, from the raw rows of the intervals ending in the run:
+        per bucket and entity (bucket end, entity_id, rows, distinct flags, distinct
+        interval flags, hf_n, newest end, *counter sums, *gauge maxima). Integer sums and
+        maxima only (exact in SQL); a sum beyond 64 bits raises ``OperationalError``."""
+        select = [
+            f"{_RAW_BUCKET} AS b",
+            "r.entity_id",
+            "COUNT(*)",
+            "group_concat(DISTINCT r.flags)",
+            "group_concat(DISTINCT i.flags)",
+            "SUM(r.hf_n)",
+            "MAX(i.end_us)",
+            *(f"SUM(r.{c})" for c in counters),
+            *(f"MAX(r.{max_column(g)})" for g in gauges),
+        ]
+        return self._conn.execute(
+            f"SELECT {', '.join(select)} FROM {table_name(kind)} r"
+            f" JOIN interval i ON i.id = r.interval_id WHERE {_RAW} GROUP BY b, r.entity_id",
+            run.params(),
+        ).fetchall()
+
+    def raw_gauges(self, kind: str, gauges: Sequence[str], run: RawRun) -> list[tuple[Any, ...]]:
+        """(interval end, entity_id, hf_n, *gauges) of the run's raw rows that weigh in a
+        gauge's average (a value and samples), oldest first: a bucket's weighted sums are
+        added in this order, in Python (never in SQL, see :meth:`gauge_hours`)."""
+        known = " OR ".join(f"r.{g} IS NOT NULL" for g in gauges)
+        values = ", ".join(f"r.{g}" for g in gauges)
+        return self._conn.execute(
+            f"SELECT i.end_us, r.entity_id, r.hf_n, {values} FROM {table_name(kind)} r"
+            f" JOIN interval i ON i.id = r.interval_id"
+            f" WHERE {_RAW} AND r.hf_n > 0 AND ({known}) ORDER BY i.end_us",
             run.params(),
         ).fetchall()
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Timeline
 from esatui.db.slots import Slot
+from esatui.screens.common import type_note
 from esatui.screens.model import (
     DEFAULT_THRESHOLDS,
     PARTIAL_MARK,
@@ -72,6 +73,9 @@ class Built:
     notes: tuple[str, ...] = ()
     flags_legend: bool = False  # show each row's flags (see ScreenModel)
     header: Mapping[str, Value] = field(default_factory=dict)
+    # where the rows' CPU types came from: the model says so after the notes (type_note);
+    # a set, so the parts of a range (a streamed export) add up to the whole range's
+    type_sources: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,9 @@ class ScreenDef:
     options: tuple[str, ...] = ()  # view toggles the screen understands
     fleet: bool = False  # every node the reader holds (Context.fleet), not one
     sorts: tuple[str, ...] = ()  # columns the rows can be sorted by (option sort:<column>)
+    # rows depend on their own slot alone, and what the build says of the range (columns,
+    # notes, header) is the same from any part of it: exports stream it (screens/stream.py)
+    streams: bool = False
 
     @property
     def view_options(self) -> tuple[str, ...]:
@@ -129,15 +136,26 @@ def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) 
 
 
 _SCREENS: dict[str, ScreenDef] = {}
+# Each module is named after its screen (esatui.screens.esalnxc: ESALNXC; a test holds them
+# to it): a name is found without importing every screen (an export imports one).
+SCREEN_NAMES = tuple(module.rsplit(".", 1)[1].upper() for module in SCREEN_MODULES)
 
 
 def screens() -> dict[str, ScreenDef]:
     """Every screen, by name, in catalog order."""
-    if not _SCREENS:
-        for module in SCREEN_MODULES:
-            screen: ScreenDef = importlib.import_module(module).SCREEN
-            _SCREENS[screen.name] = screen
+    if len(_SCREENS) < len(SCREEN_NAMES):
+        for name in SCREEN_NAMES:
+            _load(name)
+        _SCREENS.update({name: _SCREENS.pop(name) for name in SCREEN_NAMES})  # in order
     return _SCREENS
+
+
+def _load(name: str) -> ScreenDef:
+    found = _SCREENS.get(name)
+    if found is None:
+        module = SCREEN_MODULES[SCREEN_NAMES.index(name)]
+        found = _SCREENS[name] = importlib.import_module(module).SCREEN
+    return found
 
 
 def get(name: str) -> ScreenDef:
@@ -146,13 +164,13 @@ def get(name: str) -> ScreenDef:
     will do when only one screen starts so (``lnxc``, ``usr2``, ``ESACPUU``, ``ovh``).
     A ``KeyError`` says why not (no such screen, or which ones the text could mean)."""
     wanted = "".join(name.split()).upper()
-    names = screens()
+    names = SCREEN_NAMES
     for candidate in (wanted, "ESA" + wanted):
         if candidate in names:
-            return names[candidate]
+            return _load(candidate)
     matches = [n for n in names if wanted and n.startswith((wanted, "ESA" + wanted))]
     if len(matches) == 1:
-        return names[matches[0]]
+        return _load(matches[0])
     if matches:
         raise KeyError(f"{name!r} could be {', '.join(matches)}")
     raise KeyError(f"no screen {name!r}; screens are {', '.join(names)}")
@@ -245,7 +263,7 @@ def model_of(
             slots, config, query.thresholds, query.entity, query.options, node, query.crypto_costs
         )
     )
-    notes = (*notes, *built.notes)
+    notes = (*notes, *built.notes, *built_type_note(built.type_sources))
     partial = partial_note(built.rows, query.interval_len_us)
     if partial:
         notes = (*notes, partial)
@@ -277,6 +295,12 @@ def model_of(
 
 
 SIMULATED_NOTE = "Simulated data (esatui sim)."
+
+
+def built_type_note(sources: frozenset[str]) -> tuple[str, ...]:
+    """The note naming where the rows' CPU types came from (none when nothing says)."""
+    note = type_note(sources)
+    return (note,) if note else ()
 
 
 def no_rows_reason(model: ScreenModel) -> str:

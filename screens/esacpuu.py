@@ -20,6 +20,7 @@ column shows each core on its first thread, and threads of a core stay together.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -32,7 +33,6 @@ from esatui.screens.common import (
     number,
     percent_columns,
     type_key,
-    type_note,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
 
@@ -87,6 +87,16 @@ COLUMNS = (
 )
 
 
+_SHARES = (
+    ("emul", "emul_us"),
+    ("user", "user_us"),
+    ("syst", "syst_us"),
+    ("idle", "idle_us"),
+    ("steal", "steal_us"),
+    ("mgmt", "mgmt_us"),
+)
+
+
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
     v = entity.values
@@ -94,24 +104,24 @@ def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | 
     out: dict[str, float | None] = dict.fromkeys(PARTS)
     if elapsed <= 0:
         return out
-
-    def share(name: str) -> float | None:
-        value = number(v.get(name))
-        return None if value is None else value * 100.0 / elapsed
-
-    out["emul"], out["user"], out["syst"] = share("emul_us"), share("user_us"), share("syst_us")
-    out["idle"], out["steal"], out["mgmt"] = share("idle_us"), share("steal_us"), share("mgmt_us")
-    split = [out[c] for c in ("emul", "user", "syst")]
-    if all(p is not None for p in split):
-        out["total"] = sum(p for p in split if p is not None)
+    for cid, name in _SHARES:  # share(name), inline: an export runs this per processor
+        value = v.get(name)
+        out[cid] = float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
+    emul, user, syst = out["emul"], out["user"], out["syst"]
+    if emul is not None and user is not None and syst is not None:
+        out["total"] = sum((emul, user, syst))
     else:
-        out["total"] = share("busy_us")
+        out["total"] = _share(v.get("busy_us"), elapsed)
     if out["total"] is None:
         out["total"] = number(v.get("busy_pct"))
         out["mgmt"] = number(v.get("overhead_pct"))
     if out["steal"] is None and out["total"] is not None and out["idle"] is not None:
         out["steal"] = max(0.0, 100.0 - out["total"] - out["idle"])  # what is left
     return out
+
+
+def _share(value: Value, elapsed: float) -> float | None:
+    return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
 
 
 def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityData]:
@@ -121,7 +131,13 @@ def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityDat
     if own and any(e.attrs.get("lpar") for e in entities):
         mine = [e for e in entities if e.attrs.get("lpar", own).strip() == own.strip()]
         entities = mine or entities
-    return sorted(entities, key=lambda e: (type_key(e.attrs.get("type", "")), natural_key(e.key)))
+    return sorted(entities, key=lambda e: _order(e.attrs.get("type", ""), e.key))
+
+
+@functools.lru_cache(maxsize=4096)
+def _order(cpu_type: str, key: str) -> tuple[object, ...]:
+    """A processor's place: by type, then by address (the same few keys every interval)."""
+    return (type_key(cpu_type), natural_key(key))
 
 
 def capacity_factors(config: Mapping[str, str]) -> dict[str, float]:
@@ -235,11 +251,8 @@ def _build(ctx: Context) -> Built:
                 rows.append(_subtotal(slot, cpu_type, sums, factor, threaded))
     if normalized:
         notes.append(_normalized_note(factors))
-    note = type_note(s for s in sources if s)
-    if note:
-        notes.append(note)
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
-    return Built(columns, rows, tuple(notes))
+    return Built(columns, rows, tuple(notes), type_sources=frozenset(s for s in sources if s))
 
 
 SCREEN = ScreenDef(
@@ -254,4 +267,5 @@ SCREEN = ScreenDef(
     reads=(LCPU_READS,),
     prefer=PREFER,
     options=(NORMALIZED,),
+    streams=True,
 )

@@ -17,7 +17,6 @@ from esatui.screens.common import (
     interval_row,
     natural_key,
     percent_columns,
-    type_note,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
 
@@ -157,8 +156,7 @@ def _build(ctx: Context) -> Built:
                     drill="ESACPUU",
                 )
             )
-    note = type_note(s for s in type_sources if s)
-    return Built(COLUMNS, rows, (note,) if note else ())
+    return Built(COLUMNS, rows, type_sources=frozenset(s for s in type_sources if s))
 
 
 SCREEN = ScreenDef(
@@ -171,4 +169,5 @@ SCREEN = ScreenDef(
     build=_build,
     needs="the host source (/proc/stat)",
     reads=(CPU_READS, VCPU_READS),
+    streams=True,
 )

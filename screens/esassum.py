@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, pct, type_key, type_note
+from esatui.screens.common import TIME, interval_row, number, pct, type_key
 from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
@@ -269,10 +269,7 @@ def _build(ctx: Context) -> Built:
             else " (this Linux's virtual CPUs)."
         )
     ]
-    note = type_note(s for s in sources if s)
-    if note:
-        notes.append(note)
-    return Built(columns, rows, tuple(notes))
+    return Built(columns, rows, tuple(notes), type_sources=frozenset(s for s in sources if s))
 
 
 SCREEN = ScreenDef(

@@ -422,6 +422,54 @@ def row_line(
     return tuple(segments)
 
 
+TextPlan = tuple[tuple[str, Formatter, str, int, bool, bool, int], ...]
+_TIME, _ONCE, _CELL = 0, 1, 2  # how a cell is made: the time, a non-repeating key, a value
+
+
+def text_plan(columns: Sequence[Column]) -> TextPlan:
+    """Per column, what :func:`row_text` needs (made once for all the rows): its id,
+    formatter, blank cell, kind of cell, threshold marker, partial mark and width."""
+    return tuple(
+        (
+            c.id,
+            formatter(c),
+            " " * c.width,
+            _TIME if c.id == "time" else _CELL if c.repeat else _ONCE,
+            c.threshold is not None,
+            c.marks_partial,
+            c.width,
+        )
+        for c in columns
+    )
+
+
+def row_text(plan: TextPlan, row: Row, previous: Row | None, flags: bool = False) -> str:
+    """``line_text(row_line(...))`` without the styles: one row as the text report prints
+    it (an export streams hundreds of thousands of them; a test holds the two equal)."""
+    first = row.first
+    same_interval = previous is not None and previous.end_us == row.end_us and not first
+    values, levels = row.values, row.levels
+    cells: list[str] = []
+    for cid, fmt, blank, mode, marked, partial, width in plan:
+        if mode == _TIME:
+            text = hms(row.end_us).ljust(width) if first else blank
+            if partial:
+                text += PARTIAL_MARK if row.partial and first else " "
+        elif mode == _ONCE and same_interval:
+            value = values.get(cid)
+            text = blank if previous.values.get(cid) == value else fmt(value)  # type: ignore[union-attr]
+        else:
+            text = fmt(values.get(cid))
+        if marked:
+            text += MARKERS[levels.get(cid, Level.NONE)] if levels else " "
+        cells.append(text)
+    line = " ".join(cells)
+    letters = flag_letters(row.flags) if flags else ""
+    if letters:
+        line += " " + letters
+    return line.rstrip()
+
+
 @dataclass(frozen=True)
 class Body:
     """A screen's body: its lines, and the row each line shows (``None``: a date line)."""

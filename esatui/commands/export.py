@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from esatui.commands import arguments as A
 from esatui.commands.common import (
@@ -20,7 +20,6 @@ from esatui.commands.common import (
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
-    from esatui.screens.model import Row
 
 
 def register(sub: Subparsers) -> None:
@@ -63,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
         from esatui.commands.export_graph import run_graph
 
         return run_graph(args)
+    from esatui.commands import streaming
     from esatui.formats import render
     from esatui.screens import catalog
 
@@ -86,6 +86,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_node(reader, args.node)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
+        ascending_order = args.order == "asc"
+        if not args.stats and streaming.export(  # the statistics need the whole model
+            reader, screen, query, args.format, args.width, ascending_order, writer(args)
+        ):
+            return EXIT_OK
         model = catalog.build_model(reader, screen.name, query)
         if args.stats and model.rows:
             from esatui.screens.distribution import recorded_model, with_stats
@@ -97,15 +102,25 @@ def run(args: argparse.Namespace) -> int:
     if not model.rows:
         raise RuntimeError(catalog.no_rows_reason(model))
     if args.order == "asc":
-        model = replace(model, rows=ascending(model.rows))
+        model = replace(model, rows=streaming.ascending(model.rows))
     text = render(model, args.format, args.width)
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        from esatui.commands.output import write_report
-
-        write_report(args.output, text)
+    writer(args)(lambda out: out.write(text))
     return EXIT_OK
+
+
+def writer(args: argparse.Namespace) -> Callable[[Callable[[TextIO], object]], None]:
+    """Where the export goes: given the function that writes it to a text stream, writes
+    it to standard output or, safely, to ``--output``."""
+
+    def write(report: Callable[[TextIO], object]) -> None:
+        if args.output is None:
+            report(sys.stdout)
+        else:
+            from esatui.commands.output import write_report_with
+
+            write_report_with(args.output, report)
+
+    return write
 
 
 def check_length(recorded_us: int | None, length_s: float | None) -> None:
@@ -119,17 +134,6 @@ def check_length(recorded_us: int | None, length_s: float | None) -> None:
         f"--interval-len {format_duration(length_s)} is shorter than the recorded intervals "
         f"({recorded}): give {recorded} or longer"
     )
-
-
-def ascending(rows: Sequence[Row]) -> tuple[Row, ...]:
-    """Oldest interval first, keeping each interval's rows in their order."""
-    groups: list[list[Row]] = []
-    for row in rows:
-        if groups and groups[-1][0].end_us == row.end_us and not row.first:
-            groups[-1].append(row)
-        else:
-            groups.append([row])
-    return tuple(r for group in reversed(groups) for r in group)
 
 
 def stats_list(text: str) -> tuple[str, ...]:

@@ -13,7 +13,9 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TextIO
 
 
 class OutputError(Exception):
@@ -21,6 +23,11 @@ class OutputError(Exception):
 
 
 def write_report(path: Path, text: str) -> None:
+    write_report_with(path, lambda out: out.write(text))
+
+
+def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
+    """The report ``write`` writes to a text stream (an export streamed a chunk at a time)."""
     directory = path.parent
     if not path.name or path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory; give a file name")
@@ -34,7 +41,7 @@ def write_report(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w") as out:
             os.fchmod(out.fileno(), mode)
-            out.write(text)
+            write(out)
         Path(tmp).replace(path)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

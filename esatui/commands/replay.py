@@ -40,11 +40,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc.args[0])) from None
     reader = open_reader(args)
     try:
-        # the first screen once, here: a damaged database (or a Prometheus that does not
-        # answer) is one line before the app starts
+        # the first screen's newest interval once, here: a damaged database (or a
+        # Prometheus that does not answer) is one line before the app starts (the whole
+        # range would be a year of rows on a year-long recording)
         costs = crypto_costs(args)
         query = catalog.Query(
-            node=args.node, after_us=args.from_, until_us=args.to, crypto_costs=costs
+            node=args.node, after_us=args.from_, until_us=args.to, crypto_costs=costs, limit=1
         )
         catalog.build_model(reader, screen.name, query)
     finally:

@@ -1,0 +1,251 @@
+"""The streamed export (issue 16) gives the bytes of the whole-range model, rendered by
+``esatui/formats.py``, in every format, order and interval length, for chunks of any size;
+and a screen or range that cannot stream is built whole."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from esatui.collectors.kinds import LCPU
+from esatui.collectors.model import Reading, Sample
+from esatui.collectors.vmcp.source import VCPU
+from esatui.commands import streaming
+from esatui.commands.streaming import ascending
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.db.store import Store
+from esatui.formats import FORMATS, Format, render
+from esatui.screens import catalog
+from esatui.screens.catalog import Built, Context, ScreenDef
+from esatui.screens.render import line_text, pages, row_line, row_text, text_plan
+from tests.fixtures.hypervisor import guests_recording
+from tests.fixtures.recording import START_US, host_recording, write
+
+MINUTE = 60_000_000
+INTERVALS = 150
+START = START_US + 9 * 60 * MINUTE + 50 * MINUTE  # 23:50 UTC: the rows cross midnight
+LOST = range(70, 76)  # minutes the monitor lost: partial buckets inside the range
+
+
+def lcpu_samples() -> list[Sample]:
+    """The monitor's three logical processors, sampled 7 s after the host (its own clock:
+    each interval is placed into the host interval it overlaps most), six minutes lost."""
+    samples = []
+    for i in range(INTERVALS + 1):
+        if i in LOST:
+            continue
+        readings = tuple(
+            Reading(
+                "lcpu",
+                str(n),
+                {
+                    "elapsed_us": i * MINUTE,
+                    "emul_us": i * (10 + 20 * n) * 600_000 + (i * i * 977) % 600_000,
+                    "user_us": i * 2 * 600_000,
+                    "syst_us": i * (3 + n) * 600_000,
+                    "idle_us": i * (80 - 20 * n) * 600_000,
+                    "steal_us": i * ((5 - n) + i % 13) * 600_000,
+                },
+                {"type": t, "lpar": "L32", "type_source": "monitor"},
+            )
+            for n, t in enumerate(("CP", "IFL", "IFL"))
+        )
+        samples.append(Sample("monitor", START + 7_000_000 + i * MINUTE, readings))
+    return samples
+
+
+def vcpu_samples() -> list[Sample]:
+    """CP's view of the guest's virtual CPUs (vmcp) every 90 s, 25 s off the host's clock,
+    their type changing every few samples: ESALNXC shows the type of the vmcp interval
+    each host interval holds, so a misplaced one changes the text."""
+    return [
+        Sample(
+            "vmcp",
+            START + 25_000_000 + i * 90_000_000,
+            tuple(
+                Reading(
+                    "vcpu",
+                    str(n),
+                    {},
+                    {"type": "CP" if (i // 3 + n) % 2 else "IFL", "type_source": "vmcp"},
+                )
+                for n in range(4)
+            ),
+        )
+        for i in range(INTERVALS * 2 // 3)
+    ]
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteReader]:
+    path = tmp_path_factory.mktemp("stream") / "esatui.sqlite"
+    host_recording(path, n_intervals=INTERVALS, start_us=START)
+    with Store.open(path) as store:
+        write(store, "monitor", (LCPU,), lcpu_samples())
+        write(store, "vmcp", (VCPU,), vcpu_samples())
+    with SqliteReader.open(path) as reader:
+        yield reader
+
+
+def whole(reader: SqliteReader, name: str, query: catalog.Query, fmt: Format, asc: bool) -> str:
+    model = catalog.build_model(reader, name, query)
+    if asc:
+        model = replace(model, rows=ascending(model.rows))
+    return render(model, fmt, 132)
+
+
+def streamed(
+    reader: SqliteReader,
+    screen: ScreenDef,
+    query: catalog.Query,
+    fmt: Format,
+    asc: bool,
+    chunk: int,
+    width: int = 132,
+) -> str | None:
+    out = io.StringIO()
+
+    def write(report: object) -> None:
+        assert callable(report)
+        report(out)
+
+    done = streaming.export(reader, screen, query, fmt, width, asc, write, chunk=chunk)
+    return out.getvalue() if done else None
+
+
+STREAMING = [name for name, s in catalog.screens().items() if s.streams]
+
+
+def test_the_benchmarked_screens_stream() -> None:
+    assert {"ESACPUU", "ESALNXC"} <= set(STREAMING)
+
+
+@pytest.mark.parametrize("name", STREAMING)
+@pytest.mark.parametrize("length_s", [None, 120, 300, 3600, 7200])
+@pytest.mark.parametrize("chunk", [1, 2, 7, 1000])
+def test_streamed_export_is_the_whole_models_bytes(
+    recording: SqliteReader, name: str, length_s: int | None, chunk: int
+) -> None:
+    screen = catalog.get(name)
+    query = catalog.Query(interval_len_us=None if length_s is None else length_s * 1_000_000)
+    for fmt in FORMATS:
+        for asc in (False, True):
+            got = streamed(recording, screen, query, fmt, asc, chunk)
+            assert got is not None, (fmt, asc)
+            assert got == whole(recording, name, query, fmt, asc), (fmt, asc)
+
+
+@pytest.mark.parametrize("name", STREAMING)
+def test_streamed_export_of_a_range_narrow_widths_and_options(
+    recording: SqliteReader, name: str
+) -> None:
+    screen = catalog.get(name)
+    for after_min, until_min in ((3, 40), (65, 80), (1, 149)):
+        query = catalog.Query(
+            after_us=START + after_min * MINUTE + 5_000_000,
+            until_us=START + until_min * MINUTE,
+            interval_len_us=300_000_000 if after_min == 65 else None,
+            options=frozenset(screen.options[:1]),
+        )
+        for width in (40, 80):
+            got = streamed(recording, screen, query, "text", False, 3, width)
+            model = catalog.build_model(recording, name, query)
+            assert got == render(model, "text", width)
+
+
+def test_partial_buckets_are_marked_as_the_whole_model_marks_them(
+    recording: SqliteReader,
+) -> None:
+    query = catalog.Query(interval_len_us=300_000_000)
+    text = streamed(recording, catalog.get("ESACPUU"), query, "text", False, 2)
+    assert text is not None and "~ partial" in text
+
+
+def test_screens_that_do_not_declare_streams_are_built_whole(recording: SqliteReader) -> None:
+    for name, screen in catalog.screens().items():
+        if not screen.streams:
+            assert streamed(recording, screen, catalog.Query(), "text", False, 2) is None, name
+
+
+def test_chunks_that_disagree_on_the_notes_are_built_whole(recording: SqliteReader) -> None:
+    """A build whose notes depend on how many slots it saw cannot stream exactly."""
+    cpuu = catalog.get("ESACPUU")
+
+    def counting(ctx: Context) -> Built:
+        built = cpuu.build(ctx)
+        return replace(built, notes=(f"{len(ctx.slots)} intervals",))
+
+    screen = replace(cpuu, build=counting)
+    assert streamed(recording, screen, catalog.Query(), "csv", False, 7) is None
+    assert streamed(recording, screen, catalog.Query(), "csv", False, 1000) is not None
+
+
+def test_no_rows_is_left_to_the_whole_model(recording: SqliteReader) -> None:
+    query = catalog.Query(until_us=START - MINUTE)
+    assert streamed(recording, catalog.get("ESALNXC"), query, "text", False, 2) is None
+
+
+def test_row_text_is_row_lines_text(recording: SqliteReader, tmp_path: Path) -> None:
+    """The export's text rows are the rows the TUI and the text report draw, for every
+    screen, page, and row (with the guests' screens of another recording too)."""
+    other = SqliteReader.open(guests_recording(tmp_path / "guests.sqlite"))
+    checked = 0
+    try:
+        for reader in (recording, other):
+            for name in catalog.screens():
+                for length in (None, 300_000_000):
+                    query = catalog.Query(interval_len_us=length)
+                    model = catalog.build_model(reader, name, query)
+                    for columns in pages(model, 80):
+                        plan = text_plan(columns)
+                        previous = None
+                        for row in model.rows:
+                            flags = model.flags_legend
+                            want = line_text(row_line(columns, row, previous, flags))
+                            assert row_text(plan, row, previous, flags) == want
+                            previous = row
+                            checked += 1
+    finally:
+        other.close()
+    assert checked > 1000
+
+
+def test_export_command_writes_the_stream_to_a_file_and_to_stdout(
+    recording: SqliteReader, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from esatui import cli
+
+    db = str(recording.path)
+    out = tmp_path / "cpuu.json"
+    assert (
+        cli.main(["export", "ESACPUU", "--db", db, "--format", "json", "--output", str(out)]) == 0
+    )
+    want = whole(recording, "ESACPUU", catalog.Query(), "json", False)
+    assert out.read_text() == want
+    capsys.readouterr()
+    assert cli.main(["export", "ESACPUU", "--db", db, "--order", "asc"]) == 0
+    assert capsys.readouterr().out == whole(recording, "ESACPUU", catalog.Query(), "text", True)
+
+
+def test_each_screen_module_is_named_after_its_screen() -> None:
+    for name, module in zip(catalog.SCREEN_NAMES, catalog.SCREEN_MODULES, strict=True):
+        assert importlib.import_module(module).SCREEN.name == name
+    assert list(catalog.screens()) == list(catalog.SCREEN_NAMES)
+
+
+def test_an_export_imports_its_own_screen_only() -> None:
+    """Finding a screen by name imports that screen's module, not the catalog's others."""
+    code = (
+        "import sys; from esatui.screens import catalog; catalog.get('cpuu');"
+        "print(sorted(m for m in sys.modules if m.startswith('esatui.screens.esa')))"
+    )
+    command = [sys.executable, "-c", code]
+    found = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert found.stdout.strip() == "['esatui.screens.esacpuu']", found.stderr
