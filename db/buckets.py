@@ -24,6 +24,7 @@ in a database not rolled up yet.
 
 from __future__ import annotations
 
+import bisect
 import math
 import sqlite3
 import time
@@ -280,8 +281,9 @@ class _Reader:
                                 acc.parts[j].append(part)
         _, raw = self.intervals(source, after_us, until_us, rolled)
         if raw:
+            ends = [i.end_us for i in raw]  # in order: each piece's intervals by bisection
             for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
-                infos = [i for i in raw if lo < i.end_us <= hi]
+                infos = raw[bisect.bisect_right(ends, lo) : bisect.bisect_right(ends, hi)]
                 if not infos:
                     continue
                 piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)

@@ -166,6 +166,7 @@ class Store:
                 raise
 
     def _forget_written(self) -> None:
+        self._nodes.clear()  # a node first inserted by the rolled-back transaction is not there
         self._entities.clear()
         self._last_entity.clear()
         self._last_config.clear()

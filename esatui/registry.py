@@ -70,7 +70,19 @@ class SourceType:
     marks: tuple[str, ...] = ()
 
     def maybe_present(self, opts: SourceOptions) -> bool:
-        return not self.marks or any(opts.context.path(m).exists() for m in self.marks)
+        """A mark that exists, or one this user may not look at (debugfs is root's): then the
+        type's own probe decides."""
+        return not self.marks or any(_exists_or_hidden(opts.context.path(m)) for m in self.marks)
+
+
+def _exists_or_hidden(path: Path) -> bool:
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True  # not this user's to see (PermissionError), or broken: let the probe say
+    return True
 
 
 class Registry:

@@ -35,7 +35,9 @@ COLUMNS = (
         "bytes",
         _GROUP,
         doc="bytes the store wrote (database and WAL pages, checkpoints): the writing "
-        "thread's wchar around each store call; not terminal output or other files",
+        "thread's wchar around each store call; not terminal output or other files. A pass "
+        "commits its intervals after esatui's own sample, so that commit counts in the next "
+        "interval (the first row shows 0)",
     ),
     Column(
         "collect_ms_max",

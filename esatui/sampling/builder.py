@@ -211,8 +211,9 @@ class IntervalBuilder:
         self._flush_columns()
         previous, prev_readings = self._previous, self._prev_readings
         acc, flags = self._acc, self._flags
+        readings = sample.all_readings() if sample.gauges else sample.readings
         self._previous = sample
-        self._prev_readings = {(r.kind, r.key): r for r in sample.readings}
+        self._prev_readings = {(r.kind, r.key): r for r in readings}
         self._acc, self._flags = {}, 0
         if previous is None:
             return None
@@ -226,7 +227,7 @@ class IntervalBuilder:
                 )
             return None
         rows = []
-        for reading in sample.readings:
+        for reading in readings:
             entity = (reading.kind, reading.key)
             row = self._row(reading, prev_readings.get(entity), acc.get(entity))
             if row is not None:

@@ -7,6 +7,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from esatui.registry import Registry, SourceOptions, SourceType
 
 PROBE = textwrap.dedent(
@@ -46,3 +48,24 @@ def test_a_type_none_of_whose_marks_exists_is_not_built(tmp_path: Path) -> None:
     registry.add(SourceType("absent", "", True, never, ("/dev/nothing-here",)))  # type: ignore[arg-type]
     assert registry.make_sources(["auto"], SourceOptions(root=tmp_path)) == []
     assert built == []
+
+
+def test_a_mark_this_user_may_not_see_leaves_it_to_the_probe(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """debugfs is root's (mode 0700): as another user, stat raises PermissionError there,
+    which must neither stop `auto` nor count as absent."""
+    hidden = tmp_path / "sys" / "kernel" / "debug" / "thing"
+    real_stat = Path.stat
+
+    def stat(self: Path, **kwargs: object) -> object:
+        if self == hidden:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_stat(self, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "stat", stat)
+    hidden_type = SourceType("hidden", "", True, lambda a, o: [], ("/sys/kernel/debug/thing",))
+    absent_type = SourceType("absent", "", True, lambda a, o: [], ("/sys/kernel/debug/nope",))
+    opts = SourceOptions(root=tmp_path)
+    assert hidden_type.maybe_present(opts)
+    assert not absent_type.maybe_present(opts)

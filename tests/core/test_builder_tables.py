@@ -115,3 +115,19 @@ def test_same_entities_every_pass_take_the_column_way_exactly() -> None:
     a = next(r for r in interval.rows if r.key == "a")
     assert a.hf_n == 3  # two table passes and the closing sample
     assert a.values["load"] == (0.0 + 0.1 + 0.7) / 3
+
+
+def test_a_full_sample_s_tables_are_rows_too() -> None:
+    """A gauge table may come in a full sample as well: its entities are in the interval,
+    as they are when the same values come as readings."""
+    with_tables, with_readings = IntervalBuilder("test", (KIND,)), IntervalBuilder("test", (KIND,))
+    got = want = None
+    for t in (0, 60_000_000):
+        a = full(t, 5 * t).readings[0]
+        table = table_sample(t, [("b", (10, 2, None))]).gauges[0]
+        got = with_tables.add(Sample("test", t, (a,), mono_ns=t * 1000, gauges=(table,)))
+        readings = (a, *table_readings(table))
+        want = with_readings.add(Sample("test", t, readings, mono_ns=t * 1000))
+    assert got is not None and want is not None
+    assert [(r.kind, r.key) for r in got.rows] == [("dev", "a"), ("dev", "b")]
+    assert got.rows == want.rows

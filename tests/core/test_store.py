@@ -87,7 +87,12 @@ def test_intervals_written_together_commit_together(db_path: Path) -> None:
             store.write_all([Interval("test", "n1", 0, 16 * 10**6, 1, (c_row, bad_row))])
         assert store.write(Interval("test", "n1", 0, 16 * 10**6, 1, (c_row,))) is not None
         assert store.write(unknown) is not None
+        # a failed batch that was a node's first write: the node is written with the next one
+        with pytest.raises(StoreError):
+            store.write_all([Interval("test", "n2", 0, 10**6, 1, (interval(1).rows[0], bad_row))])
+        assert store.write(Interval("test", "n2", 0, 10**6, 1, interval(1).rows)) is not None
     with SqliteReader.open(db_path) as reader:
+        assert reader.nodes() == ["n1", "n2"]
         node = reader.queries.node_id("n1")
         assert node is not None
         infos = reader.queries.intervals(node, ["test"])
