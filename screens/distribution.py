@@ -26,7 +26,13 @@ from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, Row, ScreenModel, Value
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
-from esatui.screens.rowkey import EntityKey, entity_key, entity_text, key_columns
+from esatui.screens.rowkey import (
+    EntityKey,
+    entity_key,
+    entity_text,
+    key_columns,
+    measured_columns,
+)
 
 STATS = ("mean", "p50", "p95", "p99", "max")
 """The statistics ``export --stats`` and the distribution view offer, in this order."""
@@ -171,7 +177,7 @@ def with_stats(
     recorded interval values inside each row's bucket (``None`` where it holds none)."""
     keys = key_columns(bucketed.columns)
     cells = interval_rows(recorded, length_us)
-    described = [c for c in bucketed.columns if not c.key and not c.is_text]
+    described = measured_columns(bucketed.columns)
     columns: list[Column] = []
     for column in bucketed.columns:
         columns.append(column)

@@ -21,6 +21,7 @@ from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold
+from esatui.screens.rowkey import key_columns, measured_columns
 
 MINUTE_US = 60_000_000
 HOUR_US = 60 * MINUTE_US
@@ -78,24 +79,15 @@ class Graph:
         return len(self.ends_us)
 
 
-def _names_entity(column: Column) -> bool:
-    """A key column that tells which entity a row is: text (type, card, guest, lock) or a
-    whole number (a CPU's id, a card's type); not the time, and not a measurement kept on
-    every page (ESACRYPA's Util%)."""
-    return column.key and column.id != "time" and (column.is_text or column.decimals == 0)
-
-
 def numeric_columns(model: ScreenModel) -> tuple[Column, ...]:
     """The columns a graph can draw: every one with numbers but the time and the keys that
     name entities."""
-    return tuple(
-        c for c in model.columns if not c.is_text and c.id != "time" and not _names_entity(c)
-    )
+    return measured_columns(model.columns)
 
 
 def entity_columns(model: ScreenModel) -> tuple[Column, ...]:
     """The key columns that tell a row's entity (type and id, card, guest ...)."""
-    return tuple(c for c in model.columns if _names_entity(c))
+    return key_columns(model.columns)
 
 
 def entity_label(keys: Sequence[Column], row: Row) -> str:

@@ -48,7 +48,7 @@ from esatui.screens.render import (
     moment_text,
     pages,
 )
-from esatui.screens.rowkey import entity_key, key_columns
+from esatui.screens.rowkey import entity_key, key_columns, names_entity
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, parse_time
 from esatui.tui.compare import Marks, comparison_lines
@@ -696,7 +696,10 @@ class MonitorApp(App[int]):
         current = self.table.column_cursor
         start = (-1 if delta > 0 else len(columns)) if current is None else current
         index = start + delta
-        while 0 <= index < len(columns) and columns[index].key:
+        # Tab stops on measurements, Util% among ESACRYPA's keys too (g and d read it)
+        while 0 <= index < len(columns) and (
+            columns[index].id == "time" or names_entity(columns[index])
+        ):
             index += delta
         self.table.column_cursor = index if 0 <= index < len(columns) else None
         self.table.refresh()
@@ -926,13 +929,16 @@ class MonitorApp(App[int]):
         row, model, index = self.table.selected_row, self.model, self.table.column_cursor
         if row is None or model is None or not model.recorded:
             return
-        if index is None or index >= len(self._columns) or self._columns[index].key:
+        if index is None or index >= len(self._columns):
+            self._say("d: Tab to a column first")
+            return
+        column = self._columns[index]
+        if column.id == "time" or names_entity(column):
             self._say("d: Tab to a column first")
             return
         if self.state.interval_len_us is None:
             self._say("d shows the intervals recorded inside each longer one: + first")
             return
-        column = self._columns[index]
         if column.is_text:
             self._say(f"d: {column.id} is text")
             return

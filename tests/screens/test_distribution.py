@@ -205,3 +205,36 @@ def test_the_high_frequency_maximum_stands_beside_its_gauge(
     found = hf_max_column(model, model.column(column))
     assert found is not None and found.id == hf_max
     assert hf_max_column(model, model.column(hf_max)) is None
+
+
+def test_esacrypa_stats_and_distribution_follow_each_card(tmp_path: Path) -> None:
+    """ESACRYPA's Util% sits among its keys and changes every interval: a card is still
+    its AP and type, so each 15-minute row gets the statistics of its own six intervals
+    (Util% too), and the distribution view of Util% finds them."""
+    from tests.screens import crypto_data as D
+
+    db = tmp_path / "g.sqlite"
+    mon = D.growing_esacrypa_file(tmp_path / "g.mon")
+    _run(["collect", "--source", f"monwrite:{mon}", "--db", str(db)])
+    base = ["export", "ESACRYPA", "--db", str(db), "--format", "json"]
+    recorded: dict[str, list[dict[str, float]]] = {}
+    for row in json.loads(_run(base))["rows"]:
+        recorded.setdefault(row["ap"], []).append(row)
+    bucketed = json.loads(_run([*base, "--interval-len", "15m", "--stats", "mean,max"]))["rows"]
+    assert {r["ap"] for r in bucketed} == set(recorded) == {"00", "01", "02", "03"}
+    for row in bucketed:
+        own = recorded[row["ap"]]
+        assert len(own) == 6
+        for column in ("util_pct", "rsa2048_crt_ops_s"):
+            values = [r[column] for r in own]
+            assert row[f"{column}_mean"] == pytest.approx(sum(values) / 6), column
+            assert row[f"{column}_max"] == pytest.approx(max(values)), column
+
+    with SqliteReader.open(db) as reader:
+        query = catalog.Query(interval_len_us=15 * 60_000_000)
+        model = catalog.build_model(reader, "ESACRYPA", query)
+        as_recorded = recorded_model(reader, "ESACRYPA", query, model)
+    dist = distribution(model, as_recorded, 15 * 60_000_000, "util_pct", ("00", "10"))
+    (bucket,) = dist.buckets
+    assert bucket.stats is not None and bucket.stats.n == 6
+    assert bucket.stats.max == pytest.approx(max(r["util_pct"] for r in recorded["00"]))

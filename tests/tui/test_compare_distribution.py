@@ -80,3 +80,31 @@ async def test_d_shows_the_distribution_of_the_column_under_the_cursor(db_path: 
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextView)
+
+
+async def test_d_on_esacrypa_util_works_as_g_does(tmp_path: Path) -> None:
+    """Util% sits among ESACRYPA's keys but is a measurement: Tab stops on it, and d shows
+    its distribution for the card under the cursor (its six intervals in the 15 minutes)."""
+    from esatui.cli import main
+    from tests.screens import crypto_data as D
+
+    db = tmp_path / "g.sqlite"
+    mon = D.growing_esacrypa_file(tmp_path / "g.mon")
+    assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)]) == 0
+    app = MonitorApp(db, live=False, screen="ESACRYPA")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(3):  # as recorded, then 5 and 15 minutes
+            await pilot.press("plus")
+            await settle(pilot)
+        assert app.state.interval_len_us == 15 * 60_000_000
+        await pilot.press("tab")
+        column = app.table.column_cursor
+        assert column is not None and app._columns[column].id == "util_pct"
+        await pilot.press("d")
+        await views_done(pilot)
+        view = shown_view(app)
+        assert view.text_lines[0].startswith("Distribution: ESACRYPA util_pct")
+        assert " 00 10 " in view.text_lines[0]
+        (bucket,) = [ln for ln in view.text_lines if ln.startswith("19:00:00")]
+        assert bucket.split()[2] == "6"  # N: the six recorded intervals
