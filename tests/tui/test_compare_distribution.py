@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
+from esatui.screens.render import date_range
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
 from esatui.tui.textview import TextView
@@ -36,16 +37,32 @@ async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.model is not None
-        # the first range: the newest interval's first row (m), then 3 rows down (m)
-        await pilot.press("m")
+        marked: list[tuple[int, int]] = []
+
+        async def mark(*moves: str) -> None:
+            await pilot.press(*moves)
+            row = app.table.selected_row
+            assert row is not None
+            marked.append((row.start_us, row.end_us))
+            await pilot.press("m")
+
+        # the first range: the newest interval's first row (m), then 3 rows down (m): marked
+        # newer first, the range still covers the newer row whole
+        await mark()
         assert "m again at its end" in app._message
-        await pilot.press("down", "down", "down", "m")
-        assert "first range" in app._message
-        await pilot.press("down", "down", "down", "m", "down", "down", "down", "m")
+        await mark("down", "down", "down")
+        assert marked[1][1] < marked[0][1]  # an older interval
+        first = (min(s for s, _ in marked[:2]), max(e for _, e in marked[:2]))
+        assert first == (marked[1][0], marked[0][1])
+        assert f"first range {date_range(*first)}:" in app._message
+        await mark("down", "down", "down")
+        await mark("down", "down", "down")
+        second = (min(s for s, _ in marked[2:]), max(e for _, e in marked[2:]))
         await views_done(pilot)
         view = shown_view(app)
         assert view.kind == "compare"
         text = "\n".join(view.text_lines)
+        assert date_range(*first) in text and date_range(*second) in text
         assert text.startswith("Screen: ESALNXC")
         assert "Run ID" in text and "Delta" in text
         assert any(" steal " in ln and ln.rstrip().endswith("%") for ln in view.text_lines)
