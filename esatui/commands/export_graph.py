@@ -13,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from esatui.commands.common import EXIT_OK, UsageError, check_node, open_reader, screen_query
+from esatui.commands.export import check_length
 
 if TYPE_CHECKING:
     from esatui.screens.catalog import ScreenDef
@@ -31,6 +32,7 @@ def run_graph(args: argparse.Namespace) -> int:
     reader = open_reader(args)
     try:
         check_node(reader, args.node)
+        check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         try:
             graph, model = load_graph(
                 reader, screen.name, query, args.column[0], overlay, max_points=2 * args.width

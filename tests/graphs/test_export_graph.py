@@ -56,14 +56,20 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
         (["--column", "total"], "--column is for --format svg or plot"),
         (["--format", "plot", "--column", "nope"], "ESACPUU has no numeric column 'nope'"),
         (["--format", "plot"] + ["--column", "total"] * 3, "--column at most twice"),
+        (
+            ["--format", "plot", "--column", "total", "--interval-len", "10s"],
+            "--interval-len 10s is shorter than the recorded intervals (1m)",
+        ),
     ],
 )
 def test_bad_graph_arguments_are_one_line(
     sim_db: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
 ) -> None:
     assert main(["export", "ESACPUU", "--db", str(sim_db), *argv]) == 2
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert says in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and captured.out == ""
 
 
 def test_export_svg_starts_without_textual(sim_db: Path) -> None:
