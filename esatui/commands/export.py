@@ -33,7 +33,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "--format", choices=("text", "csv", "json", "jsonl", "svg", "plot"), default="text"
     )
-    p.add_argument("--order", choices=("desc", "asc"), default="desc")
+    p.add_argument(
+        "--order",
+        choices=("desc", "asc"),
+        help="the rows' order: desc (newest first, the default) or asc",
+    )  # no default: a graph refuses --order given at all
     p.add_argument("--node")
     p.add_argument("--width", type=A.width, default=132)
     p.add_argument("--output", type=Path)

@@ -66,6 +66,9 @@ def _checked(args: argparse.Namespace) -> ScreenDef:
         raise UsageError("--column is for --format svg or plot")
     if not args.column:
         raise UsageError(f"--format {args.format} needs --column COL (the column to draw)")
+    for given, flag in ((args.stats, "--stats"), (args.order, "--order")):
+        if given:  # a graph's points are the intervals, oldest first, one value each
+            raise UsageError(f"{flag} is for --format text, csv, json or jsonl, not {args.format}")
     if len(args.column) > 2:
         raise UsageError("--column at most twice: a column and one overlaid on its own axis")
     try:

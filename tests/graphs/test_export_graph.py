@@ -60,6 +60,15 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
             ["--format", "plot", "--column", "total", "--interval-len", "10s"],
             "--interval-len 10s is shorter than the recorded intervals (1m)",
         ),
+        (
+            ["--format", "svg", "--column", "total", "--interval-len", "5m", "--stats", "mean"],
+            "--stats is for --format text, csv, json or jsonl, not svg",
+        ),
+        (
+            ["--format", "plot", "--column", "total", "--order", "asc"],
+            "--order is for --format text, csv, json or jsonl, not plot",
+        ),
+        (["--format", "plot", "--column", "total", "--order", "desc"], "--order is for"),
     ],
 )
 def test_bad_graph_arguments_are_one_line(
