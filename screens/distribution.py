@@ -331,14 +331,14 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
         return format_value(shown, round_value(c, value))
 
     length = format_duration(dist.length_us / 1e6)
-    of = "" if dist.recorded_us is None else f" of {format_duration(dist.recorded_us / 1e6)}"
+    recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"
     unit = f" {c.unit}" if c.unit else ""
     who = entity_text(dist.entity)
     lines = [
         f"Distribution: {dist.screen} {c.id} ({' '.join(p for p in c.header if p)}{unit})"
         + (f"  {who}" if who else "")
         + f"  {dist.node}",
-        f"Each {length} interval: the{of} intervals recorded inside it; statistics of "
+        f"Each {length} interval: the{recorded} intervals recorded inside it; statistics of "
         "interval values, not of single operations",
     ]
     names = ["Time", "Shown", "N", "Mean", "P50", "P95", "P99", "Max"]

@@ -166,7 +166,10 @@ def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> 
         recorded = recorded_model(reader, "ESALNXC", query, bucketed)
     dist = distribution(bucketed, recorded, 3_600_000_000, "steal", ("IFL", "0"))
     lines = render_lines(dist)
-    assert any("statistics of interval values" in ln for ln in lines)
+    assert lines[1] == (
+        "Each 1h interval: the 1m intervals recorded inside it; statistics of interval values, "
+        "not of single operations"
+    )
     (bucket,) = [ln for ln in lines if ln.startswith("15:00:00")]
     assert bucket.split()[1:] == ["2.5", "60", "2.5", "1.0", "1.0", "90.0", "90.0"]
     assert not dist.histogram.log  # 1 to 90: under two decades
