@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from esatui.db.buckets import bucket_end
 from esatui.db.reader import Reader
 from esatui.screens import catalog
-from esatui.screens.model import Column, Row, ScreenModel, Value
+from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
 from esatui.screens.rowkey import (
     EntityKey,
@@ -93,13 +93,6 @@ class Stats:
         )
 
 
-def finite(value: Value) -> float | None:
-    """A value that is a finite number, as a float (text, ``None``, inf and nan are not)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 # --- reading -----------------------------------------------------------------------------
 
 
@@ -137,7 +130,7 @@ def interval_rows(recorded: ScreenModel, length_us: int) -> dict[Cell, list[Row]
 
 
 def values_of(rows: Iterable[Row], column_id: str) -> list[float]:
-    return [v for r in rows if (v := finite(r.values.get(column_id))) is not None]
+    return [v for r in rows if (v := finite_number(r.values.get(column_id))) is not None]
 
 
 def hf_max_column(model: ScreenModel, column: Column) -> Column | None:
@@ -296,7 +289,7 @@ def distribution(
             continue
         values = values_of(cells.get((row.end_us, entity), []), column_id)
         every += values
-        hf_max = None if hf is None else finite(row.values.get(hf.id))
+        hf_max = None if hf is None else finite_number(row.values.get(hf.id))
         buckets.append(
             BucketStats(
                 row.start_us, row.end_us, row.values.get(column_id), Stats.of(values), hf_max

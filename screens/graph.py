@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader
 from esatui.screens import catalog
-from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold
+from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold, finite_number
 from esatui.screens.rowkey import key_columns, measured_columns
 
 MINUTE_US = 60_000_000
@@ -141,9 +141,7 @@ def graph_of(
         labels.setdefault(label, row.kind)
         for c in wanted:
             values = cells.setdefault((c.id, label), [None] * len(ends))
-            value = row.values.get(c.id)
-            if isinstance(value, int | float) and math.isfinite(value):
-                values[i] = float(value)
+            values[i] = finite_number(row.values.get(c.id))
     limits = thresholds or {}
 
     def plotted(c: Column, only: str | None) -> Plotted:
@@ -285,7 +283,7 @@ def day_sparklines(
         for r in rows:  # hour by hour, the newest last; an hour without data blank
             slot = HOURS - 1 - (rows[-1].end_us - r.end_us) // HOUR_US
             if 0 <= slot < HOURS:
-                values[slot] = _number(r.values.get(column.id))
+                values[slot] = finite_number(r.values.get(column.id))
         known = [v for v in values if v is not None]
         if known and max(known) > 0:
             ranked.append((sum(known) / len(known), column, values))
@@ -300,9 +298,3 @@ def day_sparklines(
             f"{min(known):.1f}-{top:.1f}% (24 h, hourly)"
         )
     return tuple(lines)
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None

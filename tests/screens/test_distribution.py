@@ -241,3 +241,23 @@ def test_esacrypa_stats_and_distribution_follow_each_card(tmp_path: Path) -> Non
     (bucket,) = dist.buckets
     assert bucket.stats is not None and bucket.stats.n == 6
     assert bucket.stats.max == pytest.approx(max(r["util_pct"] for r in recorded["00"]))
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        (2, 2.0),
+        (2.5, 2.5),
+        (True, None),
+        ("2", None),
+        (None, None),
+        (math.inf, None),
+        (-math.inf, None),
+        (math.nan, None),
+    ],
+)
+def test_one_rule_for_a_finite_number(value: object, number: float | None) -> None:
+    """What a statistic takes and a graph draws: a finite int or float, never a bool."""
+    from esatui.screens.model import finite_number
+
+    assert finite_number(value) == number
