@@ -205,6 +205,9 @@ def test_two_ranges_of_one_database_per_entity(
         (["--with-db", "missing.sqlite"], 1, "no database"),
         (["--from", "14:05", "--to", "14:01", "--with-db", "x"], 2, "--from must be before"),
         (["--label", "same", "--with-label", "same", "--with-from", "14:02"], 2, "labelled"),
+        (["--label", "unit", "--with-from", "14:02", "--format", "csv"], 2, "'unit' would share"),
+        (["--with-label", "id", "--with-from", "14:02", "--format", "csv"], 2, "'id' would share"),
+        (["--with-label", "delta_pct", "--with-from", "14:02", "--format", "csv"], 2, "share"),
     ],
 )
 def test_bad_arguments_say_why_in_one_line(
