@@ -810,9 +810,17 @@ class MonitorApp(App[int]):
         self._graph_open = False
         self.reload(state)
 
+    VIEW_ACTIONS = frozenset({"help", "quit", "pop_screen"})
+    """The app's actions a view over the table (graph, comparison, distribution) allows:
+    its own keys are its screen's; the table's would act on the hidden table."""
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While a graph is shown, the table's keys are the graph's (or nothing)."""
-        return not self._graph_open or action in ("help", "quit")
+        """While a view is shown over the table, the table's keys are the view's (or
+        nothing); the command palette over the table is not such a view."""
+        from textual.command import CommandPalette
+
+        over = [s for s in self.screen_stack[1:] if not isinstance(s, CommandPalette)]
+        return not (self._graph_open or over) or action in self.VIEW_ACTIONS
 
     def graph_read(
         self, state: ViewState, later: tuple[int, int] | None, length: int, limit: int

@@ -31,6 +31,18 @@ def shown_view(app: MonitorApp) -> TextView:
     return screen
 
 
+async def table_keys_do_nothing(pilot: Pilot[int], view: TextView) -> None:
+    """Under a view, the table's keys (g, d, m, +, -, Tab, a screen's name) are not the
+    hidden table's: the view stays, nothing opens over it, the table's state is as it was."""
+    app = pilot.app
+    assert isinstance(app, MonitorApp)
+    state, marks, depth = app.state, app._marks, len(app.screen_stack)
+    await pilot.press("g", "d", "m", "plus", "minus", "tab", "m", "s", "colon")
+    await views_done(pilot)
+    assert app.screen is view and len(app.screen_stack) == depth
+    assert app.state == state and app._marks == marks
+
+
 async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
     host_recording(db_path, n_intervals=20, cpus=(0, 1))
     app = MonitorApp(db_path, live=False, screen="ESALNXC")
@@ -63,6 +75,7 @@ async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
         assert view.kind == "compare"
         text = "\n".join(view.text_lines)
         assert date_range(*first) in text and date_range(*second) in text
+        await table_keys_do_nothing(pilot, view)
         assert text.startswith("Screen: ESALNXC")
         assert "Run ID" in text and "Delta" in text
         assert any(" steal " in ln and ln.rstrip().endswith("%") for ln in view.text_lines)
@@ -94,6 +107,7 @@ async def test_d_shows_the_distribution_of_the_column_under_the_cursor(db_path: 
         assert head.startswith("Distribution: ESALNXC steal") and "IFL 0" in head
         assert "statistics of interval values" in view.text_lines[1]
         assert any(ln.startswith("Histogram of") for ln in view.text_lines)
+        await table_keys_do_nothing(pilot, view)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextView)
