@@ -383,13 +383,14 @@ class MonitorApp(App[int]):
 
     def _with_sparklines(self, reader: Reader, state: ViewState, model: ScreenModel) -> ScreenModel:
         """ESASSUM with the day at a glance: its busiest columns as sparklines in the header
-        (read again only when the newest row's hour changes)."""
+        (read again when the newest row changes: a new interval moves the current hour's
+        bar and the day's min-max)."""
         if model.name != "ESASSUM" or state.drilled or not model.rows:
             return model
-        from esatui.screens.graph import HOUR_US, day_sparklines
+        from esatui.screens.graph import day_sparklines
 
         newest = model.rows[0].end_us
-        key = (state.node or self._node, newest // HOUR_US)
+        key = (state.node or self._node, newest)
         if self._sparklines[0] != key:
             lines = day_sparklines(reader, key[0], newest, self._thresholds)
             self._sparklines = (key, lines)
