@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,18 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from tests.exposition.test_web import CHROMIUM_FLAGS, chromium_binary, png_colours
+from tests.exposition.test_web import CHROMIUM_FLAGS, chromium_binary, png_pixels
+
+# Rich's SVG: a style class per colour, and the text drawn in it
+SVG_FILL = re.compile(r"\.(terminal-\d+-r\d+) \{ fill: #([0-9a-f]{6})")
+SVG_BRAILLE = re.compile(r'class="(terminal-\d+-r\d+)"[^>]*>[^<]*[\u2800-\u28ff]')
+
+
+def line_colours(svg: str) -> set[bytes]:
+    """The colours of the plotted lines in an SVG export: the fills of its braille text
+    (plotext draws the lines in braille dots; frame, ticks and titles are other text)."""
+    fills = dict(SVG_FILL.findall(svg))
+    return {bytes.fromhex(fills[c]) for c in SVG_BRAILLE.findall(svg)}
 
 
 def test_plot_is_text_with_a_line_per_entity(
@@ -46,7 +58,10 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
         check=False,
     )
     assert png.exists(), run.stderr.decode(errors="replace")[-2000:]
-    assert png_colours(png.read_bytes()) > 8  # the lines' colours on the background
+    colours = line_colours(text)
+    assert len(colours) >= 2  # the guests' lines, in the palette's colours
+    missing = colours - png_pixels(png.read_bytes())
+    assert not missing, f"line colours the browser did not draw: {sorted(missing)}"
 
 
 @pytest.mark.parametrize(
