@@ -12,8 +12,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from esatui.commands.common import EXIT_OK, UsageError, check_node, open_reader, screen_query
-from esatui.commands.export import check_length
+from esatui.commands.common import (
+    EXIT_OK,
+    UsageError,
+    check_length,
+    check_node,
+    open_reader,
+    screen_query,
+)
 
 if TYPE_CHECKING:
     from esatui.screens.catalog import ScreenDef
