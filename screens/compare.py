@@ -22,7 +22,7 @@ from esatui.db.reader import Reader, Span
 from esatui.screens import catalog
 from esatui.screens.model import Column, ScreenModel, Value
 from esatui.screens.render import date_range, exact_value, format_value, round_value
-from esatui.screens.rowkey import EntityKey, entity_key, key_columns
+from esatui.screens.rowkey import EntityKey, entity_key, key_columns, measured_columns
 
 DELTA_DECIMALS = 1  # seed 002 prints "-93.5%"
 
@@ -99,9 +99,9 @@ def delta_pct(a: Value, b: Value) -> float | None:
 
 
 def compared_columns(model: ScreenModel) -> tuple[Column, ...]:
-    """The columns a comparison shows: every value column (not the time, nor the entity's
-    key columns, nor text)."""
-    return tuple(c for c in model.columns if not c.key and not c.is_text)
+    """The columns a comparison shows: every measurement (not the time, nor the columns
+    naming the entity, nor text)."""
+    return measured_columns(model.columns)
 
 
 def compare(a: Side, b: Side) -> Comparison:

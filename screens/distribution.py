@@ -24,9 +24,15 @@ from dataclasses import dataclass, replace
 from esatui.db.buckets import bucket_end
 from esatui.db.reader import Reader
 from esatui.screens import catalog
-from esatui.screens.model import Column, Row, ScreenModel, Value
+from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
-from esatui.screens.rowkey import EntityKey, entity_key, entity_text, key_columns
+from esatui.screens.rowkey import (
+    EntityKey,
+    entity_key,
+    entity_text,
+    key_columns,
+    measured_columns,
+)
 
 STATS = ("mean", "p50", "p95", "p99", "max")
 """The statistics ``export --stats`` and the distribution view offer, in this order."""
@@ -87,13 +93,6 @@ class Stats:
         )
 
 
-def finite(value: Value) -> float | None:
-    """A value that is a finite number, as a float (text, ``None``, inf and nan are not)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
 # --- reading -----------------------------------------------------------------------------
 
 
@@ -131,7 +130,7 @@ def interval_rows(recorded: ScreenModel, length_us: int) -> dict[Cell, list[Row]
 
 
 def values_of(rows: Iterable[Row], column_id: str) -> list[float]:
-    return [v for r in rows if (v := finite(r.values.get(column_id))) is not None]
+    return [v for r in rows if (v := finite_number(r.values.get(column_id))) is not None]
 
 
 def hf_max_column(model: ScreenModel, column: Column) -> Column | None:
@@ -171,7 +170,7 @@ def with_stats(
     recorded interval values inside each row's bucket (``None`` where it holds none)."""
     keys = key_columns(bucketed.columns)
     cells = interval_rows(recorded, length_us)
-    described = [c for c in bucketed.columns if not c.key and not c.is_text]
+    described = measured_columns(bucketed.columns)
     columns: list[Column] = []
     for column in bucketed.columns:
         columns.append(column)
@@ -290,7 +289,7 @@ def distribution(
             continue
         values = values_of(cells.get((row.end_us, entity), []), column_id)
         every += values
-        hf_max = None if hf is None else finite(row.values.get(hf.id))
+        hf_max = None if hf is None else finite_number(row.values.get(hf.id))
         buckets.append(
             BucketStats(
                 row.start_us, row.end_us, row.values.get(column_id), Stats.of(values), hf_max
@@ -325,14 +324,14 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
         return format_value(shown, round_value(c, value))
 
     length = format_duration(dist.length_us / 1e6)
-    of = "" if dist.recorded_us is None else f" of {format_duration(dist.recorded_us / 1e6)}"
+    recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"
     unit = f" {c.unit}" if c.unit else ""
     who = entity_text(dist.entity)
     lines = [
         f"Distribution: {dist.screen} {c.id} ({' '.join(p for p in c.header if p)}{unit})"
         + (f"  {who}" if who else "")
         + f"  {dist.node}",
-        f"Each {length} interval: the{of} intervals recorded inside it; statistics of "
+        f"Each {length} interval: the{recorded} intervals recorded inside it; statistics of "
         "interval values, not of single operations",
     ]
     names = ["Time", "Shown", "N", "Mean", "P50", "P95", "P99", "Max"]

@@ -20,7 +20,8 @@ from dataclasses import dataclass, replace
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader
 from esatui.screens import catalog
-from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold
+from esatui.screens.model import Column, Row, RowKind, ScreenModel, Threshold, finite_number
+from esatui.screens.rowkey import key_columns, measured_columns
 
 MINUTE_US = 60_000_000
 HOUR_US = 60 * MINUTE_US
@@ -78,24 +79,15 @@ class Graph:
         return len(self.ends_us)
 
 
-def _names_entity(column: Column) -> bool:
-    """A key column that tells which entity a row is: text (type, card, guest, lock) or a
-    whole number (a CPU's id, a card's type); not the time, and not a measurement kept on
-    every page (ESACRYPA's Util%)."""
-    return column.key and column.id != "time" and (column.is_text or column.decimals == 0)
-
-
 def numeric_columns(model: ScreenModel) -> tuple[Column, ...]:
     """The columns a graph can draw: every one with numbers but the time and the keys that
     name entities."""
-    return tuple(
-        c for c in model.columns if not c.is_text and c.id != "time" and not _names_entity(c)
-    )
+    return measured_columns(model.columns)
 
 
 def entity_columns(model: ScreenModel) -> tuple[Column, ...]:
     """The key columns that tell a row's entity (type and id, card, guest ...)."""
-    return tuple(c for c in model.columns if _names_entity(c))
+    return key_columns(model.columns)
 
 
 def entity_label(keys: Sequence[Column], row: Row) -> str:
@@ -149,9 +141,7 @@ def graph_of(
         labels.setdefault(label, row.kind)
         for c in wanted:
             values = cells.setdefault((c.id, label), [None] * len(ends))
-            value = row.values.get(c.id)
-            if isinstance(value, int | float) and math.isfinite(value):
-                values[i] = float(value)
+            values[i] = finite_number(row.values.get(c.id))
     limits = thresholds or {}
 
     def plotted(c: Column, only: str | None) -> Plotted:
@@ -293,7 +283,7 @@ def day_sparklines(
         for r in rows:  # hour by hour, the newest last; an hour without data blank
             slot = HOURS - 1 - (rows[-1].end_us - r.end_us) // HOUR_US
             if 0 <= slot < HOURS:
-                values[slot] = _number(r.values.get(column.id))
+                values[slot] = finite_number(r.values.get(column.id))
         known = [v for v in values if v is not None]
         if known and max(known) > 0:
             ranked.append((sum(known) / len(known), column, values))
@@ -308,9 +298,3 @@ def day_sparklines(
             f"{min(known):.1f}-{top:.1f}% (24 h, hourly)"
         )
     return tuple(lines)
-
-
-def _number(value: object) -> float | None:
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    return None

@@ -6,6 +6,7 @@ view, the text report, CSV and JSON all render the same model, so they cannot di
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, IntEnum
@@ -13,6 +14,14 @@ from enum import Enum, IntEnum
 from esatui.db.reader import Extent
 
 Value = int | float | str | None
+
+
+def finite_number(value: object) -> float | None:
+    """A value that is a finite number, as a float (text, ``None``, a bool, inf and nan are
+    not): what a graph draws and a statistic takes."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 class Level(IntEnum):

@@ -14,9 +14,23 @@ from esatui.screens.model import Column, Row, RowKind
 EntityKey = tuple[str, ...]
 
 
+def names_entity(column: Column) -> bool:
+    """A key column that tells which entity a row is: text (type, card, guest, lock) or a
+    whole number (a CPU's id, a card's type); not the time (the interval's, not the
+    entity's), and not a measurement kept among the keys (ESACRYPA's Util%, which changes
+    every interval)."""
+    return column.key and column.id != "time" and (column.is_text or column.decimals == 0)
+
+
 def key_columns(columns: Sequence[Column]) -> tuple[Column, ...]:
-    """The columns that name a row's entity (the time is the interval's, not the entity's)."""
-    return tuple(c for c in columns if c.key and c.id != "time")
+    """The columns that name a row's entity."""
+    return tuple(c for c in columns if names_entity(c))
+
+
+def measured_columns(columns: Sequence[Column]) -> tuple[Column, ...]:
+    """The columns holding measurements: every one with numbers but the time and the keys
+    that name entities (ESACRYPA's Util% is one, though it sits among the keys)."""
+    return tuple(c for c in columns if not c.is_text and c.id != "time" and not names_entity(c))
 
 
 def entity_key(keys: Sequence[Column], row: Row) -> EntityKey:

@@ -152,6 +152,19 @@ def check_node(reader: Reader, node: str | None) -> None:
         raise RuntimeError(f"no data for node {node!r} (nodes: {', '.join(nodes)})")
 
 
+def check_length(recorded_us: int | None, length_s: float | None) -> None:
+    """``--interval-len`` shorter than the recorded intervals cannot be made from them."""
+    from esatui.screens.render import format_duration
+
+    if recorded_us is None or length_s is None or length_s * 1e6 >= recorded_us:
+        return
+    recorded = format_duration(round(recorded_us / 1e6, 3))
+    raise UsageError(
+        f"--interval-len {format_duration(length_s)} is shorter than the recorded intervals "
+        f"({recorded}): give {recorded} or longer"
+    )
+
+
 def crypto_costs(args: argparse.Namespace) -> CostTable | None:
     """The cost table ``--crypto-costs`` names (None: the built-in default)."""
     spec = getattr(args, "crypto_costs", None)

@@ -19,9 +19,12 @@ from esatui.commands import arguments as A
 from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, db_path, thresholds
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from esatui.commands.arguments import Subparsers
     from esatui.screens.catalog import Query
     from esatui.screens.compare import Comparison, Side
+    from esatui.screens.model import Column
 
 
 def register(sub: Subparsers) -> None:
@@ -74,6 +77,13 @@ def run(args: argparse.Namespace) -> int:
     labels = default_labels(first, second, args)
     if labels[0] == labels[1]:
         raise UsageError(f"both runs are labelled {labels[0]!r}: give --label and --with-label")
+    if args.format == "csv":
+        taken = [label for label in labels if label in csv_columns(screen.columns)]
+        if taken:
+            raise UsageError(
+                f"a run labelled {taken[0]!r} would share its CSV column's name: "
+                "give --label and --with-label"
+            )
     query = catalog.Query(
         node=args.node,
         thresholds=thresholds(args),
@@ -144,6 +154,17 @@ def render(comparison: Comparison, fmt: str) -> str:
     return render_text(comparison)
 
 
+CSV_COLUMNS = ("column", "header", "unit", "delta_pct")
+"""The CSV's own columns beside the key columns and the runs' labels."""
+
+
+def csv_columns(columns: Sequence[Column]) -> tuple[str, ...]:
+    """The CSV columns that are not a run's values: the entity's keys, then CSV_COLUMNS."""
+    from esatui.screens.rowkey import key_columns
+
+    return (*(c.id for c in key_columns(columns)), *CSV_COLUMNS)
+
+
 def render_csv(comparison: Comparison) -> str:
     """One line per metric (and entity): the key columns, ``column``, ``header``, ``unit``,
     each run's value under its label, ``delta_pct``."""
@@ -152,9 +173,8 @@ def render_csv(comparison: Comparison) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     keys = [c.id for c in comparison.keys]
-    writer.writerow(
-        [*keys, "column", "header", "unit", comparison.a.label, comparison.b.label, "delta_pct"]
-    )
+    *named, delta = CSV_COLUMNS
+    writer.writerow([*keys, *named, comparison.a.label, comparison.b.label, delta])
     for line in comparison.lines:
         values = (line.a, line.b, line.delta_pct)
         writer.writerow(

@@ -13,6 +13,7 @@ from esatui.commands import arguments as A
 from esatui.commands.common import (
     EXIT_OK,
     UsageError,
+    check_length,
     check_node,
     open_reader,
     screen_query,
@@ -33,7 +34,11 @@ def register(sub: Subparsers) -> None:
     p.add_argument(
         "--format", choices=("text", "csv", "json", "jsonl", "svg", "plot"), default="text"
     )
-    p.add_argument("--order", choices=("desc", "asc"), default="desc")
+    p.add_argument(
+        "--order",
+        choices=("desc", "asc"),
+        help="the rows' order: desc (newest first, the default) or asc",
+    )  # no default: a graph refuses --order given at all
     p.add_argument("--node")
     p.add_argument("--width", type=A.width, default=132)
     p.add_argument("--output", type=Path)
@@ -121,19 +126,6 @@ def writer(args: argparse.Namespace) -> Callable[[Callable[[TextIO], object]], N
             write_report_with(args.output, report)
 
     return write
-
-
-def check_length(recorded_us: int | None, length_s: float | None) -> None:
-    """``--interval-len`` shorter than the recorded intervals cannot be made from them."""
-    from esatui.screens.render import format_duration
-
-    if recorded_us is None or length_s is None or length_s * 1e6 >= recorded_us:
-        return
-    recorded = format_duration(round(recorded_us / 1e6, 3))
-    raise UsageError(
-        f"--interval-len {format_duration(length_s)} is shorter than the recorded intervals "
-        f"({recorded}): give {recorded} or longer"
-    )
 
 
 def stats_list(text: str) -> tuple[str, ...]:

@@ -12,7 +12,14 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from esatui.commands.common import EXIT_OK, UsageError, check_node, open_reader, screen_query
+from esatui.commands.common import (
+    EXIT_OK,
+    UsageError,
+    check_length,
+    check_node,
+    open_reader,
+    screen_query,
+)
 
 if TYPE_CHECKING:
     from esatui.screens.catalog import ScreenDef
@@ -31,6 +38,7 @@ def run_graph(args: argparse.Namespace) -> int:
     reader = open_reader(args)
     try:
         check_node(reader, args.node)
+        check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         try:
             graph, model = load_graph(
                 reader, screen.name, query, args.column[0], overlay, max_points=2 * args.width
@@ -64,6 +72,9 @@ def _checked(args: argparse.Namespace) -> ScreenDef:
         raise UsageError("--column is for --format svg or plot")
     if not args.column:
         raise UsageError(f"--format {args.format} needs --column COL (the column to draw)")
+    for given, flag in ((args.stats, "--stats"), (args.order, "--order")):
+        if given:  # a graph's points are the intervals, oldest first, one value each
+            raise UsageError(f"{flag} is for --format text, csv, json or jsonl, not {args.format}")
     if len(args.column) > 2:
         raise UsageError("--column at most twice: a column and one overlaid on its own axis")
     try:

@@ -48,7 +48,7 @@ from esatui.screens.render import (
     moment_text,
     pages,
 )
-from esatui.screens.rowkey import entity_key, key_columns
+from esatui.screens.rowkey import entity_key, key_columns, names_entity
 from esatui.screens.views.table import IntervalTable, ScreenHeader
 from esatui.timeparse import ParseError, parse_time
 from esatui.tui.compare import Marks, comparison_lines
@@ -383,13 +383,14 @@ class MonitorApp(App[int]):
 
     def _with_sparklines(self, reader: Reader, state: ViewState, model: ScreenModel) -> ScreenModel:
         """ESASSUM with the day at a glance: its busiest columns as sparklines in the header
-        (read again only when the newest row's hour changes)."""
+        (read again when the newest row changes: a new interval moves the current hour's
+        bar and the day's min-max)."""
         if model.name != "ESASSUM" or state.drilled or not model.rows:
             return model
-        from esatui.screens.graph import HOUR_US, day_sparklines
+        from esatui.screens.graph import day_sparklines
 
         newest = model.rows[0].end_us
-        key = (state.node or self._node, newest // HOUR_US)
+        key = (state.node or self._node, newest)
         if self._sparklines[0] != key:
             lines = day_sparklines(reader, key[0], newest, self._thresholds)
             self._sparklines = (key, lines)
@@ -696,7 +697,10 @@ class MonitorApp(App[int]):
         current = self.table.column_cursor
         start = (-1 if delta > 0 else len(columns)) if current is None else current
         index = start + delta
-        while 0 <= index < len(columns) and columns[index].key:
+        # Tab stops on measurements, Util% among ESACRYPA's keys too (g and d read it)
+        while 0 <= index < len(columns) and (
+            columns[index].id == "time" or names_entity(columns[index])
+        ):
             index += delta
         self.table.column_cursor = index if 0 <= index < len(columns) else None
         self.table.refresh()
@@ -807,9 +811,17 @@ class MonitorApp(App[int]):
         self._graph_open = False
         self.reload(state)
 
+    VIEW_ACTIONS = frozenset({"help", "quit", "pop_screen"})
+    """The app's actions a view over the table (graph, comparison, distribution) allows:
+    its own keys are its screen's; the table's would act on the hidden table."""
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """While a graph is shown, the table's keys are the graph's (or nothing)."""
-        return not self._graph_open or action in ("help", "quit")
+        """While a view is shown over the table, the table's keys are the view's (or
+        nothing); the command palette over the table is not such a view."""
+        from textual.command import CommandPalette
+
+        over = [s for s in self.screen_stack[1:] if not isinstance(s, CommandPalette)]
+        return not (self._graph_open or over) or action in self.VIEW_ACTIONS
 
     def graph_read(
         self, state: ViewState, later: tuple[int, int] | None, length: int, limit: int
@@ -926,13 +938,16 @@ class MonitorApp(App[int]):
         row, model, index = self.table.selected_row, self.model, self.table.column_cursor
         if row is None or model is None or not model.recorded:
             return
-        if index is None or index >= len(self._columns) or self._columns[index].key:
+        if index is None or index >= len(self._columns):
+            self._say("d: Tab to a column first")
+            return
+        column = self._columns[index]
+        if column.id == "time" or names_entity(column):
             self._say("d: Tab to a column first")
             return
         if self.state.interval_len_us is None:
             self._say("d shows the intervals recorded inside each longer one: + first")
             return
-        column = self._columns[index]
         if column.is_text:
             self._say(f"d: {column.id} is text")
             return

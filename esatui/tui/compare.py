@@ -15,19 +15,19 @@ Range = tuple[int, int]  # (after, until]
 
 @dataclass(frozen=True)
 class Marks:
-    """The marks set so far: complete ranges, and the start of the one being marked."""
+    """The marks set so far: complete ranges, and the first row of the one being marked."""
 
     ranges: tuple[Range, ...] = ()
-    start_us: int | None = None
+    first: Range | None = None  # the interval of the row marked first
 
     def mark(self, start_us: int, end_us: int) -> tuple[Marks, str]:
         """``m`` on a row (its interval ``start_us``-``end_us``): the start of a range, or
-        its end (the range covers both rows, whichever was marked first). What to say."""
-        if self.start_us is None:
+        its end (the range covers both rows whole, whichever was marked first). What to say."""
+        if self.first is None:
             which = "first" if not self.ranges else "second"
             said = f"{which} range from {moment_text(start_us)}: m again at its end"
-            return replace(self, start_us=start_us), said
-        marked = (min(self.start_us, start_us), max(self.start_us, end_us))
+            return replace(self, first=(start_us, end_us)), said
+        marked = (min(self.first[0], start_us), max(self.first[1], end_us))
         ranges = (*self.ranges, marked)[-2:]
         if len(ranges) < 2:
             said = f"first range {date_range(*marked)}: m at the start and end of the second"

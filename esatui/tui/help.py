@@ -49,7 +49,9 @@ HELP_KEYS = (
         "d",
         "aggregated (+): the distribution of the column under the cursor: per interval "
         "shown, mean, p50, p95, p99, max of the intervals recorded inside it, and a "
-        "histogram (statistics of interval values, not of operations; Esc returns)",
+        "histogram (statistics of interval values, not of operations; Esc returns; while "
+        "a graph, comparison or distribution is shown, the table's keys wait: its own "
+        "keys, ? and q work)",
     ),
     ("?", "this help (arrows, PgUp/PgDn scroll it)"),
     ("q", "quit"),

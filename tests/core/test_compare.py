@@ -205,6 +205,9 @@ def test_two_ranges_of_one_database_per_entity(
         (["--with-db", "missing.sqlite"], 1, "no database"),
         (["--from", "14:05", "--to", "14:01", "--with-db", "x"], 2, "--from must be before"),
         (["--label", "same", "--with-label", "same", "--with-from", "14:02"], 2, "labelled"),
+        (["--label", "unit", "--with-from", "14:02", "--format", "csv"], 2, "'unit' would share"),
+        (["--with-label", "id", "--with-from", "14:02", "--format", "csv"], 2, "'id' would share"),
+        (["--with-label", "delta_pct", "--with-from", "14:02", "--format", "csv"], 2, "share"),
     ],
 )
 def test_bad_arguments_say_why_in_one_line(
@@ -243,3 +246,39 @@ def test_compare_and_export_stats_never_load_textual(tmp_path: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False, env=env
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_esacrypa_cards_are_matched_though_their_util_changes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESACRYPA keeps Util% among its keys, but a card is its AP and type: each card of one
+    range meets itself in the other, its Util% and rates compared (the load grows: interval
+    i does i times seed 000's work, so 18:47-18:50 is 2/5 of 18:50-18:53)."""
+    from tests.screens import crypto_data as D
+
+    db = tmp_path / "g.sqlite"
+    mon = D.growing_esacrypa_file(tmp_path / "g.mon")
+    assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)]) == 0
+    capsys.readouterr()
+    day = "2016-03-01T18:"
+    code, out, err = run(
+        capsys,
+        "compare",
+        "ESACRYPA",
+        "--db",
+        str(db),
+        *("--from", f"{day}47+00:00", "--to", f"{day}50+00:00"),
+        *("--with-from", f"{day}50+00:00", "--with-to", f"{day}53+00:00"),
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    document = json.loads(out)
+    first, second = (r["label"] for r in document["runs"])
+    lines = {(r["entity"], r["column"]): r for r in document["rows"]}
+    assert {e for e, _ in lines} == {"00 10", "01 10", "02 10", "03 10"}
+    for card in ("00 10", "01 10", "02 10", "03 10"):
+        for column in ("util_pct", "rsa2048_crt_ops_s"):
+            values = lines[(card, column)]["values"]
+            assert values[first] > 0 and values[second] > 0, (card, column)
+            assert values[second] / values[first] == pytest.approx(15 / 6), (card, column)

@@ -86,7 +86,14 @@ def served(tmp_path: Path) -> Iterator[str]:
 
 
 def png_colours(png: bytes) -> int:
-    """How many different colours an 8-bit RGB(A) PNG holds (its scanlines unfiltered)."""
+    """How many different colours an 8-bit RGB(A) PNG holds (every eighth scanline is plenty
+    to tell a blank page)."""
+    return len(png_pixels(png, every=8))
+
+
+def png_pixels(png: bytes, every: int = 1) -> set[bytes]:
+    """The RGB colours of an 8-bit RGB(A) PNG's pixels, of every ``every``-th scanline (its
+    scanlines unfiltered)."""
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     pos, idat, width, height, channels = 8, b"", 0, 0, 0
     while pos < len(png):
@@ -119,10 +126,10 @@ def png_colours(png: bytes) -> int:
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
-        if y % 8 == 0:  # every eighth line is plenty to tell a blank page
+        if y % every == 0:
             seen.update(bytes(line[i : i + 3]) for i in range(0, stride, channels))
         previous = line
-    return len(seen)
+    return seen
 
 
 async def browse(devtools: str, url: str, screen: str, timeout_s: float) -> tuple[bytes, str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,18 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
-from tests.exposition.test_web import CHROMIUM_FLAGS, chromium_binary, png_colours
+from tests.exposition.test_web import CHROMIUM_FLAGS, chromium_binary, png_pixels
+
+# Rich's SVG: a style class per colour, and the text drawn in it
+SVG_FILL = re.compile(r"\.(terminal-\d+-r\d+) \{ fill: #([0-9a-f]{6})")
+SVG_BRAILLE = re.compile(r'class="(terminal-\d+-r\d+)"[^>]*>[^<]*[\u2800-\u28ff]')
+
+
+def line_colours(svg: str) -> set[bytes]:
+    """The colours of the plotted lines in an SVG export: the fills of its braille text
+    (plotext draws the lines in braille dots; frame, ticks and titles are other text)."""
+    fills = dict(SVG_FILL.findall(svg))
+    return {bytes.fromhex(fills[c]) for c in SVG_BRAILLE.findall(svg)}
 
 
 def test_plot_is_text_with_a_line_per_entity(
@@ -46,7 +58,10 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
         check=False,
     )
     assert png.exists(), run.stderr.decode(errors="replace")[-2000:]
-    assert png_colours(png.read_bytes()) > 8  # the lines' colours on the background
+    colours = line_colours(text)
+    assert len(colours) >= 2  # the guests' lines, in the palette's colours
+    missing = colours - png_pixels(png.read_bytes())
+    assert not missing, f"line colours the browser did not draw: {sorted(missing)}"
 
 
 @pytest.mark.parametrize(
@@ -56,14 +71,29 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
         (["--column", "total"], "--column is for --format svg or plot"),
         (["--format", "plot", "--column", "nope"], "ESACPUU has no numeric column 'nope'"),
         (["--format", "plot"] + ["--column", "total"] * 3, "--column at most twice"),
+        (
+            ["--format", "plot", "--column", "total", "--interval-len", "10s"],
+            "--interval-len 10s is shorter than the recorded intervals (1m)",
+        ),
+        (
+            ["--format", "svg", "--column", "total", "--interval-len", "5m", "--stats", "mean"],
+            "--stats is for --format text, csv, json or jsonl, not svg",
+        ),
+        (
+            ["--format", "plot", "--column", "total", "--order", "asc"],
+            "--order is for --format text, csv, json or jsonl, not plot",
+        ),
+        (["--format", "plot", "--column", "total", "--order", "desc"], "--order is for"),
     ],
 )
 def test_bad_graph_arguments_are_one_line(
     sim_db: Path, capsys: pytest.CaptureFixture[str], argv: list[str], says: str
 ) -> None:
     assert main(["export", "ESACPUU", "--db", str(sim_db), *argv]) == 2
-    err = capsys.readouterr().err
+    captured = capsys.readouterr()
+    err = captured.err
     assert says in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and captured.out == ""
 
 
 def test_export_svg_starts_without_textual(sim_db: Path) -> None:

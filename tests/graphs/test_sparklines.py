@@ -56,3 +56,32 @@ async def test_esassum_shows_them_in_its_header(sim_db: Path, ui_never_reads: No
         await settle(pilot)
         assert app.model is not None
         assert not any("(24 h, hourly)" in note for note in app.model.notes)
+
+
+def test_the_current_hour_follows_each_new_interval(sim_db: Path) -> None:
+    """Live, a new interval changes the current hour's bar and the day's min-max: the header
+    is read again for it, not only when the hour changes."""
+    from dataclasses import replace
+
+    app = MonitorApp(sim_db, live=False, screen="ESASSUM")
+    reader = SqliteReader.open(sim_db)
+    try:
+        model = catalog.build_model(reader, "ESASSUM", catalog.Query())
+        newest = model.rows[0].end_us
+        lines = day_sparklines(reader, None, newest, app.thresholds)
+        earlier = [  # a moment of the same hour whose header differed
+            end
+            for end in sorted({r.end_us for r in model.rows}, reverse=True)
+            if end // HOUR_US == newest // HOUR_US
+            and day_sparklines(reader, None, end, app.thresholds) != lines
+        ]
+        assert earlier, "the recording's last hour never changes its sparklines"
+        before = replace(model, rows=tuple(r for r in model.rows if r.end_us <= earlier[0]))
+        shown = app._with_sparklines(reader, app.state, before)
+        assert shown.notes[-len(lines) :] == day_sparklines(
+            reader, None, earlier[0], app.thresholds
+        )
+        shown = app._with_sparklines(reader, app.state, model)  # the next interval came
+    finally:
+        reader.close()
+    assert shown.notes[-len(lines) :] == lines

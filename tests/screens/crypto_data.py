@@ -7,6 +7,8 @@
 - :func:`seed002_file`: seed 002 Table 1's three runs as three consecutive one-minute
   intervals of one D5R9 stream (baseline, polling, interrupts), with D0R2 records of eight
   IFLs (spelled out byte by byte, tests/monitor/published.py) busy as the table says;
+- :func:`growing_esacrypa_file`: seed 000's intervals with each AP's load growing, interval
+  ``i`` doing ``i`` times its 18:53 figures (Util% differs every interval);
 - :func:`add_guest_poll`: this Linux's AP bus (``zcrypt_bus``) recorded next to them.
 """
 
@@ -37,6 +39,27 @@ def seed001_file(path: Path, length: int = 112) -> Path:
 
 def seed000_file(path: Path) -> Path:
     return F.write_monwrite(path, F.seed000_intervals(per_record=3))
+
+
+def growing_esacrypa_file(path: Path) -> Path:
+    """Seed 000's ESACRYPT intervals with D5R10 records (packed from the published structs)
+    whose RSA 2048 CRT work grows: interval ``i`` (1-6, 18:48-18:53) does ``i`` times each
+    AP's 18:53 count and time, so the busy (Util%) is ``i`` times seed 000's."""
+    intervals = F.esacrypt_intervals(F.SEED000_ESACRYPT, F.SEED000_DATE)
+    scale = F._scale()
+    for i, interval in enumerate(intervals):
+        done = i * (i + 1) // 2  # intervals 1..i, interval k doing k times the figures
+        cmbs = []
+        for r in F.SEED000_ESACRYPA:
+            pairs = [(1_000_000 + 17 * j, 5000 + j) for j in range(6)]
+            t0, c0 = pairs[F.SEED000_PAIR]
+            pairs[F.SEED000_PAIR] = (
+                t0 + done * round(r.exact_time_s / scale),
+                c0 + done * r.count,
+            )
+            cmbs.append(P.Cmb(ct=r.ap_type, ax=r.ap, s=1e-6, pairs=tuple(pairs), mt=F.SEED000_MODE))
+        interval.records += P.d5r10_set(interval.end_us, cmbs, 3)
+    return F.write_monwrite(path, intervals)
 
 
 def seed002_counters(

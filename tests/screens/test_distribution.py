@@ -166,7 +166,10 @@ def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> 
         recorded = recorded_model(reader, "ESALNXC", query, bucketed)
     dist = distribution(bucketed, recorded, 3_600_000_000, "steal", ("IFL", "0"))
     lines = render_lines(dist)
-    assert any("statistics of interval values" in ln for ln in lines)
+    assert lines[1] == (
+        "Each 1h interval: the 1m intervals recorded inside it; statistics of interval values, "
+        "not of single operations"
+    )
     (bucket,) = [ln for ln in lines if ln.startswith("15:00:00")]
     assert bucket.split()[1:] == ["2.5", "60", "2.5", "1.0", "1.0", "90.0", "90.0"]
     assert not dist.histogram.log  # 1 to 90: under two decades
@@ -205,3 +208,56 @@ def test_the_high_frequency_maximum_stands_beside_its_gauge(
     found = hf_max_column(model, model.column(column))
     assert found is not None and found.id == hf_max
     assert hf_max_column(model, model.column(hf_max)) is None
+
+
+def test_esacrypa_stats_and_distribution_follow_each_card(tmp_path: Path) -> None:
+    """ESACRYPA's Util% sits among its keys and changes every interval: a card is still
+    its AP and type, so each 15-minute row gets the statistics of its own six intervals
+    (Util% too), and the distribution view of Util% finds them."""
+    from tests.screens import crypto_data as D
+
+    db = tmp_path / "g.sqlite"
+    mon = D.growing_esacrypa_file(tmp_path / "g.mon")
+    _run(["collect", "--source", f"monwrite:{mon}", "--db", str(db)])
+    base = ["export", "ESACRYPA", "--db", str(db), "--format", "json"]
+    recorded: dict[str, list[dict[str, float]]] = {}
+    for row in json.loads(_run(base))["rows"]:
+        recorded.setdefault(row["ap"], []).append(row)
+    bucketed = json.loads(_run([*base, "--interval-len", "15m", "--stats", "mean,max"]))["rows"]
+    assert {r["ap"] for r in bucketed} == set(recorded) == {"00", "01", "02", "03"}
+    for row in bucketed:
+        own = recorded[row["ap"]]
+        assert len(own) == 6
+        for column in ("util_pct", "rsa2048_crt_ops_s"):
+            values = [r[column] for r in own]
+            assert row[f"{column}_mean"] == pytest.approx(sum(values) / 6), column
+            assert row[f"{column}_max"] == pytest.approx(max(values)), column
+
+    with SqliteReader.open(db) as reader:
+        query = catalog.Query(interval_len_us=15 * 60_000_000)
+        model = catalog.build_model(reader, "ESACRYPA", query)
+        as_recorded = recorded_model(reader, "ESACRYPA", query, model)
+    dist = distribution(model, as_recorded, 15 * 60_000_000, "util_pct", ("00", "10"))
+    (bucket,) = dist.buckets
+    assert bucket.stats is not None and bucket.stats.n == 6
+    assert bucket.stats.max == pytest.approx(max(r["util_pct"] for r in recorded["00"]))
+
+
+@pytest.mark.parametrize(
+    ("value", "number"),
+    [
+        (2, 2.0),
+        (2.5, 2.5),
+        (True, None),
+        ("2", None),
+        (None, None),
+        (math.inf, None),
+        (-math.inf, None),
+        (math.nan, None),
+    ],
+)
+def test_one_rule_for_a_finite_number(value: object, number: float | None) -> None:
+    """What a statistic takes and a graph draws: a finite int or float, never a bool."""
+    from esatui.screens.model import finite_number
+
+    assert finite_number(value) == number

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
+from esatui.screens.render import date_range
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
 from esatui.tui.textview import TextView
@@ -30,22 +31,51 @@ def shown_view(app: MonitorApp) -> TextView:
     return screen
 
 
+async def table_keys_do_nothing(pilot: Pilot[int], view: TextView) -> None:
+    """Under a view, the table's keys (g, d, m, +, -, Tab, a screen's name) are not the
+    hidden table's: the view stays, nothing opens over it, the table's state is as it was."""
+    app = pilot.app
+    assert isinstance(app, MonitorApp)
+    state, marks, depth = app.state, app._marks, len(app.screen_stack)
+    await pilot.press("g", "d", "m", "plus", "minus", "tab", "m", "s", "colon")
+    await views_done(pilot)
+    assert app.screen is view and len(app.screen_stack) == depth
+    assert app.state == state and app._marks == marks
+
+
 async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
     host_recording(db_path, n_intervals=20, cpus=(0, 1))
     app = MonitorApp(db_path, live=False, screen="ESALNXC")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert app.model is not None
-        # the first range: the newest interval's first row (m), then 3 rows down (m)
-        await pilot.press("m")
+        marked: list[tuple[int, int]] = []
+
+        async def mark(*moves: str) -> None:
+            await pilot.press(*moves)
+            row = app.table.selected_row
+            assert row is not None
+            marked.append((row.start_us, row.end_us))
+            await pilot.press("m")
+
+        # the first range: the newest interval's first row (m), then 3 rows down (m): marked
+        # newer first, the range still covers the newer row whole
+        await mark()
         assert "m again at its end" in app._message
-        await pilot.press("down", "down", "down", "m")
-        assert "first range" in app._message
-        await pilot.press("down", "down", "down", "m", "down", "down", "down", "m")
+        await mark("down", "down", "down")
+        assert marked[1][1] < marked[0][1]  # an older interval
+        first = (min(s for s, _ in marked[:2]), max(e for _, e in marked[:2]))
+        assert first == (marked[1][0], marked[0][1])
+        assert f"first range {date_range(*first)}:" in app._message
+        await mark("down", "down", "down")
+        await mark("down", "down", "down")
+        second = (min(s for s, _ in marked[2:]), max(e for _, e in marked[2:]))
         await views_done(pilot)
         view = shown_view(app)
         assert view.kind == "compare"
         text = "\n".join(view.text_lines)
+        assert date_range(*first) in text and date_range(*second) in text
+        await table_keys_do_nothing(pilot, view)
         assert text.startswith("Screen: ESALNXC")
         assert "Run ID" in text and "Delta" in text
         assert any(" steal " in ln and ln.rstrip().endswith("%") for ln in view.text_lines)
@@ -77,6 +107,35 @@ async def test_d_shows_the_distribution_of_the_column_under_the_cursor(db_path: 
         assert head.startswith("Distribution: ESALNXC steal") and "IFL 0" in head
         assert "statistics of interval values" in view.text_lines[1]
         assert any(ln.startswith("Histogram of") for ln in view.text_lines)
+        await table_keys_do_nothing(pilot, view)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextView)
+
+
+async def test_d_on_esacrypa_util_works_as_g_does(tmp_path: Path) -> None:
+    """Util% sits among ESACRYPA's keys but is a measurement: Tab stops on it, and d shows
+    its distribution for the card under the cursor (its six intervals in the 15 minutes)."""
+    from esatui.cli import main
+    from tests.screens import crypto_data as D
+
+    db = tmp_path / "g.sqlite"
+    mon = D.growing_esacrypa_file(tmp_path / "g.mon")
+    assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)]) == 0
+    app = MonitorApp(db, live=False, screen="ESACRYPA")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(3):  # as recorded, then 5 and 15 minutes
+            await pilot.press("plus")
+            await settle(pilot)
+        assert app.state.interval_len_us == 15 * 60_000_000
+        await pilot.press("tab")
+        column = app.table.column_cursor
+        assert column is not None and app._columns[column].id == "util_pct"
+        await pilot.press("d")
+        await views_done(pilot)
+        view = shown_view(app)
+        assert view.text_lines[0].startswith("Distribution: ESACRYPA util_pct")
+        assert " 00 10 " in view.text_lines[0]
+        (bucket,) = [ln for ln in view.text_lines if ln.startswith("19:00:00")]
+        assert bucket.split()[2] == "6"  # N: the six recorded intervals
