@@ -169,14 +169,14 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
 
 def exported_zcrypt_requests(db: Path, end_s: int) -> tuple[float, float]:
     """The node's own export of the bucket ending at ``end_s``: requests in it, and the
-    largest one interval held (the rounding a scrape's timing allows)."""
-    when = [
-        datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S")
-        for t in (end_s - BUCKET_S, end_s)
-    ]
+    most one interval at either side of its ends held (the rounding a scrape's timing
+    allows: such an interval can fall on either side)."""
     env = {**os.environ, "TZ": "UTC"}
 
-    def export(*extra: str) -> list[dict[str, Any]]:
+    def export(start_s: int, stop_s: int, *extra: str) -> list[dict[str, Any]]:
+        when = [
+            datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S") for t in (start_s, stop_s)
+        ]
         out = subprocess.run(
             [
                 sys.executable,
@@ -202,9 +202,9 @@ def exported_zcrypt_requests(db: Path, end_s: int) -> tuple[float, float]:
         rows: list[dict[str, Any]] = json.loads(out)["rows"]
         return rows
 
-    bucket = export("--interval-len", f"{BUCKET_S}s")
+    bucket = export(end_s - BUCKET_S, end_s, "--interval-len", f"{BUCKET_S}s")
     assert len(bucket) == 1
-    intervals = export()
+    intervals = export(end_s - BUCKET_S - INTERVAL_S, end_s + INTERVAL_S)
     most = max(r["zcrypt_req_s"] for r in intervals) * INTERVAL_S
     return bucket[0]["zcrypt_req_s"] * BUCKET_S, most
 
@@ -229,7 +229,7 @@ def test_increase_matches_each_node_s_export(fleet: Fleet) -> None:
     warm = max(first_end_s(db) for db in fleet.dbs.values()) + 2 * SCRAPE_S
     buckets = [end for end in (last - BUCKET_S, last) if end - BUCKET_S >= warm]
     assert buckets, "no whole bucket after the first scrapes: record longer"
-    checked = 0
+    checked, wanted = 0, 0.0
     for end_s in buckets:
         # the bucket's intervals are scraped within a second of their ends: look a scrape later
         at = end_s + SCRAPE_S
@@ -239,8 +239,10 @@ def test_increase_matches_each_node_s_export(fleet: Fleet) -> None:
         got = {r["metric"]["node"]: float(r["value"][1]) for r in result}
         assert set(got) == set(NODES)
         for node, db in fleet.dbs.items():
+            # mode-vm-day's guests are quiet at night (UTC: its profile's hours): a bucket
+            # of theirs may hold no request, which must then be Prometheus's answer too
             want, one_interval = exported_zcrypt_requests(db, end_s)
-            assert want > 0
+            wanted += want
             extrapolated = 2 * SCRAPE_S / BUCKET_S * max(want, got[node])
             assert abs(got[node] - want) <= 2 * one_interval + extrapolated, (
                 node,
@@ -250,6 +252,7 @@ def test_increase_matches_each_node_s_export(fleet: Fleet) -> None:
             )
             checked += 1
     assert checked == len(buckets) * len(NODES)
+    assert wanted > 0, "no request in any bucket: nothing was compared"
 
 
 def test_every_dashboard_query_returns_data_for_every_node(fleet: Fleet) -> None:
