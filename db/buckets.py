@@ -170,6 +170,23 @@ def _or_flags(distinct: str | None) -> int:
     return flags
 
 
+def _add_summed(accs: dict[tuple[int, int], _Acc], row: Sequence[Any], n_c: int, n_g: int) -> _Acc:
+    """The accumulator of a row of sums (raw rows' or an hour's: bucket, entity, intervals,
+    flags, interval flags, HF samples, last end, the counters, ...), with all of that but
+    the gauges' columns added."""
+    acc = accs.get((row[0], row[1]))
+    if acc is None:
+        acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
+    acc.n += row[2]
+    acc.flags |= _or_flags(row[3])
+    acc.iflags |= _or_flags(row[4])
+    acc.hf_n += row[5]
+    acc.last_end = max(acc.last_end, row[6])
+    for j in range(n_c):
+        acc.add_counter(j, row[7 + j])
+    return acc
+
+
 def _rollup_columns(layout: KindLayout) -> list[str]:
     return [
         *layout.counters,
@@ -315,17 +332,8 @@ class _Reader:
         for row in sums:
             if row[0] not in frames:
                 continue
-            acc = accs.get((row[0], row[1]))
-            if acc is None:
-                acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
-            acc.n += row[2]
+            acc = _add_summed(accs, row, n_c, n_g)
             acc.single = None  # a bucket's only row is read again by _single
-            acc.flags |= _or_flags(row[3])
-            acc.iflags |= _or_flags(row[4])
-            acc.hf_n += row[5]
-            acc.last_end = max(acc.last_end, row[6])
-            for j in range(n_c):
-                acc.add_counter(j, row[7 + j])
             for j in range(n_g):
                 acc.add_max(j, row[7 + n_c + j])
         if gauges:
@@ -359,16 +367,7 @@ class _Reader:
         accs: dict[tuple[int, int], _Acc], row: tuple[Any, ...], n_c: int, n_g: int
     ) -> None:
         """One bucket's rollup sums of one entity (see :meth:`Queries.kind_buckets`)."""
-        acc = accs.get((row[0], row[1]))
-        if acc is None:
-            acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
-        acc.n += row[2]
-        acc.flags |= _or_flags(row[3])
-        acc.iflags |= _or_flags(row[4])
-        acc.hf_n += row[5]
-        acc.last_end = max(acc.last_end, row[6])
-        for j in range(n_c):
-            acc.add_counter(j, row[7 + j])
+        acc = _add_summed(accs, row, n_c, n_g)
         for j in range(n_g):
             acc.wn[j] += row[7 + n_c + j] or 0
             acc.add_max(j, row[7 + n_c + n_g + j])
