@@ -43,13 +43,52 @@ from esatui.db.slots import EntityData, KindSlice, Slot
 def bucket_end(end_us: int, length_us: int) -> int:
     """The end of the bucket of ``length_us`` containing ``end_us``, aligned to local time
     (15-minute buckets end at :00, :15 ...; daily ones at local midnight)."""
-    offset = utc_offset_us(end_us)
-    local = end_us + offset
-    return -((-local) // length_us) * length_us - offset
+    return _aligned(end_us, utc_offset_us(end_us), length_us)
+
+
+def _aligned(end_us: int, offset_us: int, length_us: int) -> int:
+    return -((-(end_us + offset_us)) // length_us) * length_us - offset_us
 
 
 def utc_offset_us(time_us: int) -> int:
     return int(time.localtime(time_us // 1_000_000).tm_gmtoff) * 1_000_000
+
+
+_QUARTER_US = 900_000_000
+
+
+def bucket_runs(ends: Sequence[int], length_us: int) -> list[tuple[int, int, int]]:
+    """Ascending ``ends`` cut into runs in one bucket each: (its :func:`bucket_end`, first
+    index, index after the last). The local time's offset is read once per quarter hour a
+    run spans (per end in a quarter hour whose two ends disagree on it), so a month of
+    1-minute intervals costs a few thousand ``localtime`` calls and one bisection per run."""
+    offsets: dict[int, int | None] = {}
+
+    def offset_in(quarter: int) -> int | None:
+        if quarter not in offsets:
+            first = utc_offset_us(quarter * _QUARTER_US)
+            last = utc_offset_us((quarter + 1) * _QUARTER_US - 1)
+            offsets[quarter] = first if first == last else None
+        return offsets[quarter]
+
+    runs: list[tuple[int, int, int]] = []
+    i = 0
+    while i < len(ends):
+        quarter = ends[i] // _QUARTER_US
+        offset = offset_in(quarter)
+        if offset is None:
+            runs.append((bucket_end(ends[i], length_us), i, i + 1))
+            i += 1
+            continue
+        bucket = _aligned(ends[i], offset, length_us)
+        # the run: ends up to the bucket's, in quarter hours of the same offset
+        while (quarter + 1) * _QUARTER_US <= bucket and offset_in(quarter + 1) == offset:
+            quarter += 1
+        last = min(bucket, (quarter + 1) * _QUARTER_US - 1)
+        stop = bisect.bisect_right(ends, last, i)
+        runs.append((bucket, i, stop))
+        i = stop
+    return runs
 
 
 @dataclass(frozen=True)

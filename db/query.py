@@ -55,6 +55,24 @@ def window(
     return Window(timeline, "", (), after_us, until_us)
 
 
+def timeline_kind(
+    queries: Queries,
+    node_id: int,
+    timeline: Timeline,
+    after_us: int | None,
+    until_us: int | None,
+) -> tuple[str, str] | None:
+    """The kind and source :func:`window` takes its intervals from in (after_us,
+    until_us]: the first of the timeline's kinds and sources with one ending there."""
+    low = -(1 << 62) if after_us is None else after_us
+    high = 1 << 62 if until_us is None else until_us
+    for kind in timeline.kinds:
+        for source in timeline_sources(queries, kind, timeline.prefer):
+            if queries.any_interval(node_id, source, low, high):
+                return kind, source
+    return None
+
+
 def _matching_intervals(
     queries: Queries, node_id: int, source: str, start_us: int, end_us: int
 ) -> list[IntervalInfo]:

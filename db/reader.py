@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from esatui.db.slots import Slot
 
@@ -75,6 +75,18 @@ class Window:
     backend: object = field(default=None, compare=False, repr=False)
 
 
+@dataclass(frozen=True)
+class EntityRows:
+    """One recorded entity's rows of one kind, read straight from the timeline's source:
+    ``(end_us, *fields)`` per interval (``(end_us, duration_us, *fields)`` when the
+    duration was asked for), oldest first. Each is one slot of the screen as recorded,
+    holding that entity's row and nothing merged into it."""
+
+    source: str
+    fields: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+
 class Reader(Protocol):
     """Reading recorded data (``close`` when done)."""
 
@@ -110,6 +122,23 @@ class Reader(Protocol):
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         """The system facts every source last reported at or before ``time_us``."""
+        ...
+
+    def entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        key: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> EntityRows | None:
+        """The rows of ``kind``'s entity ``key`` in the timeline as recorded, when each is a
+        slot of its own: the timeline's intervals in (after_us, until_us] are ``kind``'s,
+        from its only source. ``None`` when they are not, or the backend cannot tell (read
+        :meth:`slots` then); a field never recorded reads ``None``."""
         ...
 
     def close(self) -> None: ...

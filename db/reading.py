@@ -450,6 +450,42 @@ class Queries:
         ).fetchone()
         return row
 
+    def entity_rows(
+        self,
+        kind: str,
+        node_id: int,
+        source: str,
+        key: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> list[tuple[Any, ...]]:
+        """(end_us, [duration_us,] *fields) of every row of ``kind``'s entity ``key`` in
+        ``source``'s intervals ending in (after_us, until_us], oldest first; a field the
+        table lacks reads ``None``. Without the duration the intervals are read from their
+        index alone."""
+        table = table_name(kind)
+        if not self._has_table(table):
+            return []
+        have = set(self.columns(kind))
+        picked = [f"r.{f}" if f in have else "NULL" for f in fields]
+        select = ", ".join(["i.end_us", *(["i.duration_us"] if duration else []), *picked])
+        sql = (
+            f"SELECT {select} FROM interval i JOIN {table} r ON r.interval_id = i.id"
+            " WHERE i.node_id = ? AND i.source = ? AND r.entity_id IN"
+            " (SELECT id FROM entity WHERE node_id = ? AND kind = ? AND key = ?)"
+        )
+        params: list[object] = [node_id, source, node_id, kind, key]
+        if after_us is not None:
+            sql += " AND i.end_us > ?"
+            params.append(after_us)
+        if until_us is not None:
+            sql += " AND i.end_us <= ?"
+            params.append(until_us)
+        return self._conn.execute(sql + " ORDER BY i.end_us", params).fetchall()
+
     # --- entities and configuration ---------------------------------------------------
 
     def entity(self, entity_id: int) -> tuple[str, dict[str, str]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from esatui.db import buckets, query
 from esatui.db.database import connect, file_bytes
-from esatui.db.reader import Timeline, Window
+from esatui.db.reader import EntityRows, Timeline, Window
 from esatui.db.reading import Queries, SourceInfo
 from esatui.db.schema import SCHEMA_VERSION
 from esatui.db.slots import Slot
@@ -87,6 +87,29 @@ class SqliteReader:
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         node_id = self.queries.node_id(node)
         return {} if node_id is None else self.queries.config_at(node_id, time_us)
+
+    def entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        key: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> EntityRows | None:
+        node_id = self.queries.node_id(timeline.node)
+        if node_id is None or timeline.length_us is not None:
+            return None
+        found = query.timeline_kind(self.queries, node_id, timeline, after_us, until_us)
+        # another source of the kind would be placed into the same slots, or chosen instead
+        if found is None or found[0] != kind or self.queries.sources_of(kind) != [found[1]]:
+            return None
+        rows = self.queries.entity_rows(
+            kind, node_id, found[1], key, fields, after_us, until_us, duration=duration
+        )
+        return EntityRows(found[1], tuple(fields), rows)
 
     # --- SQLite only ------------------------------------------------------------------
 

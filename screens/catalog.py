@@ -24,6 +24,7 @@ from esatui.screens.render import date_range, format_duration, hms, moment_text
 
 if TYPE_CHECKING:
     from esatui.screens.crypto_costs import CostTable
+    from esatui.screens.row_columns import RowColumns
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
@@ -107,6 +108,8 @@ class ScreenDef:
     # rows depend on their own slot alone, and what the build says of the range (columns,
     # notes, header) is the same from any part of it: exports stream it (screens/stream.py)
     streams: bool = False
+    # columns one recorded row of the timeline kind makes (screens/row_columns.py)
+    row_columns: RowColumns | None = None
 
     @property
     def view_options(self) -> tuple[str, ...]:

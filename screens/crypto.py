@@ -94,22 +94,34 @@ def combine(parts: Iterable[CryptoDeltas]) -> CryptoDeltas | None:
     return CryptoDeltas(values, sum(p.duration_us for p in items), flags, lengths)
 
 
+def ms_per_op(serv_us: Value, ops: Value) -> float | None:
+    """Service time per operation, ms: Δ time (µs) / Δ operations / 1000."""
+    r = ratio(serv_us, ops)
+    return None if r is None else r / 1000
+
+
+def wait_beyond_ms(
+    vserv_us: Value, virt_nq: Value, rserv_us: Value, real_nq: Value
+) -> float | None:
+    """What the guests wait beyond CP's own NQ-to-DQ time, ms: the two NQ to DQ times
+    per operation, virtual less real."""
+    v, r = ms_per_op(vserv_us, virt_nq), ms_per_op(rserv_us, real_nq)
+    return None if v is None or r is None else v - r
+
+
 def ms_op_virt(d: CryptoDeltas) -> float | None:
     """Guest NQ to DQ per virtual NQ, ms: ΔCRYVSERV / ΔCRYNOVNQ / 1000."""
-    r = ratio(d.get("vserv_us"), d.get("virt_nq"))
-    return None if r is None else r / 1000
+    return ms_per_op(d.get("vserv_us"), d.get("virt_nq"))
 
 
 def ms_op_real(d: CryptoDeltas) -> float | None:
     """CP NQ to DQ per real NQ, ms: ΔCRYRSERV / ΔCRYNOFNQ / 1000."""
-    r = ratio(d.get("rserv_us"), d.get("real_nq"))
-    return None if r is None else r / 1000
+    return ms_per_op(d.get("rserv_us"), d.get("real_nq"))
 
 
 def poll_ms(d: CryptoDeltas) -> float | None:
     """What the guests wait beyond CP's own NQ-to-DQ time, ms."""
-    v, r = ms_op_virt(d), ms_op_real(d)
-    return None if v is None or r is None else v - r
+    return wait_beyond_ms(d.get("vserv_us"), d.get("virt_nq"), d.get("rserv_us"), d.get("real_nq"))
 
 
 def dq_per_op_virt(d: CryptoDeltas) -> float | None:

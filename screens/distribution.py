@@ -21,11 +21,12 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from esatui.db.buckets import bucket_end
+from esatui.db.buckets import bucket_end, bucket_runs
 from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
+from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import (
     EntityKey,
     entity_key,
@@ -96,21 +97,48 @@ class Stats:
 # --- reading -----------------------------------------------------------------------------
 
 
-def recorded_model(
-    reader: Reader, name: str, query: catalog.Query, bucketed: ScreenModel
-) -> ScreenModel:
-    """The screen as recorded over the range the bucketed model covers (and the query asked
-    for): every recorded interval inside its buckets, one row each."""
+def recorded_range(query: catalog.Query, bucketed: ScreenModel) -> tuple[int | None, int | None]:
+    """(after, until]: the range the bucketed model covers, within what the query asked."""
     after = bucketed.from_us
     until = bucketed.to_us
     if query.after_us is not None:
         after = query.after_us if after is None else max(after, query.after_us)
     if query.until_us is not None:
         until = query.until_us if until is None else min(until, query.until_us)
+    return after, until
+
+
+def recorded_model(
+    reader: Reader, name: str, query: catalog.Query, bucketed: ScreenModel
+) -> ScreenModel:
+    """The screen as recorded over the range the bucketed model covers (and the query asked
+    for): every recorded interval inside its buckets, one row each."""
+    after, until = recorded_range(query, bucketed)
     as_recorded = replace(
         query, interval_len_us=None, after_us=after, until_us=until, limit=None, snap=False
     )
     return catalog.build_model(reader, name, as_recorded)
+
+
+def recorded_values(
+    reader: Reader,
+    bucketed: ScreenModel,
+    query: catalog.Query,
+    column_id: str,
+    entity: EntityKey,
+) -> list[IntervalValue]:
+    """``column_id`` of ``entity`` in each recorded interval inside the bucketed model's
+    range, oldest first: from the entity's own rows where the screen declares the column
+    (``screens/row_columns.py``), else from the screen built as recorded."""
+    screen = catalog.get(bucketed.name)
+    node = reader.node(query.node)
+    if node is not None and not screen.fleet:
+        after, until = recorded_range(query, bucketed)
+        found = interval_values(reader, screen, node, column_id, entity, after, until)
+        if found is not None:
+            return found
+    recorded = recorded_model(reader, bucketed.name, query, bucketed)
+    return entity_values(recorded, column_id, entity)
 
 
 Cell = tuple[int, EntityKey]  # a bucket's end and an entity
@@ -127,6 +155,18 @@ def interval_rows(recorded: ScreenModel, length_us: int) -> dict[Cell, list[Row]
             b = ends[row.end_us] = bucket_end(row.end_us, length_us)
         grouped.setdefault((b, entity_key(keys, row)), []).append(row)
     return grouped
+
+
+def finite_numbers(values: Iterable[Value]) -> list[float]:
+    """The finite numbers among ``values``, by :func:`finite_number`'s rule (a finite
+    float, ``x - x == 0``, is taken as it is without the call)."""
+    out: list[float] = []
+    for v in values:
+        if type(v) is float and v - v == 0.0:
+            out.append(v)
+        elif (number := finite_number(v)) is not None:
+            out.append(number)
+    return out
 
 
 def values_of(rows: Iterable[Row], column_id: str) -> list[float]:
@@ -234,12 +274,15 @@ def histogram(values: Sequence[float], linear_bins: int = 10) -> Histogram:
 
 
 def _count(values: Sequence[float], edges: Sequence[float]) -> tuple[Bin, ...]:
-    """Counts in [edge, next edge), the last bin closed."""
-    counts = [0] * (len(edges) - 1)
-    for v in values:
-        i = min(max(bisect.bisect_right(edges, v) - 1, 0), len(counts) - 1)
-        counts[i] += 1
-    return tuple(Bin(edges[i], edges[i + 1], n) for i, n in enumerate(counts))
+    """Counts in [edge, next edge), the last bin closed (values below the first edge in
+    the first bin): from the values in order, a bisection per edge."""
+    ordered = sorted(values)
+    bins = len(edges) - 1
+    # at_least[i]: how many values are in bin i or later (at or above edges[i], i >= 1)
+    at_least = [len(ordered)]
+    at_least += [len(ordered) - bisect.bisect_left(ordered, e) for e in edges[1:bins]]
+    at_least.append(0)
+    return tuple(Bin(edges[i], edges[i + 1], at_least[i] - at_least[i + 1]) for i in range(bins))
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,32 +305,48 @@ class Distribution:
     column: Column
     entity: EntityKey
     length_us: int
-    recorded_us: int | None  # the recorded intervals' length (their median), if known
+    recorded_us: int | None  # the recorded intervals' length, if known
     buckets: tuple[BucketStats, ...]  # newest first, as the screen lists them
     overall: Stats | None  # every interval value of the range
     histogram: Histogram
     hf_column: Column | None
 
 
+def entity_values(recorded: ScreenModel, column_id: str, entity: EntityKey) -> list[IntervalValue]:
+    """``column_id`` of ``entity`` in every recorded interval of the screen as recorded,
+    oldest first."""
+    keys = key_columns(recorded.columns)
+    found = [
+        (r.end_us, r.values.get(column_id)) for r in recorded.rows if entity_key(keys, r) == entity
+    ]
+    return sorted(found, key=lambda v: v[0])
+
+
 def distribution(
     bucketed: ScreenModel,
-    recorded: ScreenModel,
+    recorded: Sequence[IntervalValue],
     length_us: int,
     column_id: str,
     entity: EntityKey,
+    recorded_us: int | None = None,
 ) -> Distribution:
     """The distribution of one column of one entity: per bucket of ``bucketed`` and over
-    the whole range (a histogram)."""
+    the whole range (a histogram), of its ``recorded`` interval values (oldest first: from
+    the screen as recorded, :func:`entity_values`, or from the store, ``screens/row_columns.py``),
+    recorded ``recorded_us`` long (if known)."""
     column = bucketed.column(column_id)
     keys = key_columns(bucketed.columns)
-    cells = interval_rows(recorded, length_us)
     hf = hf_max_column(bucketed, column)
+    inside: dict[int, list[float]] = {}
+    shown = [value for _, value in recorded]
+    for bucket, first, stop in bucket_runs([end for end, _ in recorded], length_us):
+        inside.setdefault(bucket, []).extend(finite_numbers(shown[first:stop]))
     buckets: list[BucketStats] = []
     every: list[float] = []
     for row in bucketed.rows:
         if entity_key(keys, row) != entity:
             continue
-        values = values_of(cells.get((row.end_us, entity), []), column_id)
+        values = inside.get(row.end_us, [])
         every += values
         hf_max = None if hf is None else finite_number(row.values.get(hf.id))
         buckets.append(
@@ -295,7 +354,6 @@ def distribution(
                 row.start_us, row.end_us, row.values.get(column_id), Stats.of(values), hf_max
             )
         )
-    lengths = sorted(r.end_us - r.start_us for r in recorded.rows)
     return Distribution(
         bucketed.name,
         bucketed.title,
@@ -303,7 +361,7 @@ def distribution(
         column,
         entity,
         length_us,
-        lengths[len(lengths) // 2] if lengths else None,
+        recorded_us,
         tuple(buckets),
         Stats.of(every),
         histogram(every),

@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.model import Column, Level, Row, Threshold, Value
+from esatui.screens.row_columns import RowColumn, RowColumns, one_entity
 
 _RATE = "Request Rate/Second"
 
@@ -113,24 +114,37 @@ COLUMNS = (
 )
 
 
-def esacrypt_values(d: C.CryptoDeltas, queue_len: float | None = None) -> dict[str, Value]:
-    """ESACRYPT's columns (all but ``time``) for one interval's deltas."""
-    return {
-        "nq_virt": C.rate(d, "virt_nq"),
-        "nq_real": C.rate(d, "real_nq"),
-        "dq_virt": C.rate(d, "virt_dq"),
-        "dq_real": C.rate(d, "real_dq"),
-        "done_virt": C.rate(d, "virt_done"),
-        "done_real": C.rate(d, "real_done"),
-        "queue_len": number(queue_len),
-        "ms_op_virt": C.ms_op_virt(d),
-        "ms_op_real": C.ms_op_real(d),
-        "rej_virt": C.rate(d, "virt_rej"),
-        "rej_real": C.rate(d, "real_rej"),
-        "dq_per_op_virt": C.dq_per_op_virt(d),
-        "dq_per_op_real": C.dq_per_op_real(d),
-        "poll_ms": C.poll_ms(d),
-    }
+def _rate_of(counter: str) -> RowColumn:
+    return RowColumn((counter,), lambda duration_us, delta: per_second(delta, duration_us), True)
+
+
+ROW_COLUMNS = RowColumns(
+    C.CRYPTO,
+    {
+        "nq_virt": _rate_of("virt_nq"),
+        "nq_real": _rate_of("real_nq"),
+        "dq_virt": _rate_of("virt_dq"),
+        "dq_real": _rate_of("real_dq"),
+        "done_virt": _rate_of("virt_done"),
+        "done_real": _rate_of("real_done"),
+        "queue_len": RowColumn(("nq_waiting",), number),
+        "ms_op_virt": RowColumn(("vserv_us", "virt_nq"), C.ms_per_op),
+        "ms_op_real": RowColumn(("rserv_us", "real_nq"), C.ms_per_op),
+        "rej_virt": _rate_of("virt_rej"),
+        "rej_real": _rate_of("real_rej"),
+        "dq_per_op_virt": RowColumn(("virt_dq", "virt_nq"), ratio),
+        "dq_per_op_real": RowColumn(("real_dq", "real_nq"), ratio),
+        "poll_ms": RowColumn(("vserv_us", "virt_nq", "rserv_us", "real_nq"), C.wait_beyond_ms),
+    },
+    one_entity(C.CRYPTO_KEY),
+)
+"""ESACRYPT's columns (all but ``time``), each of one interval's D5R9 row: what the build
+shows and what the distribution view reads per interval."""
+
+
+def esacrypt_values(d: C.CryptoDeltas) -> dict[str, Value]:
+    """ESACRYPT's columns for one interval's deltas (the queue gauge among its values)."""
+    return {cid: column.of(d.duration_us, d.get) for cid, column in ROW_COLUMNS.columns.items()}
 
 
 # --- for ESASSUM: one slot in, one number (or None) out -------------------------------
@@ -174,9 +188,7 @@ def _build(ctx: Context) -> Built:
         if d is None:
             continue
         parts.append(d)
-        found = slot.get(C.CRYPTO, C.PREFER)
-        entity = found.rows.get(C.CRYPTO_KEY) if found else None
-        values = esacrypt_values(d, entity.values.get("nq_waiting") if entity else None)
+        values = esacrypt_values(d)
         levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(interval_row(slot, values, levels, drill="ESACRYPA", flags=d.flags))
     if not rows:
@@ -195,4 +207,5 @@ SCREEN = ScreenDef(
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
     reads=(C.CRYPTO_READS, Reads(C.CRYPTO, ("nq_waiting",))),
+    row_columns=ROW_COLUMNS,
 )

@@ -8,7 +8,7 @@ show 400); its highlight uses the average per CPU.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from esatui.db.slots import EntityData, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
@@ -19,6 +19,8 @@ from esatui.screens.common import (
     percent_columns,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.rowkey import EntityKey
 
 # column id -> /proc/stat field (µs deltas)
 PARTS = {
@@ -64,17 +66,56 @@ _BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
 _EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
 
 
+def cpu_scale(parts: Sequence[int | float | None]) -> float | None:
+    """Percent per tick of a CPU whose interval counted ``parts`` (:data:`PARTS`' fields);
+    ``None`` when nothing was counted."""
+    whole = sum(filter(None, parts))  # None (not read) and 0 add nothing
+    return 100.0 / whole if whole > 0 else None
+
+
+def busy_share(parts: Sequence[int | float | None], scale: float) -> float:
+    """``total``: the busy parts' shares added (``parts`` at ``scale``: :func:`cpu_scale`)."""
+    busy = (parts[i] for i in _BUSY_INDEX)
+    return sum(v * scale if v is not None else 0.0 for v in busy)
+
+
 def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float | None]:
     """Percent of the CPU's own ticks for every column, ``total`` included."""
     parts = [values.get(name) for name in _PART_FIELDS]
-    whole = sum(filter(None, parts))  # None (not read) and 0 add nothing
-    if whole <= 0:
+    scale = cpu_scale(parts)
+    if scale is None:
         return dict(_EMPTY)
-    scale = 100.0 / whole
-    shares = [None if v is None else v * scale for v in parts]
-    out: dict[str, float | None] = dict(zip(_PART_IDS, shares, strict=True))
-    out["total"] = sum(shares[i] or 0.0 for i in _BUSY_INDEX)
+    out: dict[str, float | None] = {
+        cid: None if v is None else v * scale for cid, v in zip(_PART_IDS, parts, strict=True)
+    }
+    out["total"] = busy_share(parts, scale)
     return out
+
+
+def _part(index: int) -> RowColumn:
+    def share(*parts: int | float | None) -> float | None:
+        scale, value = cpu_scale(parts), parts[index]
+        return None if scale is None or value is None else value * scale
+
+    return RowColumn(_PART_FIELDS, share)
+
+
+def _total(*parts: int | float | None) -> float | None:
+    scale = cpu_scale(parts)
+    return None if scale is None else busy_share(parts, scale)
+
+
+def _recorded_cpu(shown: EntityKey) -> str | None:
+    """The CPU a row shows (type, id); the ``all`` row is every CPU."""
+    return shown[1] if len(shown) == 2 else None
+
+
+ROW_COLUMNS = RowColumns(
+    "cpu",
+    {"total": RowColumn(_PART_FIELDS, _total)} | {cid: _part(i) for i, cid in enumerate(_PART_IDS)},
+    _recorded_cpu,
+)
+"""Each CPU's columns of its own row in an interval (the distribution view reads them)."""
 
 
 def proven_types(slot: Slot) -> dict[str, tuple[str, str]]:
@@ -170,4 +211,5 @@ SCREEN = ScreenDef(
     needs="the host source (/proc/stat)",
     reads=(CPU_READS, VCPU_READS),
     streams=True,
+    row_columns=ROW_COLUMNS,
 )

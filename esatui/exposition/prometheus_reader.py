@@ -27,7 +27,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from esatui.db.reader import Span, Timeline, Window
+from esatui.db.reader import EntityRows, Span, Timeline, Window
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.exposition.catalog import (
@@ -386,6 +386,19 @@ class PrometheusReader:
             labels = _labels(result)
             config[str(labels.get("key", ""))] = str(labels.get("value", ""))
         return config
+
+    def entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        key: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> EntityRows | None:
+        return None  # a span's values come from range queries over every series: slots
 
     def close(self) -> None:
         pass

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from esatui.db.reader import Reader
 from esatui.screens import catalog
-from esatui.screens.distribution import distribution, recorded_model, render_lines
+from esatui.screens.distribution import distribution, recorded_values, render_lines
 from esatui.screens.model import ScreenModel
 from esatui.screens.rowkey import EntityKey
 
@@ -30,6 +30,8 @@ def distribution_lines(
     after = min(r.start_us for r in rows) if rows else query.after_us
     until = max(r.end_us for r in rows) if rows else query.until_us
     ranged = replace(query, after_us=after, until_us=until, limit=None, snap=False)
-    recorded = recorded_model(reader, bucketed.name, ranged, bucketed)
-    dist = distribution(bucketed, recorded, length_us, column_id, entity)
+    values = recorded_values(reader, bucketed, ranged, column_id, entity)
+    screen = catalog.get(bucketed.name)
+    recorded_us = None if screen.fleet else catalog.recorded_length_us(reader, screen, query.node)
+    dist = distribution(bucketed, values, length_us, column_id, entity, recorded_us)
     return render_lines(dist, width)

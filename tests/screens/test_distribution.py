@@ -21,9 +21,11 @@ from esatui.screens import catalog
 from esatui.screens.distribution import (
     Stats,
     distribution,
+    entity_values,
     histogram,
     percentile,
     recorded_model,
+    recorded_values,
     render_lines,
 )
 from tests.fixtures.reading import sql
@@ -112,11 +114,15 @@ def test_stats_and_distribution_are_exact_against_the_raw_rows(
                 assert r[f"steal_{name}"] == pytest.approx(stats[name], rel=1e-12, abs=1e-12)
 
         # the distribution view's model: the same numbers, and every value in its histogram
+        # (the view reads CPU 0's own rows: the same values as the screen built as recorded)
+        cpu0 = ("IFL", "0")
         with SqliteReader.open(db) as reader:
             query = catalog.Query(interval_len_us=length_s * 1_000_000)
             bucketed = catalog.build_model(reader, "ESALNXC", query)
             recorded = recorded_model(reader, "ESALNXC", query, bucketed)
-        dist = distribution(bucketed, recorded, length_s * 1_000_000, "steal", ("IFL", "0"))
+            values = recorded_values(reader, bucketed, query, "steal", cpu0)
+        assert values == entity_values(recorded, "steal", cpu0)
+        dist = distribution(bucketed, values, length_s * 1_000_000, "steal", cpu0)
         for b in dist.buckets:
             stats = want[("0", b.end_us)]
             assert b.stats is not None and b.stats.n == stats["n"]
@@ -164,7 +170,10 @@ def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> 
         query = catalog.Query(interval_len_us=3_600_000_000)
         bucketed = catalog.build_model(reader, "ESALNXC", query)
         recorded = recorded_model(reader, "ESALNXC", query, bucketed)
-    dist = distribution(bucketed, recorded, 3_600_000_000, "steal", ("IFL", "0"))
+    cpu0 = ("IFL", "0")
+    dist = distribution(
+        bucketed, entity_values(recorded, "steal", cpu0), 3_600_000_000, "steal", cpu0, 60_000_000
+    )
     lines = render_lines(dist)
     assert lines[1] == (
         "Each 1h interval: the 1m intervals recorded inside it; statistics of interval values, "
@@ -237,7 +246,10 @@ def test_esacrypa_stats_and_distribution_follow_each_card(tmp_path: Path) -> Non
         query = catalog.Query(interval_len_us=15 * 60_000_000)
         model = catalog.build_model(reader, "ESACRYPA", query)
         as_recorded = recorded_model(reader, "ESACRYPA", query, model)
-    dist = distribution(model, as_recorded, 15 * 60_000_000, "util_pct", ("00", "10"))
+    card = ("00", "10")
+    dist = distribution(
+        model, entity_values(as_recorded, "util_pct", card), 15 * 60_000_000, "util_pct", card
+    )
     (bucket,) = dist.buckets
     assert bucket.stats is not None and bucket.stats.n == 6
     assert bucket.stats.max == pytest.approx(max(r["util_pct"] for r in recorded["00"]))

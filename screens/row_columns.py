@@ -1,0 +1,93 @@
+"""Columns made of one recorded row: their interval values for one entity, read from the store.
+
+The distribution view (``d``) needs every recorded interval's value of one column for one
+entity over the range on view: a month of 1-minute intervals is 43,200 of them. Building the
+screen as recorded over the month makes every row of every entity with every column (seconds).
+A screen whose columns are plain functions of one recorded row of its timeline kind declares
+them here, as data: the fields each column is made of and the function that makes it, the one
+its own build calls, so there is one formula. The reader then hands over that entity's rows
+alone (:meth:`~esatui.db.reader.Reader.entity_rows`), and the values are the build's to the
+last bit. Where the reader cannot (another source of the kind, buckets, Prometheus), or a row
+is not one recorded entity (a subtotal, the ``all`` row), the screen is built as recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from esatui.screens.catalog import screen_timeline
+from esatui.screens.model import Value
+from esatui.screens.rowkey import EntityKey
+
+if TYPE_CHECKING:
+    from esatui.db.reader import Reader
+    from esatui.screens.catalog import ScreenDef
+
+IntervalValue = tuple[int, Value]
+"""One recorded interval's end (µs) and its value of a column."""
+
+
+@dataclass(frozen=True)
+class RowColumn:
+    """A column as a function of one interval's recorded row: ``value(*fields)``, the
+    fields in the order given (``None`` where not recorded); ``value(duration_us,
+    *fields)`` when it is ``timed`` (a rate)."""
+
+    fields: tuple[str, ...]
+    value: Callable[..., Value]
+    timed: bool = False
+
+    def of(self, duration_us: int, get: Callable[[str], Value]) -> Value:
+        """The column from a slot's row (``get``: its values by field) and duration: what
+        a screen's build calls."""
+        fields = [get(name) for name in self.fields]
+        return self.value(duration_us, *fields) if self.timed else self.value(*fields)
+
+
+@dataclass(frozen=True)
+class RowColumns:
+    """The columns of a screen that one recorded row of its timeline ``kind`` makes."""
+
+    kind: str
+    columns: Mapping[str, RowColumn]
+    # the recorded entity (the kind's key) a screen row's entity is; None when it is not one
+    entity: Callable[[EntityKey], str | None]
+
+
+def one_entity(key: str) -> Callable[[EntityKey], str | None]:
+    """The entity of a screen with one row per interval (no key columns): ``key``."""
+
+    def entity(shown: EntityKey) -> str | None:
+        return key if not shown else None
+
+    return entity
+
+
+def interval_values(
+    reader: Reader,
+    screen: ScreenDef,
+    node: str,
+    column_id: str,
+    entity: EntityKey,
+    after_us: int | None,
+    until_us: int | None,
+) -> list[IntervalValue] | None:
+    """``column_id``'s value in every recorded interval of ``entity`` ending in (after_us,
+    until_us], oldest first, from the entity's rows alone; ``None`` when the screen must be
+    built as recorded instead (see the module's doc)."""
+
+    made = screen.row_columns
+    column = None if made is None else made.columns.get(column_id)
+    key = None if made is None else made.entity(entity)
+    if made is None or column is None or key is None:
+        return None
+    timeline = screen_timeline(screen, node, None)
+    found = reader.entity_rows(
+        timeline, made.kind, key, column.fields, after_us, until_us, duration=column.timed
+    )
+    if found is None:
+        return None
+    value = column.value
+    return [(row[0], value(*row[1:])) for row in found.rows]
