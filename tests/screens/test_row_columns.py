@@ -1,0 +1,193 @@
+"""Columns made of one recorded row (issue 17's distribution over a month): read from the
+entity's own rows, they are the screen's values as recorded to the last bit, and where they
+cannot be (a total, another source of the kind, buckets) the screen is built instead."""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from esatui.collectors.host import CPU
+from esatui.db.buckets import bucket_end, bucket_runs
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.db.store import Store
+from esatui.screens import catalog
+from esatui.screens.distribution import Bin, entity_values, histogram
+from esatui.screens.model import RowKind
+from esatui.screens.row_columns import interval_values
+from esatui.screens.rowkey import entity_key, key_columns
+from tests.fixtures.recording import START_US, host_samples, write
+from tests.graphs.conftest import simulate
+
+DECLARING = [name for name, screen in catalog.screens().items() if screen.row_columns]
+
+
+@pytest.fixture(scope="module")
+def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return simulate(tmp_path_factory.mktemp("row-columns") / "sim.sqlite")
+
+
+def test_the_screens_that_declare_them() -> None:
+    assert DECLARING == ["ESALNXC", "ESACRYPT"]
+    for name in DECLARING:
+        screen = catalog.get(name)
+        assert screen.row_columns is not None and screen.row_columns.kind == screen.timeline[0]
+        shown = {c.id for c in screen.columns}
+        assert set(screen.row_columns.columns) <= shown
+
+
+@pytest.mark.parametrize("name", DECLARING)
+def test_each_column_of_each_entity_is_the_screen_as_recorded(sim_db: Path, name: str) -> None:
+    """Every declared column of every entity, over the whole recording and over its second
+    half: equal (==, None included) to the screen built as recorded, which makes it from
+    the slots (vmcp proves ESALNXC's CPU types here, so its key is the proven type's)."""
+    screen = catalog.get(name)
+    assert screen.row_columns is not None
+    with SqliteReader.open(sim_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        whole = catalog.build_model(reader, name, catalog.Query())
+        middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
+        for after in (None, middle):
+            model = catalog.build_model(reader, name, catalog.Query(after_us=after))
+            keys = key_columns(model.columns)
+            entities = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.DATA}
+            assert entities
+            compared = 0
+            for entity in sorted(entities):
+                for column in screen.row_columns.columns:
+                    fast = interval_values(reader, screen, node, column, entity, after, None)
+                    assert fast is not None, (column, entity)
+                    assert fast == entity_values(model, column, entity), (column, entity)
+                    compared += sum(v is not None for _, v in fast)
+            assert compared > len(entities) * 10
+
+
+def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
+    screen = catalog.get("ESALNXC")
+    with SqliteReader.open(sim_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        model = catalog.build_model(reader, "ESALNXC", catalog.Query())
+        keys = key_columns(model.columns)
+        (total,) = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.TOTAL}
+        assert interval_values(reader, screen, node, "steal", total, None, None) is None
+        # a column the screen does not declare, and a screen that declares none
+        data = entity_key(keys, model.rows[0])
+        assert interval_values(reader, screen, node, "time", data, None, None) is None
+        cpuu = catalog.get("ESACPUU")
+        assert interval_values(reader, cpuu, node, "steal", ("CP", "0"), None, None) is None
+
+
+def test_a_second_source_of_the_kind_or_buckets_read_the_slots(tmp_path: Path) -> None:
+    """Rows of the same kind from another source would be placed into the same slots (or
+    chosen instead): the reader declines, and so does a timeline of buckets."""
+    db = tmp_path / "two.sqlite"
+    samples = host_samples(5, range(2), 60, START_US)
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), samples)
+    screen = catalog.get("ESALNXC")
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        timeline = catalog.screen_timeline(screen, node, None)
+        fields = ("steal_us",)
+        found = reader.entity_rows(timeline, "cpu", "0", fields, None, None)
+        assert found is not None and len(found.rows) == 5
+        bucketed = catalog.screen_timeline(screen, node, 300_000_000)
+        assert reader.entity_rows(bucketed, "cpu", "0", fields, None, None) is None
+        assert reader.entity_rows(timeline, "vcpu", "0", fields, None, None) is None
+    with Store.open(db) as store:
+        write(store, "other", (CPU,), host_samples(5, range(2), 60, START_US + 1))
+    with SqliteReader.open(db) as reader:
+        assert reader.entity_rows(timeline, "cpu", "0", fields, None, None) is None
+
+
+@contextlib.contextmanager
+def local_time(zone: str) -> Iterator[None]:
+    was = os.environ.get("TZ")
+    os.environ["TZ"] = zone
+    time.tzset()
+    try:
+        yield
+    finally:
+        if was is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = was
+        time.tzset()
+
+
+DAY_US = 86_400_000_000
+# around the 2026 changes: New York's in March and November, Lord Howe's half hour in April
+TRANSITIONS_US = (1_773_014_400_000_000, 1_793_577_600_000_000, 1_775_318_400_000_000)
+
+
+@pytest.mark.parametrize(
+    "zone", ["America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "UTC"]
+)
+@settings(max_examples=40, deadline=None)
+@given(
+    around=st.sampled_from(TRANSITIONS_US),
+    steps=st.lists(st.integers(1, 3_600_000_000), min_size=1, max_size=400),
+    length_s=st.sampled_from([60, 300, 900, 1800, 3600, 7200, 86_400]),
+)
+def test_bucket_runs_put_each_end_where_bucket_end_does(
+    zone: str, around: int, steps: list[int], length_s: int
+) -> None:
+    ends = []
+    at = around - DAY_US
+    for step in steps:
+        at += step
+        ends.append(at)
+    with local_time(zone):
+        runs = bucket_runs(ends, length_s * 1_000_000)
+        want = [bucket_end(end, length_s * 1_000_000) for end in ends]
+    assert runs[0][1] == 0 and runs[-1][2] == len(ends)
+    assert all(a[2] == b[1] for a, b in zip(runs, runs[1:], strict=False))
+    assert [bucket for bucket, first, stop in runs for _ in range(first, stop)] == want
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "Australia/Lord_Howe"])
+@pytest.mark.parametrize("length_s", [900, 3600, 86_400])
+def test_bucket_runs_across_each_change_of_the_local_offset(zone: str, length_s: int) -> None:
+    """Every 5 minutes for two days around each change: the runs follow the offset."""
+    length_us = length_s * 1_000_000
+    for around in TRANSITIONS_US:
+        ends = list(range(around - DAY_US, around + DAY_US, 300_000_000))
+        with local_time(zone):
+            runs = bucket_runs(ends, length_us)
+            want = [bucket_end(end, length_us) for end in ends]
+        assert [bucket for bucket, first, stop in runs for _ in range(first, stop)] == want
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.floats(min_value=-1e6, max_value=1e9, allow_nan=False, allow_infinity=False),
+        min_size=1,
+        max_size=300,
+    )
+)
+def test_histogram_counts_each_value_in_its_bin(values: list[float]) -> None:
+    """Counted by bisection per edge, each value is where the rule puts it: [edge, next
+    edge), below the first edge in the first bin, the last bin closed."""
+    h = histogram(values)
+    bins = h.bins
+    edges = [b.low for b in bins] + [bins[-1].high]
+    counts = [0] * len(bins)
+    counted = [v for v in values if v > 0] if h.log else values
+    for v in counted:
+        i = min(max(bisect.bisect_right(edges, v) - 1, 0), len(bins) - 1)
+        counts[i] += 1
+    assert [b.count for b in bins] == counts
+    assert sum(counts) + h.below == len(values)
+    assert all(isinstance(b, Bin) for b in bins)
