@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import bisect
 import contextlib
+import itertools
 import os
 import time
 from collections.abc import Iterator
@@ -152,7 +153,7 @@ def test_bucket_runs_put_each_end_where_bucket_end_does(
         runs = bucket_runs(ends, length_s * 1_000_000)
         want = [bucket_end(end, length_s * 1_000_000) for end in ends]
     assert runs[0][1] == 0 and runs[-1][2] == len(ends)
-    assert all(a[2] == b[1] for a, b in zip(runs, runs[1:], strict=False))
+    assert all(a[2] == b[1] for a, b in itertools.pairwise(runs))
     assert [bucket for bucket, first, stop in runs for _ in range(first, stop)] == want
 
 
