@@ -20,7 +20,8 @@ from bench.fixtures import RecordingSpec, cached_recording
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from esatui.screens.compare import Side, compare, range_model
-from esatui.screens.rowkey import entity_key, key_columns
+from esatui.screens.model import RowKind
+from esatui.screens.rowkey import entity_key, entity_text, key_columns
 from esatui.tui.distribution import distribution_lines
 
 NAME = "history"
@@ -28,8 +29,13 @@ TITLE = "History: a distribution over a month of 1-minute intervals; a compariso
 BAR_MS = 200.0
 DAY_US = 86_400_000_000
 WEEK_US = 7 * DAY_US
-# screen, column: one row per interval (hypervisor crypto), and one per CPU (8 + all)
-CASES = (("ESACRYPT", "ms_op_virt"), ("ESALNXC", "steal"))
+# screen, column, row: one row per interval (hypervisor crypto); a CPU of eight, and their
+# ``all`` row (a total: no one entity's rows make it, so the screen is built as recorded)
+CASES = (
+    ("ESACRYPT", "ms_op_virt", RowKind.DATA),
+    ("ESALNXC", "steal", RowKind.DATA),
+    ("ESALNXC", "steal", RowKind.TOTAL),
+)
 
 
 def run(opts: Options) -> Result:
@@ -39,22 +45,25 @@ def run(opts: Options) -> Result:
     month, _ = cached_recording(Path(opts.out_dir), name, RecordingSpec(intervals=intervals))
     span = "3 days" if opts.quick else "a month"
     runs = opts.runs(7, 2)
+    total_runs = opts.runs(3, 1)
     medians: list[float] = []
+    totals: list[float] = []
     with SqliteReader.open(month) as reader:
-        for screen, column in CASES:
+        for screen, column, kind in CASES:
             query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
             bucketed = catalog.build_model(reader, screen, query)
-            assert bucketed.rows, screen
-            entity = entity_key(key_columns(bucketed.columns), bucketed.rows[0])
-
+            row = next(r for r in bucketed.rows if r.kind is kind)
+            entity = entity_key(key_columns(bucketed.columns), row)
+            which = f" of {entity_text(entity)}" if entity else ""
             open_view = partial(distribution_lines, reader, bucketed, query, column, entity, 132)
-            cpu = cpu_ms_per_call(open_view, 1, runs)
+            cpu = cpu_ms_per_call(open_view, 1, runs if kind is RowKind.DATA else total_runs)
             measure = result.add(
-                f"{screen} {column}: d over {span} ({len(bucketed.rows)} rows of 1-day buckets)",
+                f"{screen} {column}{which}: d over {span} ({len(bucketed.rows)} rows of 1-day "
+                "buckets)",
                 cpu,
                 "ms CPU",
             )
-            medians.append(measure.median)
+            (medians if kind is RowKind.DATA else totals).append(measure.median)
         newest = max(r.end_us for r in bucketed.rows)
         ranges = ((newest - 2 * WEEK_US, newest - WEEK_US), (newest - WEEK_US, newest))
 
@@ -70,9 +79,15 @@ def run(opts: Options) -> Result:
             result.add("ESALNXC: compare one week with the week before", weeks, "ms CPU")
     worst = max(medians)
     result.target(
-        f"opening a distribution over {span} of 1-minute data (SPEC section 8)",
+        f"opening a distribution over {span} of 1-minute data (SPEC section 8): an entity's row",
         f"< {BAR_MS:g} ms",
         f"{fmt(worst, 'ms')} CPU median, the slower screen",
         worst < BAR_MS,
+    )
+    result.target(
+        f"opening a distribution over {span} of 1-minute data (SPEC section 8): a total row",
+        f"< {BAR_MS:g} ms",
+        f"{fmt(max(totals), 'ms')} CPU median (built as recorded)",
+        max(totals) < BAR_MS,
     )
     return result

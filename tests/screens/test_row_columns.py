@@ -43,6 +43,10 @@ def test_the_screens_that_declare_them() -> None:
         assert screen.row_columns is not None and screen.row_columns.kind == screen.timeline[0]
         shown = {c.id for c in screen.columns}
         assert set(screen.row_columns.columns) <= shown
+        # what they read is what the screen declares it reads (test_screen_fields)
+        read = {f for r in screen.reads if r.kind == screen.row_columns.kind for f in r.fields}
+        for column in screen.row_columns.columns.values():
+            assert set(column.fields) <= read
 
 
 @pytest.mark.parametrize("name", DECLARING)
