@@ -10,7 +10,7 @@ in them. SQLite (``db/reading.py``) is one backend; another (Prometheus, say) im
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -85,6 +85,7 @@ class EntityRows:
     source: str
     fields: tuple[str, ...]
     rows: list[tuple[Any, ...]]
+    attrs: Mapping[str, str]  # the entity's attributes
 
 
 class Reader(Protocol):
@@ -137,8 +138,9 @@ class Reader(Protocol):
     ) -> EntityRows | None:
         """The rows of ``kind``'s entity ``key`` in the timeline as recorded, when each is a
         slot of its own: the timeline's intervals in (after_us, until_us] are ``kind``'s,
-        from its only source. ``None`` when they are not, or the backend cannot tell (read
-        :meth:`slots` then); a field never recorded reads ``None``."""
+        from its only source, and ``key`` names one recorded entity (its attributes never
+        changed). ``None`` when not, or when the backend cannot tell (read :meth:`slots`
+        then); a field never recorded reads ``None``."""
         ...
 
     def close(self) -> None: ...

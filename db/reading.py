@@ -453,19 +453,18 @@ class Queries:
     def entity_rows(
         self,
         kind: str,
-        node_id: int,
         source: str,
-        key: str,
+        node_id: int,
+        entity_id: int,
         fields: Sequence[str],
         after_us: int | None,
         until_us: int | None,
         *,
         duration: bool = False,
     ) -> list[tuple[Any, ...]]:
-        """(end_us, [duration_us,] *fields) of every row of ``kind``'s entity ``key`` in
-        ``source``'s intervals ending in (after_us, until_us], oldest first; a field the
-        table lacks reads ``None``. Without the duration the intervals are read from their
-        index alone."""
+        """(end_us, [duration_us,] *fields) of every row of the entity in ``source``'s
+        intervals ending in (after_us, until_us], oldest first; a field the table lacks
+        reads ``None``. Without the duration the intervals are read from their index alone."""
         table = table_name(kind)
         if not self._has_table(table):
             return []
@@ -474,10 +473,9 @@ class Queries:
         select = ", ".join(["i.end_us", *(["i.duration_us"] if duration else []), *picked])
         sql = (
             f"SELECT {select} FROM interval i JOIN {table} r ON r.interval_id = i.id"
-            " WHERE i.node_id = ? AND i.source = ? AND r.entity_id IN"
-            " (SELECT id FROM entity WHERE node_id = ? AND kind = ? AND key = ?)"
+            " WHERE i.node_id = ? AND i.source = ? AND r.entity_id = ?"
         )
-        params: list[object] = [node_id, source, node_id, kind, key]
+        params: list[object] = [node_id, source, entity_id]
         if after_us is not None:
             sql += " AND i.end_us > ?"
             params.append(after_us)
@@ -498,6 +496,17 @@ class Queries:
                 self._entity_by_id[eid] = (kind, key, stored_json(attrs, f"entity {eid}"))
             found = self._entity_by_id.get(entity_id, ("", "?", {}))
         return found[1], found[2]
+
+    def entities_keyed(self, node_id: int, kind: str, key: str) -> list[tuple[int, dict[str, str]]]:
+        """(id, attributes) of every entity of the kind recorded under ``key``: more than
+        one when its attributes changed."""
+        return [
+            (int(eid), stored_json(attrs, f"entity {eid}"))
+            for eid, attrs in self._conn.execute(
+                "SELECT id, attrs FROM entity WHERE node_id = ? AND kind = ? AND key = ?",
+                (node_id, kind, key),
+            )
+        ]
 
     def entity_id(self, node_id: int, kind: str, key: str, attrs_json: str) -> int | None:
         row = self._conn.execute(

@@ -106,10 +106,14 @@ class SqliteReader:
         # another source of the kind would be placed into the same slots, or chosen instead
         if found is None or found[0] != kind or self.queries.sources_of(kind) != [found[1]]:
             return None
+        entities = self.queries.entities_keyed(node_id, kind, key)
+        if len(entities) != 1:  # none, or its attributes changed: one slot may show either
+            return None
+        ((entity_id, attrs),) = entities
         rows = self.queries.entity_rows(
-            kind, node_id, found[1], key, fields, after_us, until_us, duration=duration
+            kind, found[1], node_id, entity_id, fields, after_us, until_us, duration=duration
         )
-        return EntityRows(found[1], tuple(fields), rows)
+        return EntityRows(found[1], tuple(fields), rows, attrs)
 
     # --- SQLite only ------------------------------------------------------------------
 

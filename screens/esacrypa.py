@@ -22,12 +22,16 @@ columns, to ESACRYPE (what the work would cost in software) for the interval.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from esatui.db.records import Value as Recorded
 from esatui.db.slots import EntityData, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second, ratio
 from esatui.screens.model import Column, Row, Value
+from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.rowkey import EntityKey
 
 CRYPTO_AP = "crypto_ap"
 PREFER = ("monitor",)
@@ -149,13 +153,18 @@ CATALOG_COLUMNS = (
 )
 
 
-def scale_of(entity: EntityData) -> float | None:
+def seconds_per_unit(text: str | None) -> float | None:
     """Seconds per raw time unit (the ``scale`` attribute), or None if unusable."""
     try:
-        scale = float(entity.attrs.get("scale", ""))
+        scale = float(text or "")
     except ValueError:
         return None
     return scale if math.isfinite(scale) and scale > 0 else None
+
+
+def scale_of(entity: EntityData) -> float | None:
+    """Seconds per raw time unit of an AP's block."""
+    return seconds_per_unit(entity.attrs.get("scale"))
 
 
 def reported(entity: EntityData) -> list[Function]:
@@ -168,28 +177,66 @@ def reported(entity: EntityData) -> list[Function]:
     ]
 
 
+def _seconds(scale: str | None, raw: Recorded) -> float | None:
+    """A function's adapter time: Δtime × scale."""
+    per_unit = seconds_per_unit(scale)
+    return raw * per_unit if isinstance(raw, int | float) and per_unit is not None else None
+
+
+def _ms_per_op(scale: str | None, raw: Recorded, count: Recorded) -> float | None:
+    ms = ratio(_seconds(scale, raw), count)
+    return None if ms is None else ms * 1000
+
+
+def _ops_s(duration_us: int, count: Recorded) -> float | None:
+    return per_second(count, duration_us)
+
+
+def _count(count: Recorded) -> Recorded:
+    return count
+
+
+def _util_pct(scale: str | None, duration_us: int, *pairs: Recorded) -> float | None:
+    """Busy, %: every reported function's adapter time over the interval (``pairs``:
+    count, time of each function in :data:`FUNCTIONS` order); unavailable when a reported
+    function's time is not (a partial sum would understate the card's load)."""
+    busy: list[float] = []
+    for count, raw in zip(pairs[::2], pairs[1::2], strict=True):
+        if not isinstance(count, int | float) and not isinstance(raw, int | float):
+            continue  # not reported
+        seconds = _seconds(scale, raw)
+        if seconds is None:
+            return None
+        busy.append(seconds)
+    util = per_second(sum(busy), duration_us) if busy else None
+    return None if util is None else util * 100
+
+
+FUNCTION_FIELDS = tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time"))
+
+
+def _function_row_columns(fn: Function) -> dict[str, RowColumn]:
+    count, time = f"{fn.name}_count", f"{fn.name}_time"
+    return {
+        count: RowColumn((count,), _count),
+        f"{fn.name}_time_s": RowColumn((time,), _seconds, attrs=("scale",)),
+        f"{fn.name}_ops_s": RowColumn((count,), _ops_s, timed=True),
+        f"{fn.name}_ms_op": RowColumn((time, count), _ms_per_op, attrs=("scale",)),
+    }
+
+
+FUNCTION_ROW_COLUMNS = {fn.name: _function_row_columns(fn) for fn in FUNCTIONS}
+UTIL = RowColumn(FUNCTION_FIELDS, _util_pct, timed=True, attrs=("scale",))
+
+
 def ap_values(entity: EntityData, duration_us: int) -> dict[str, Value]:
     """One AP's row: ``util_pct`` and the four columns of every function it reported."""
-    scale = scale_of(entity)
+    get, attrs = entity.values.get, entity.attrs
     values: dict[str, Value] = {}
-    busy: list[float] = []
-    complete = True
     for fn in reported(entity):
-        count = entity.values.get(f"{fn.name}_count")
-        raw = entity.values.get(f"{fn.name}_time")
-        seconds = raw * scale if isinstance(raw, int | float) and scale is not None else None
-        if seconds is None:
-            complete = False
-        else:
-            busy.append(seconds)
-        values[f"{fn.name}_count"] = count
-        values[f"{fn.name}_time_s"] = seconds
-        values[f"{fn.name}_ops_s"] = per_second(count, duration_us)
-        ms = ratio(seconds, count)
-        values[f"{fn.name}_ms_op"] = None if ms is None else ms * 1000
-    # a partial sum would understate the card's load: unavailable instead
-    util = per_second(sum(busy), duration_us) if busy and complete else None
-    values["util_pct"] = None if util is None else util * 100
+        for cid, column in FUNCTION_ROW_COLUMNS[fn.name].items():
+            values[cid] = column.of(duration_us, get, attrs)
+    values["util_pct"] = UTIL.of(duration_us, get, attrs)
     return values
 
 
@@ -240,8 +287,7 @@ def _build(ctx: Context) -> Built:
         for n, entity in enumerate(aps):
             values = ap_values(entity, duration_us)
             values["ap"] = entity.key
-            raw_type = entity.attrs.get("type", "")
-            values["type"] = int(raw_type) if raw_type.isdigit() else raw_type or None
+            values["type"] = shown_type(entity.attrs.get("type", ""))
             card = card_id(entity.key)
             rows.append(
                 interval_row(
@@ -260,7 +306,26 @@ def _build(ctx: Context) -> Built:
 
 
 NEEDS = "the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records"
-FUNCTION_FIELDS = tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("count", "time"))
+
+
+def shown_type(raw: str) -> Value:
+    """The Type column of an AP's block: its crypto type as a number (text if not one)."""
+    return int(raw) if raw.isdigit() else raw or None
+
+
+def _shown(key: str, attrs: Mapping[str, str]) -> EntityKey:
+    kind = shown_type(attrs.get("type", ""))
+    return (key, "" if kind is None else str(kind))
+
+
+ROW_COLUMNS = RowColumns(
+    CRYPTO_AP,
+    {"util_pct": UTIL}
+    | {cid: c for cols in FUNCTION_ROW_COLUMNS.values() for cid, c in cols.items()},
+    lambda shown: shown[0] if len(shown) == 2 else None,  # (AP, type): the AP's block
+    _shown,
+)
+"""Each AP's columns of its own block in an interval (the distribution view reads them)."""
 
 SCREEN = ScreenDef(
     name="ESACRYPA",
@@ -274,4 +339,5 @@ SCREEN = ScreenDef(
     needs=NEEDS,
     prefer=PREFER,
     reads=(Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale", "type")),),
+    row_columns=ROW_COLUMNS,
 )

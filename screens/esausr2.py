@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct
 from esatui.screens.model import Column, Row, Value
+from esatui.screens.row_columns import RowColumn, RowColumns
 
 PREFER = ("hypfs", "smapi")
 _SAMPLES = ("High-frequency samples",)
@@ -38,6 +39,31 @@ def _mb(kib: Value) -> float | None:
     return None if value is None else value / 1024
 
 
+def _cpu_pct(duration_us: int, cpu_us: Value) -> float | None:
+    return pct(number(cpu_us), duration_us)
+
+
+def _as_recorded(value: Value) -> Value:
+    return value
+
+
+ROW_COLUMNS = RowColumns(
+    "guest",
+    {
+        "cpu_pct": RowColumn(("cpu_us",), _cpu_pct, timed=True),
+        "vcpus": RowColumn(("vcpus",), _as_recorded),
+        "mem_used_mb": RowColumn(("mem_used_kib",), _mb),
+        "mem_max_mb": RowColumn(("mem_max_kib",), _mb),
+        "samp_cpu": RowColumn(("samp_cpu",), _as_recorded),
+        "samp_delay": RowColumn(("samp_delay",), _as_recorded),
+        "samp_page": RowColumn(("samp_page",), _as_recorded),
+        "samp_idle": RowColumn(("samp_idle",), _as_recorded),
+    },
+    lambda shown: shown[0] if len(shown) == 1 else None,  # a guest is its userid
+)
+"""A guest's columns of its own row in an interval (the distribution view reads them)."""
+
+
 def own_userid(config: Mapping[str, str], node: str) -> str | None:
     """The z/VM userid of the Linux esatui recorded (whose CPUs ESALNXC shows): the
     ``VM00 Name`` of its /proc/sysinfo when VM00 is z/VM (a KVM guest's VM00 is KVM: no z/VM
@@ -59,20 +85,13 @@ def _build(ctx: Context) -> Built:
         for entity in guests.rows.values():
             if ctx.entity is not None and entity.key != ctx.entity:
                 continue
-            v = entity.values
-            entries.append(
-                {
-                    "userid": entity.attrs.get("userid", entity.key),
-                    "cpu_pct": pct(number(v.get("cpu_us")), guests.duration_us),
-                    "vcpus": v.get("vcpus"),
-                    "mem_used_mb": _mb(v.get("mem_used_kib")),
-                    "mem_max_mb": _mb(v.get("mem_max_kib")),
-                    "samp_cpu": v.get("samp_cpu"),
-                    "samp_delay": v.get("samp_delay"),
-                    "samp_page": v.get("samp_page"),
-                    "samp_idle": v.get("samp_idle"),
-                }
+            get = entity.values.get
+            entry: dict[str, Value] = {"userid": entity.attrs.get("userid", entity.key)}
+            entry.update(
+                (cid, column.of(guests.duration_us, get))
+                for cid, column in ROW_COLUMNS.columns.items()
             )
+            entries.append(entry)
         entries.sort(key=lambda e: (-(number(e["cpu_pct"]) or -1.0), str(e["userid"])))
         ours = own_userid(ctx.config, ctx.node)
         for n, entry in enumerate(entries):
@@ -91,6 +110,7 @@ SCREEN = ScreenDef(
     build=_build,
     needs="hypfs in a z/VM guest or SMAPI",
     prefer=PREFER,
+    row_columns=ROW_COLUMNS,
     reads=(
         Reads(
             "guest",

@@ -13,6 +13,7 @@ is not one recorded entity (a subtotal, the ``all`` row), the screen is built as
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -25,25 +26,33 @@ if TYPE_CHECKING:
     from esatui.db.reader import Reader
     from esatui.screens.catalog import ScreenDef
 
+EMPTY: Mapping[str, str] = {}
+
 IntervalValue = tuple[int, Value]
 """One recorded interval's end (µs) and its value of a column."""
 
 
 @dataclass(frozen=True)
 class RowColumn:
-    """A column as a function of one interval's recorded row: ``value(*fields)``, the
-    fields in the order given (``None`` where not recorded); ``value(duration_us,
-    *fields)`` when it is ``timed`` (a rate)."""
+    """A column as a function of one interval's recorded row: ``value(*attrs, *fields)``,
+    the entity's ``attrs`` then the row's ``fields`` in the order given (``None`` where not
+    recorded), with the interval's duration (µs) between them when it is ``timed`` (a rate)."""
 
     fields: tuple[str, ...]
     value: Callable[..., Value]
     timed: bool = False
+    attrs: tuple[str, ...] = ()
 
-    def of(self, duration_us: int, get: Callable[[str], Value]) -> Value:
-        """The column from a slot's row (``get``: its values by field) and duration: what
-        a screen's build calls."""
-        fields = [get(name) for name in self.fields]
-        return self.value(duration_us, *fields) if self.timed else self.value(*fields)
+    def of(
+        self, duration_us: int, get: Callable[[str], Value], attrs: Mapping[str, str] = EMPTY
+    ) -> Value:
+        """The column from a slot's row (``get``: its values by field), its duration and
+        the entity's attributes: what a screen's build calls."""
+        args: list[Value] = [attrs.get(name) for name in self.attrs]
+        if self.timed:
+            args.append(duration_us)
+        args += [get(name) for name in self.fields]
+        return self.value(*args)
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,9 @@ class RowColumns:
     columns: Mapping[str, RowColumn]
     # the recorded entity (the kind's key) a screen row's entity is; None when it is not one
     entity: Callable[[EntityKey], str | None]
+    # the entity a recorded key and its attributes show as, where the screen's key columns
+    # come from them alone: the row must show as the entity asked for
+    shown: Callable[[str, Mapping[str, str]], EntityKey] | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -87,7 +99,9 @@ def interval_values(
     found = reader.entity_rows(
         timeline, made.kind, key, column.fields, after_us, until_us, duration=column.timed
     )
-    if found is None:
+    if found is None or (made.shown is not None and made.shown(key, found.attrs) != entity):
         return None
     value = column.value
+    if column.attrs:
+        value = functools.partial(value, *(found.attrs.get(name) for name in column.attrs))
     return [(row[0], value(*row[1:])) for row in found.rows]
