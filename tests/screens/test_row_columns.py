@@ -9,8 +9,10 @@ import contextlib
 import itertools
 import os
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -119,6 +121,37 @@ def test_a_second_source_of_the_kind_or_buckets_read_the_slots(tmp_path: Path) -
         write(store, "other", (CPU,), host_samples(5, range(2), 60, START_US + 1))
     with SqliteReader.open(db) as reader:
         assert reader.entity_rows(timeline, "cpu", "0", fields, None, None) is None
+
+
+def test_an_entity_shown_otherwise_or_recorded_twice_reads_the_slots(
+    sim_db: Path, tmp_path: Path
+) -> None:
+    """An AP of another type than its block's is not that block; a key recorded with two
+    sets of attributes (a CPU whose type changed) may show as either in a slot."""
+    esacrypa = catalog.get("ESACRYPA")
+    with SqliteReader.open(sim_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        util = partial(interval_values, reader, esacrypa, node, "util_pct")
+        assert util(("00", "10"), None, None)
+        assert util(("00", "11"), None, None) is None
+    db = tmp_path / "changed.sqlite"
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), host_samples(5, range(2), 60, START_US))
+    screen = catalog.get("ESALNXC")
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        steal = partial(interval_values, reader, screen, node, "steal")
+        assert steal(("IFL", "0"), None, None)
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO entity (node_id, kind, key, attrs) SELECT node_id, kind, key,"
+            " '{\"type\": \"CP\"}' FROM entity WHERE kind = 'cpu' AND key = '0'"
+        )
+    conn.close()
+    with SqliteReader.open(db) as reader:
+        assert interval_values(reader, screen, node, "steal", ("IFL", "0"), None, None) is None
 
 
 @contextlib.contextmanager
