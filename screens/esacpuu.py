@@ -35,6 +35,8 @@ from esatui.screens.common import (
     type_key,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.rowkey import EntityKey
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
 PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
@@ -99,7 +101,11 @@ _SHARES = (
 
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
-    v = entity.values
+    return lcpu_shares(entity.values, duration_us)
+
+
+def lcpu_shares(v: Mapping[str, Value], duration_us: int) -> dict[str, float | None]:
+    """:func:`lcpu_percentages` of a processor's recorded values."""
     elapsed = number(v.get("elapsed_us")) or float(duration_us)
     out: dict[str, float | None] = dict.fromkeys(PARTS)
     if elapsed <= 0:
@@ -122,6 +128,30 @@ def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | 
 
 def _share(value: Value, elapsed: float) -> float | None:
     return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
+
+
+def _part(cid: str) -> RowColumn:
+    def share(duration_us: int, *fields: Value) -> float | None:
+        return lcpu_shares(dict(zip(LCPU_READS.fields, fields, strict=True)), duration_us)[cid]
+
+    return RowColumn(LCPU_READS.fields, share, timed=True)
+
+
+def _shown(key: str, attrs: Mapping[str, str]) -> EntityKey:
+    """A processor's row as it shows without multithreading: (type, ID)."""
+    return (attrs.get("type", ""), str(_display_id(key)))
+
+
+ROW_COLUMNS = RowColumns(
+    "lcpu",
+    {cid: _part(cid) for cid in PARTS},
+    # a processor (type, ID) is the one recorded as its ID: a subtotal, a thread of a core
+    # (type, core, ID) and a key with a prefix or leading zeros are built as recorded
+    lambda shown: shown[1] if len(shown) == 2 else None,
+    _shown,
+)
+"""Each processor's columns of its own row in an interval (the distribution view reads
+them)."""
 
 
 def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityData]:
@@ -268,4 +298,5 @@ SCREEN = ScreenDef(
     prefer=PREFER,
     options=(NORMALIZED,),
     streams=True,
+    row_columns=ROW_COLUMNS,
 )

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from esatui.collectors.host import CPU
+from esatui.collectors.kinds import LCPU
 from esatui.db.buckets import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
@@ -28,6 +29,7 @@ from esatui.screens.distribution import Bin, entity_values, histogram
 from esatui.screens.model import RowKind
 from esatui.screens.row_columns import interval_values
 from esatui.screens.rowkey import entity_key, key_columns
+from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.recording import START_US, host_samples, write
 from tests.graphs.conftest import simulate
 
@@ -40,7 +42,7 @@ def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_screens_that_declare_them() -> None:
-    assert DECLARING == ["ESALNXC", "ESACRYPT", "ESACRYPA", "ESAUSR2"]
+    assert DECLARING == ["ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAUSR2"]
     for name in DECLARING:
         screen = catalog.get(name)
         assert screen.row_columns is not None and screen.row_columns.kind == screen.timeline[0]
@@ -56,14 +58,27 @@ def test_the_screens_that_declare_them() -> None:
             assert set(column.fields) <= fields and set(column.attrs) <= attrs
 
 
+@pytest.fixture(scope="module")
+def monitor_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """An LPAR's processors from the monitor alone (the simulated system has three sources of
+    them, which ESACPUU's slots choose among)."""
+    cpus, _guests = hypervisor_samples()
+    db = tmp_path_factory.mktemp("row-columns") / "monitor.sqlite"
+    with Store.open(db) as store:
+        write(store, "monitor", (LCPU,), cpus)
+    return db
+
+
 @pytest.mark.parametrize("name", DECLARING)
-def test_each_column_of_each_entity_is_the_screen_as_recorded(sim_db: Path, name: str) -> None:
+def test_each_column_of_each_entity_is_the_screen_as_recorded(
+    sim_db: Path, monitor_db: Path, name: str
+) -> None:
     """Every declared column of every entity, over the whole recording and over its second
     half: equal (==, None included) to the screen built as recorded, which makes it from
     the slots (vmcp proves ESALNXC's CPU types here, so its key is the proven type's)."""
     screen = catalog.get(name)
     assert screen.row_columns is not None
-    with SqliteReader.open(sim_db) as reader:
+    with SqliteReader.open(monitor_db if name == "ESACPUU" else sim_db) as reader:
         node = reader.node(None)
         assert node is not None
         whole = catalog.build_model(reader, name, catalog.Query())
@@ -83,6 +98,21 @@ def test_each_column_of_each_entity_is_the_screen_as_recorded(sim_db: Path, name
             assert compared > len(entities) * 10
 
 
+def test_a_subtotal_row_is_built_as_recorded(monitor_db: Path) -> None:
+    screen = catalog.get("ESACPUU")
+    with SqliteReader.open(monitor_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query())
+        keys = key_columns(model.columns)
+        subtotals = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.SUBTOTAL}
+        assert subtotals == {("CP", "Tot", "subtotal"), ("IFL", "Tot", "subtotal")}
+        for subtotal in subtotals:
+            assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
+        assert interval_values(reader, screen, node, "total", ("IFL", "1"), None, None)
+        assert interval_values(reader, screen, node, "total", ("CP", "1"), None, None) is None
+
+
 def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
     screen = catalog.get("ESALNXC")
     with SqliteReader.open(sim_db) as reader:
@@ -95,6 +125,9 @@ def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
         # a column the screen does not declare, and a screen that declares none
         data = entity_key(keys, model.rows[0])
         assert interval_values(reader, screen, node, "time", data, None, None) is None
+        esapoll = catalog.get("ESAPOLL")
+        assert interval_values(reader, esapoll, node, "poll_ms", (), None, None) is None
+        # ESACPUU's processors from three sources: the slots choose among them
         cpuu = catalog.get("ESACPUU")
         assert interval_values(reader, cpuu, node, "steal", ("CP", "0"), None, None) is None
 
