@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bench.bench_store import MONTH, SCREENFUL
 from bench.core import Options, Result, cpu_ms_per_call, fmt
-from bench.fixtures import RecordingSpec, cached_recording
+from bench.fixtures import YEAR_SPEC, RecordingSpec, cached_recording
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from esatui.screens.compare import Side, compare, range_model
@@ -38,6 +38,30 @@ CASES = (
 )
 
 
+def open_distribution(
+    result: Result,
+    reader: SqliteReader,
+    screen: str,
+    column: str,
+    kind: RowKind,
+    runs: int,
+    span: str,
+) -> float:
+    """``d`` on the first row of ``kind`` of a screenful of 1-day buckets: its median CPU."""
+    query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
+    bucketed = catalog.build_model(reader, screen, query)
+    row = next(r for r in bucketed.rows if r.kind is kind)
+    entity = entity_key(key_columns(bucketed.columns), row)
+    which = f" of {entity_text(entity)}" if entity else ""
+    open_view = partial(distribution_lines, reader, bucketed, query, column, entity, 132)
+    measure = result.add(
+        f"{screen} {column}{which}: d over {span} ({len(bucketed.rows)} rows of 1-day buckets)",
+        cpu_ms_per_call(open_view, 1, runs),
+        "ms CPU",
+    )
+    return measure.median
+
+
 def run(opts: Options) -> Result:
     result = Result(NAME, TITLE)
     intervals = 3 * 1440 if opts.quick else MONTH
@@ -50,20 +74,18 @@ def run(opts: Options) -> Result:
     totals: list[float] = []
     with SqliteReader.open(month) as reader:
         for screen, column, kind in CASES:
-            query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
-            bucketed = catalog.build_model(reader, screen, query)
-            row = next(r for r in bucketed.rows if r.kind is kind)
-            entity = entity_key(key_columns(bucketed.columns), row)
-            which = f" of {entity_text(entity)}" if entity else ""
-            open_view = partial(distribution_lines, reader, bucketed, query, column, entity, 132)
-            cpu = cpu_ms_per_call(open_view, 1, runs if kind is RowKind.DATA else total_runs)
-            measure = result.add(
-                f"{screen} {column}{which}: d over {span} ({len(bucketed.rows)} rows of 1-day "
-                "buckets)",
-                cpu,
-                "ms CPU",
+            median = open_distribution(
+                result,
+                reader,
+                screen,
+                column,
+                kind,
+                runs if kind is RowKind.DATA else total_runs,
+                span,
             )
-            (medians if kind is RowKind.DATA else totals).append(measure.median)
+            (medians if kind is RowKind.DATA else totals).append(median)
+        query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
+        bucketed = catalog.build_model(reader, "ESALNXC", query)
         newest = max(r.end_us for r in bucketed.rows)
         ranges = ((newest - 2 * WEEK_US, newest - WEEK_US), (newest - WEEK_US, newest))
 
@@ -77,6 +99,14 @@ def run(opts: Options) -> Result:
         if not opts.quick:
             weeks = cpu_ms_per_call(compare_weeks, 1, opts.runs(3, 1))
             result.add("ESALNXC: compare one week with the week before", weeks, "ms CPU")
+    if not opts.quick:  # the hypervisor's processors (D0R2) are in the year's recording
+        year, _ = cached_recording(Path(opts.out_dir), "year", YEAR_SPEC)
+        with SqliteReader.open(year) as reader:
+            medians.append(
+                open_distribution(
+                    result, reader, "ESACPUU", "steal", RowKind.DATA, runs, "the year's last month"
+                )
+            )
     worst = max(medians)
     result.target(
         f"opening a distribution over {span} of 1-minute data (SPEC section 8): an entity's row",
