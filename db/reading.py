@@ -54,6 +54,21 @@ RawRow = tuple[Any, ...]
 _CHUNK = 500  # interval ids per ``IN (...)``, well below SQLite's parameter limit
 
 
+def _ending_in(
+    column: str, after_us: int | None, until_us: int | None, params: list[object]
+) -> str:
+    """The conditions on ``column`` for a range (after_us, until_us] (either end open), their
+    values appended to ``params``."""
+    sql = ""
+    if after_us is not None:
+        sql += f" AND {column} > ?"
+        params.append(after_us)
+    if until_us is not None:
+        sql += f" AND {column} <= ?"
+        params.append(until_us)
+    return sql
+
+
 @dataclass(frozen=True, slots=True)
 class IntervalInfo:
     id: int
@@ -325,12 +340,7 @@ class Queries:
             f" WHERE node_id = ? AND source IN ({','.join('?' * len(sources))})"
         )
         params: list[object] = [node_id, *sources]
-        if after_us is not None:
-            sql += " AND end_us > ?"
-            params.append(after_us)
-        if until_us is not None:
-            sql += " AND end_us <= ?"
-            params.append(until_us)
+        sql += _ending_in("end_us", after_us, until_us, params)
         sql += " ORDER BY end_us " + ("DESC" if newest_first else "ASC")
         if limit is not None:
             sql += " LIMIT ?"
@@ -476,13 +486,8 @@ class Queries:
             " WHERE i.node_id = ? AND i.source = ? AND r.entity_id = ?"
         )
         params: list[object] = [node_id, source, entity_id]
-        if after_us is not None:
-            sql += " AND i.end_us > ?"
-            params.append(after_us)
-        if until_us is not None:
-            sql += " AND i.end_us <= ?"
-            params.append(until_us)
-        return self._conn.execute(sql + " ORDER BY i.end_us", params).fetchall()
+        sql += _ending_in("i.end_us", after_us, until_us, params) + " ORDER BY i.end_us"
+        return self._conn.execute(sql, params).fetchall()
 
     # --- entities and configuration ---------------------------------------------------
 

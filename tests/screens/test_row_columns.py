@@ -11,7 +11,7 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 
@@ -27,8 +27,8 @@ from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.distribution import Bin, entity_values, histogram
 from esatui.screens.model import RowKind
-from esatui.screens.row_columns import interval_values
-from esatui.screens.rowkey import entity_key, key_columns
+from esatui.screens.row_columns import IntervalValue, interval_values
+from esatui.screens.rowkey import EntityKey, entity_key, key_columns
 from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.recording import START_US, host_samples, write
 from tests.graphs.conftest import simulate
@@ -98,14 +98,19 @@ def test_each_column_of_each_entity_is_the_screen_as_recorded(
             assert compared > len(entities) * 10
 
 
+def entities_of(reader: SqliteReader, name: str, kind: RowKind) -> tuple[str, set[EntityKey]]:
+    """The node, and the entities of the screen's rows of ``kind`` over the recording."""
+    node = reader.node(None)
+    assert node is not None
+    model = catalog.build_model(reader, name, catalog.Query())
+    keys = key_columns(model.columns)
+    return node, {entity_key(keys, r) for r in model.rows if r.kind is kind}
+
+
 def test_a_subtotal_row_is_built_as_recorded(monitor_db: Path) -> None:
     screen = catalog.get("ESACPUU")
     with SqliteReader.open(monitor_db) as reader:
-        node = reader.node(None)
-        assert node is not None
-        model = catalog.build_model(reader, "ESACPUU", catalog.Query())
-        keys = key_columns(model.columns)
-        subtotals = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.SUBTOTAL}
+        node, subtotals = entities_of(reader, "ESACPUU", RowKind.SUBTOTAL)
         assert subtotals == {("CP", "Tot", "subtotal"), ("IFL", "Tot", "subtotal")}
         for subtotal in subtotals:
             assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
@@ -116,14 +121,10 @@ def test_a_subtotal_row_is_built_as_recorded(monitor_db: Path) -> None:
 def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
     screen = catalog.get("ESALNXC")
     with SqliteReader.open(sim_db) as reader:
-        node = reader.node(None)
-        assert node is not None
-        model = catalog.build_model(reader, "ESALNXC", catalog.Query())
-        keys = key_columns(model.columns)
-        (total,) = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.TOTAL}
+        node, (total,) = entities_of(reader, "ESALNXC", RowKind.TOTAL)
         assert interval_values(reader, screen, node, "steal", total, None, None) is None
         # a column the screen does not declare, and a screen that declares none
-        data = entity_key(keys, model.rows[0])
+        data = min(entities_of(reader, "ESALNXC", RowKind.DATA)[1])
         assert interval_values(reader, screen, node, "time", data, None, None) is None
         esapoll = catalog.get("ESAPOLL")
         assert interval_values(reader, esapoll, node, "poll_ms", (), None, None) is None
@@ -161,22 +162,15 @@ def test_an_entity_shown_otherwise_or_recorded_twice_reads_the_slots(
 ) -> None:
     """An AP of another type than its block's is not that block; a key recorded with two
     sets of attributes (a CPU whose type changed) may show as either in a slot."""
-    esacrypa = catalog.get("ESACRYPA")
     with SqliteReader.open(sim_db) as reader:
-        node = reader.node(None)
-        assert node is not None
-        util = partial(interval_values, reader, esacrypa, node, "util_pct")
+        util = reading(reader, "ESACRYPA", "util_pct")
         assert util(("00", "10"), None, None)
         assert util(("00", "11"), None, None) is None
     db = tmp_path / "changed.sqlite"
     with Store.open(db) as store:
         write(store, "host", (CPU,), host_samples(5, range(2), 60, START_US))
-    screen = catalog.get("ESALNXC")
     with SqliteReader.open(db) as reader:
-        node = reader.node(None)
-        assert node is not None
-        steal = partial(interval_values, reader, screen, node, "steal")
-        assert steal(("IFL", "0"), None, None)
+        assert reading(reader, "ESALNXC", "steal")(("IFL", "0"), None, None)
     with sqlite3.connect(db) as conn:
         conn.execute(
             "INSERT INTO entity (node_id, kind, key, attrs) SELECT node_id, kind, key,"
@@ -184,7 +178,16 @@ def test_an_entity_shown_otherwise_or_recorded_twice_reads_the_slots(
         )
     conn.close()
     with SqliteReader.open(db) as reader:
-        assert interval_values(reader, screen, node, "steal", ("IFL", "0"), None, None) is None
+        assert reading(reader, "ESALNXC", "steal")(("IFL", "0"), None, None) is None
+
+
+def reading(
+    reader: SqliteReader, name: str, column: str
+) -> Callable[[EntityKey, int | None, int | None], list[IntervalValue] | None]:
+    """The screen's column read for an entity and range, on the reader's only node."""
+    node = reader.node(None)
+    assert node is not None
+    return partial(interval_values, reader, catalog.get(name), node, column)
 
 
 @contextlib.contextmanager
