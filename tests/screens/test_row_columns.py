@@ -270,3 +270,46 @@ def test_histogram_counts_each_value_in_its_bin(values: list[float]) -> None:
     assert [b.count for b in bins] == counts
     assert sum(counts) + h.below == len(values)
     assert all(isinstance(b, Bin) for b in bins)
+
+
+class SlotsOnly:
+    """A reader that declines every entity's own rows: the view builds the screen."""
+
+    def __init__(self, inner: SqliteReader) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+    def entity_rows(self, *args: object, **kwargs: object) -> None:
+        return None
+
+
+@pytest.mark.parametrize(
+    ("name", "column"),
+    [("ESALNXC", "steal"), ("ESACRYPT", "ms_op_virt"), ("ESACRYPA", "util_pct")],
+)
+def test_the_view_is_the_same_either_way(sim_db: Path, name: str, column: str) -> None:
+    """``d`` as the monitor draws it, from the entity's rows and from the screen built as
+    recorded: the same lines."""
+    from esatui.tui.distribution import distribution_lines
+
+    with SqliteReader.open(sim_db) as reader:
+        query = catalog.Query(interval_len_us=15 * 60_000_000)
+        bucketed = catalog.build_model(reader, name, query)
+        keys = key_columns(bucketed.columns)
+        data = [entity_key(keys, r) for r in bucketed.rows if r.kind is RowKind.DATA]
+        for entity in sorted(set(data)):
+            fast = distribution_lines(reader, bucketed, query, column, entity, 100)
+            built = distribution_lines(
+                SlotsOnly(reader),  # type: ignore[arg-type]
+                bucketed,
+                query,
+                column,
+                entity,
+                100,
+            )
+            assert fast == built
+            assert reading(reader, name, column)(entity, None, None), entity  # read directly
+            (counted,) = [line for line in fast if line.startswith("Histogram of ")]
+            assert int(counted.split()[2]) > 0
