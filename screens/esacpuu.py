@@ -137,18 +137,23 @@ def _part(cid: str) -> RowColumn:
     return RowColumn(LCPU_READS.fields, share, timed=True)
 
 
-def _shown(key: str, attrs: Mapping[str, str]) -> EntityKey:
-    """A processor's row as it shows without multithreading: (type, ID)."""
-    return (attrs.get("type", ""), str(_display_id(key)))
+def _recorded_processor(shown: EntityKey) -> str | None:
+    """A processor's row, (type, ID) or with multithreading (type, core, ID), is the one
+    recorded as its ID (a key with a prefix or leading zeros is then not found, and the
+    screen is built as recorded); a type's subtotal is several."""
+    return None if shown[-1] == RowKind.SUBTOTAL.value else shown[-1]
+
+
+def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
+    """Whether the processor shows as ``shown``: its type and ID (a core is its ID's)."""
+    return (attrs.get("type", ""), str(_display_id(key))) == (shown[0], shown[-1])
 
 
 ROW_COLUMNS = RowColumns(
     "lcpu",
     {cid: _part(cid) for cid in PARTS},
-    # a processor (type, ID) is the one recorded as its ID: a subtotal, a thread of a core
-    # (type, core, ID) and a key with a prefix or leading zeros are built as recorded
-    lambda shown: shown[1] if len(shown) == 2 else None,
-    _shown,
+    _recorded_processor,
+    _shows_as,
 )
 """Each processor's columns of its own row in an interval (the distribution view reads
 them)."""

@@ -313,9 +313,10 @@ def shown_type(raw: str) -> Value:
     return int(raw) if raw.isdigit() else raw or None
 
 
-def _shown(key: str, attrs: Mapping[str, str]) -> EntityKey:
+def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
+    """Whether the AP's block shows as ``shown``: (AP, type)."""
     kind = shown_type(attrs.get("type", ""))
-    return (key, "" if kind is None else str(kind))
+    return (key, "" if kind is None else str(kind)) == shown
 
 
 ROW_COLUMNS = RowColumns(
@@ -323,7 +324,7 @@ ROW_COLUMNS = RowColumns(
     {"util_pct": UTIL}
     | {cid: c for cols in FUNCTION_ROW_COLUMNS.values() for cid, c in cols.items()},
     lambda shown: shown[0] if len(shown) == 2 else None,  # (AP, type): the AP's block
-    _shown,
+    _shows_as,
 )
 """Each AP's columns of its own block in an interval (the distribution view reads them)."""
 

@@ -63,9 +63,9 @@ class RowColumns:
     columns: Mapping[str, RowColumn]
     # the recorded entity (the kind's key) a screen row's entity is; None when it is not one
     entity: Callable[[EntityKey], str | None]
-    # the entity a recorded key and its attributes show as, where the screen's key columns
-    # come from them alone: the row must show as the entity asked for
-    shown: Callable[[str, Mapping[str, str]], EntityKey] | None = None
+    # whether the recorded entity (key, attributes) shows as the one asked for, where the
+    # screen's key columns come from them alone (ESACRYPA's type); None: it does
+    admits: Callable[[str, Mapping[str, str], EntityKey], bool] | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -99,7 +99,7 @@ def interval_values(
     found = reader.entity_rows(
         timeline, made.kind, key, column.fields, after_us, until_us, duration=column.timed
     )
-    if found is None or (made.shown is not None and made.shown(key, found.attrs) != entity):
+    if found is None or (made.admits is not None and not made.admits(key, found.attrs, entity)):
         return None
     value = column.value
     if column.attrs:
