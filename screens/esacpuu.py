@@ -87,37 +87,40 @@ COLUMNS = (
 )
 
 
-_SHARES = (
-    ("emul", "emul_us"),
-    ("user", "user_us"),
-    ("syst", "syst_us"),
-    ("idle", "idle_us"),
-    ("steal", "steal_us"),
-    ("mgmt", "mgmt_us"),
-)
+# the fields of emul, user, syst, idle, steal and mgmt (PARTS after total), in that order
+_SHARES = ("emul_us", "user_us", "syst_us", "idle_us", "steal_us", "mgmt_us")
+_NUMBER = (int, float)
 
 
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
-    v = entity.values
-    elapsed = number(v.get("elapsed_us")) or float(duration_us)
-    out: dict[str, float | None] = dict.fromkeys(PARTS)
+    get = entity.values.get
+    elapsed = number(get("elapsed_us")) or float(duration_us)
     if elapsed <= 0:
-        return out
-    for cid, name in _SHARES:  # share(name), inline: an export runs this per processor
-        value = v.get(name)
-        out[cid] = float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
-    emul, user, syst = out["emul"], out["user"], out["syst"]
+        return dict.fromkeys(PARTS)
+    # share(name), inline: an export runs this per processor
+    emul, user, syst, idle, steal, mgmt = [
+        float(value) * 100.0 / elapsed if isinstance(value, _NUMBER) else None
+        for value in map(get, _SHARES)
+    ]
     if emul is not None and user is not None and syst is not None:
-        out["total"] = sum((emul, user, syst))
+        total: float | None = sum((emul, user, syst))
     else:
-        out["total"] = _share(v.get("busy_us"), elapsed)
-    if out["total"] is None:
-        out["total"] = number(v.get("busy_pct"))
-        out["mgmt"] = number(v.get("overhead_pct"))
-    if out["steal"] is None and out["total"] is not None and out["idle"] is not None:
-        out["steal"] = max(0.0, 100.0 - out["total"] - out["idle"])  # what is left
-    return out
+        total = _share(get("busy_us"), elapsed)
+    if total is None:
+        total = number(get("busy_pct"))
+        mgmt = number(get("overhead_pct"))
+    if steal is None and total is not None and idle is not None:
+        steal = max(0.0, 100.0 - total - idle)  # what is left
+    return {
+        "total": total,
+        "emul": emul,
+        "user": user,
+        "syst": syst,
+        "idle": idle,
+        "steal": steal,
+        "mgmt": mgmt,
+    }
 
 
 def _share(value: Value, elapsed: float) -> float | None:
@@ -211,8 +214,9 @@ def _build(ctx: Context) -> Built:
         for slot in ctx.slots
     )
     rows: list[Row] = []
-    sources: list[str] = []
+    sources: set[str] = set()
     notes: list[str] = []
+    shown_keys: dict[str, dict[str, Value]] = {}  # a processor's key columns, by its key
     for slot in ctx.slots:
         cpus = slot.get("lcpu", PREFER)
         if cpus is None:
@@ -227,18 +231,20 @@ def _build(ctx: Context) -> Built:
         for cpu_type, members in by_type.items():
             sums: dict[str, float] = {}
             for entity in members:
-                sources.append(entity.attrs.get("type_source") or cpus.source)
+                sources.add(entity.attrs.get("type_source") or cpus.source)
                 values = lcpu_percentages(entity, cpus.duration_us)
                 for cid, v in values.items():
                     if v is not None:
                         sums[cid] = sums.get(cid, 0.0) + v
-                shown: dict[str, Value] = {"type": cpu_type, "id": _display_id(entity.key)}
-                if threaded:
-                    shown["core"] = core_of(entity, bits)
+                keys = shown_keys.get(entity.key)
+                if keys is None:
+                    keys = shown_keys[entity.key] = {"id": _display_id(entity.key)}
+                    if threaded:
+                        keys["core"] = core_of(entity, bits)
                 rows.append(
                     interval_row(
                         slot,
-                        {**shown, **values},
+                        {"type": cpu_type, **keys, **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
                         drill="ESALNXC",
@@ -252,7 +258,7 @@ def _build(ctx: Context) -> Built:
     if normalized:
         notes.append(_normalized_note(factors))
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
-    return Built(columns, rows, tuple(notes), type_sources=frozenset(s for s in sources if s))
+    return Built(columns, rows, tuple(notes), type_sources=frozenset(sources - {""}))
 
 
 SCREEN = ScreenDef(

@@ -115,9 +115,12 @@ class _Writer:
 
     def _text(self, rows: Sequence[Row]) -> None:
         bufs = [io.StringIO() for _ in self.pages]
+        end_us: int | None = None
         for row in rows:
-            t = local_time(row.end_us)
-            day = (t.tm_year, t.tm_yday)
+            if row.end_us != end_us:  # an interval's rows share its time, and so its day
+                end_us = row.end_us
+                t = local_time(end_us)
+                day = (t.tm_year, t.tm_yday)
             if day != self.last_day:
                 line = "\n" + time.strftime("%m/%d/%Y", t)
                 if self.last_day is None:
