@@ -21,7 +21,8 @@ column shows each core on its first thread, and threads of a core stay together.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -34,7 +35,7 @@ from esatui.screens.common import (
     percent_columns,
     type_key,
 )
-from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
 PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
@@ -191,15 +192,23 @@ def core_of(entity: EntityData, bits: int) -> int | None:
 
 
 def _subtotal(
-    slot: Slot, cpu_type: str, sums: Mapping[str, float], factor: float, threaded: bool
+    slot: Slot,
+    cpu_type: str,
+    shares: Sequence[Mapping[str, float | None]],
+    factor: float,
+    threaded: bool,
+    drill: Drill,
 ) -> Row:
     """A type's ``Tot`` row: its processors' percentages added (times ``factor``)."""
     values: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
     if threaded:
         values["core"] = ""  # a type's sum has no core
-    values.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
+    for cid in PARTS:
+        present = [v for share in shares if (v := share[cid]) is not None]
+        # added in the processors' order, from 0.0 (reduce: as a loop would, in C)
+        values[cid] = functools.reduce(operator.add, present, 0.0) * factor if present else None
     return interval_row(
-        slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill="ESALNXC"
+        slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill=drill
     )
 
 
@@ -228,14 +237,13 @@ def _build(ctx: Context) -> Built:
         for entity in entities:
             by_type.setdefault(entity.attrs.get("type", ""), []).append(entity)
         first = True
+        drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         for cpu_type, members in by_type.items():
-            sums: dict[str, float] = {}
+            shares: list[dict[str, float | None]] = []
             for entity in members:
                 sources.add(entity.attrs.get("type_source") or cpus.source)
                 values = lcpu_percentages(entity, cpus.duration_us)
-                for cid, v in values.items():
-                    if v is not None:
-                        sums[cid] = sums.get(cid, 0.0) + v
+                shares.append(values)
                 keys = shown_keys.get(entity.key)
                 if keys is None:
                     keys = shown_keys[entity.key] = {"id": _display_id(entity.key)}
@@ -247,14 +255,14 @@ def _build(ctx: Context) -> Built:
                         {"type": cpu_type, **keys, **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
-                        drill="ESALNXC",
+                        drill=drill,
                         flags=entity.flags,
                     )
                 )
                 first = False
             if ctx.entity is None:
                 factor = factors.get(cpu_type.upper(), 1.0) if normalized else 1.0
-                rows.append(_subtotal(slot, cpu_type, sums, factor, threaded))
+                rows.append(_subtotal(slot, cpu_type, shares, factor, threaded, drill))
     if normalized:
         notes.append(_normalized_note(factors))
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS

@@ -137,12 +137,15 @@ def formatter(column: Column) -> Formatter:
 
         return text
     spec = f">{width}.{decimals}f"
+    fixed = f"%{width}.{decimals}f"  # as ``spec``, for a float; % is the quicker
     zero = "0".rjust(width)
 
     def number(value: Value) -> str:
-        if value.__class__ is float and 0.0 < value < _INF:
-            text = format(value, spec)  # the common case: a positive finite float
-            return text if len(text) <= width else format_number(value, width, decimals)
+        kind = value.__class__
+        if (kind is float or kind is int) and 0 < value < _INF:  # type: ignore[operator]
+            text = fixed % value  # the common case: a positive finite number that fits
+            if len(text) <= width:
+                return text
         if value is None:
             return dot
         if isinstance(value, str):
