@@ -96,15 +96,18 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
             infos = {i.id: i for i in cache[source] if i.id in placed}
             columns = queries.columns(kind)
             rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
-            for row in queries.raw_rows(kind, list(infos), columns):
+            stored_rows = queries.raw_rows(kind, list(infos), columns)
+            for row in stored_rows:
                 rows.setdefault(placed[row[0]], []).append(row)
+            # each entity's key and attributes, looked up once (the same few every slot)
+            entities = {e: queries.entity(e) for e in dict.fromkeys(r[1] for r in stored_rows)}
             durations: dict[int, int] = {}
             for info in infos.values():
                 index = placed[info.id]
                 durations[index] = durations.get(index, 0) + info.duration_us
             for index, stored in rows.items():
                 sliced[index].setdefault(kind, {})[source] = _slice(
-                    queries, source, durations[index], stored, columns, infos, roles
+                    source, durations[index], stored, columns, infos, entities, roles
                 )
     out = [
         Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
@@ -128,12 +131,12 @@ def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> 
 
 
 def _slice(
-    queries: Queries,
     source: str,
     duration_us: int,
     rows: list[RawRow],
     columns: Sequence[str],
     infos: Mapping[int, IntervalInfo],
+    entities: Mapping[int, tuple[str, Mapping[str, str]]],
     roles: Mapping[str, Role],
 ) -> KindSlice:
     """One kind's rows of one source in a slot, an entity's rows merged into one."""
@@ -141,7 +144,7 @@ def _slice(
     firsts: dict[str, tuple[RawRow, Mapping[str, str]]] = {}  # an entity's first row
     more: dict[str, list[RawRow]] = {}  # every row of an entity that has several
     for row in rows:
-        key, attrs = queries.entity(row[1])
+        key, attrs = entities[row[1]]
         flags |= infos[row[0]].flags
         if key in firsts:
             more.setdefault(key, [firsts[key][0]]).append(row)
@@ -154,16 +157,19 @@ def _slice(
         {
             key: EntityData(key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3])
             if key not in more  # the rule: one interval of the source in the slot
-            else _merge([_kind_row(queries, r, columns, infos) for r in more[key]], roles)
+            else _merge([_kind_row(r, columns, infos, entities) for r in more[key]], roles)
             for key, (row, attrs) in firsts.items()
         },
     )
 
 
 def _kind_row(
-    queries: Queries, row: RawRow, columns: Sequence[str], infos: Mapping[int, IntervalInfo]
+    row: RawRow,
+    columns: Sequence[str],
+    infos: Mapping[int, IntervalInfo],
+    entities: Mapping[int, tuple[str, Mapping[str, str]]],
 ) -> KindRow:
-    key, attrs = queries.entity(row[1])
+    key, attrs = entities[row[1]]
     return KindRow(
         infos[row[0]], key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3]
     )

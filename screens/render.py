@@ -434,7 +434,7 @@ class TextPlan:
     """What :func:`row_text` needs of a page's columns, made once for all the rows: each
     cell's column id and formatter, and where the cells that are not a plain value are."""
 
-    cells: tuple[tuple[str, Formatter], ...]  # every column's id and formatter, in order
+    cells: tuple[tuple[str, Formatter], ...]  # every other column's id and formatter, in order
     time_at: int | None  # the time column's place (its cell is made from the row's end)
     time_width: int
     time_partial: bool  # the time column has a slot for the partial mark
@@ -448,7 +448,7 @@ def text_plan(columns: Sequence[Column]) -> TextPlan:
     time_at = next((i for i, c in enumerate(columns) if c.id == "time"), None)
     time_column = None if time_at is None else columns[time_at]
     return TextPlan(
-        cells=tuple((c.id, formatter(c)) for c in columns),
+        cells=tuple((c.id, formatter(c)) for i, c in enumerate(columns) if i != time_at),
         time_at=time_at,
         time_width=0 if time_column is None else time_column.width,
         time_partial=time_column is not None and time_column.marks_partial,
@@ -465,8 +465,9 @@ def text_plan(columns: Sequence[Column]) -> TextPlan:
 def row_text(plan: TextPlan, row: Row, previous: Row | None, flags: bool = False) -> str:
     """``line_text(row_line(...))`` without the styles: one row as the text report prints
     it (an export streams hundreds of thousands of them; a test holds the two equal). Every
-    cell is formatted from the row's values in one pass, then the few that are not a plain
-    value are made over: the time, a key equal to the row above's, a threshold's marker."""
+    value's cell is formatted from the row's values in one pass, the time's put in its place,
+    then the few that are not a plain value made over: a key equal to the row above's, a
+    threshold's marker."""
     get = row.values.get
     cells = [fmt(get(cid)) for cid, fmt in plan.cells]
     first = row.first
@@ -474,7 +475,7 @@ def row_text(plan: TextPlan, row: Row, previous: Row | None, flags: bool = False
         text = hms(row.end_us).ljust(plan.time_width) if first else plan.time_blank
         if plan.time_partial:
             text += PARTIAL_MARK if row.partial and first else " "
-        cells[plan.time_at] = text
+        cells.insert(plan.time_at, text)
     if plan.once and previous is not None and previous.end_us == row.end_us and not first:
         before = previous.values.get
         for i, cid, blank in plan.once:
