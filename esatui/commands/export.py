@@ -78,7 +78,7 @@ def collecting_rarely() -> Iterator[None]:
     """Python's cyclic garbage collector, seldom: an export makes a few small objects per
     row (a month of ESACPUU, millions), none of them in a cycle, and every pass of the
     collector walks them (and start-up's modules and classes, which :func:`gc.freeze` sets
-    aside) to find nothing: a tenth of an export's CPU at the default thresholds. Reference
+    aside) to find nothing: 5 to 10% of an export's CPU at the default thresholds. Reference
     counting still frees each row as it is written; the collector still runs, every 100,000
     new objects instead of every 700."""
     thresholds = gc.get_threshold()
