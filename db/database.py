@@ -107,10 +107,8 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
     for part in (path, *(side_path(path, s) for s in SIDE_SUFFIXES)):
         if part.exists() and not os.access(part, os.W_OK):
             raise StoreError(_not_writable(part))
-    from esatui.db.writer_lock import (
-        WriterBusy,
-        WriterLock,
-    )  # a writer's only: readers start faster
+    # a writer's only: a reader (an export) starts without it
+    from esatui.db.writer_lock import WriterBusy, WriterLock
 
     lock = WriterLock(path, stat.S_IMODE(path.stat().st_mode) & 0o666)
     try:
