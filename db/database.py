@@ -22,6 +22,7 @@ import sqlite3
 import stat
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from esatui import __version__
@@ -35,7 +36,9 @@ from esatui.db.schema import (
     SCHEMA_VERSION,
     Migration,
 )
-from esatui.db.writer_lock import WriterBusy, WriterLock
+
+if TYPE_CHECKING:
+    from esatui.db.writer_lock import WriterLock
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
@@ -104,6 +107,9 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
     for part in (path, *(side_path(path, s) for s in SIDE_SUFFIXES)):
         if part.exists() and not os.access(part, os.W_OK):
             raise StoreError(_not_writable(part))
+    # a writer's only: a reader (an export) starts without it
+    from esatui.db.writer_lock import WriterBusy, WriterLock
+
     lock = WriterLock(path, stat.S_IMODE(path.stat().st_mode) & 0o666)
     try:
         lock.acquire()

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 
 from esatui.collectors.model import Role
 from esatui.db.reader import Span, Timeline, Window
-from esatui.db.reading import IntervalInfo, KindRow, Queries
+from esatui.db.reading import IntervalInfo, KindRow, Queries, RawRow
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 
@@ -93,11 +93,11 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     hi = max(f.end_us for f in frames)
     margin = max(f.end_us - f.start_us for f in frames)
     ends = [f.end_us for f in frames]
-    data: list[dict[str, dict[str, list[KindRow]]]] = [{} for _ in frames]
-    durations: list[dict[tuple[str, str], int]] = [{} for _ in frames]
+    sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
     cache: dict[str, list[IntervalInfo]] = {}
     for kind in wanted:
+        roles = dict(queries.declared(kind))
         for source in queries.sources_of(kind):
             if source not in cache:
                 # a margin of one frame catches intervals that end just past the range
@@ -111,26 +111,26 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
                     placed[info.id] = index
             if not placed:
                 continue
-            infos = [i for i in cache[source] if i.id in placed]
-            for row in queries.kind_rows(kind, infos):
-                data[placed[row.interval.id]].setdefault(kind, {}).setdefault(source, []).append(
-                    row
-                )
-            for info in infos:
-                key = (kind, source)
+            infos = {i.id: i for i in cache[source] if i.id in placed}
+            columns = queries.columns(kind)
+            rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
+            stored_rows = queries.raw_rows(kind, list(infos), columns)
+            for row in stored_rows:
+                rows.setdefault(placed[row[0]], []).append(row)
+            # each entity's key and attributes, looked up once (the same few every slot)
+            entities = {e: queries.entity(e) for e in dict.fromkeys(r[1] for r in stored_rows)}
+            durations: dict[int, int] = {}
+            for info in infos.values():
                 index = placed[info.id]
-                durations[index][key] = durations[index].get(key, 0) + info.duration_us
-    roles = {kind: dict(queries.declared(kind)) for kind in wanted}
-    out: list[Slot] = []
-    for frame, kinds_rows, durs in zip(frames, data, durations, strict=True):
-        sliced = {
-            kind: {
-                source: _slice(source, durs[(kind, source)], rows, roles[kind])
-                for source, rows in by_source.items()
-            }
-            for kind, by_source in kinds_rows.items()
-        }
-        out.append(Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, sliced))
+                durations[index] = durations.get(index, 0) + info.duration_us
+            for index, stored in rows.items():
+                sliced[index].setdefault(kind, {})[source] = _slice(
+                    source, durations[index], stored, columns, infos, entities, roles
+                )
+    out = [
+        Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
+        for frame, data in zip(frames, sliced, strict=True)
+    ]
     out.reverse()
     return out
 
@@ -149,18 +149,47 @@ def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> 
 
 
 def _slice(
-    source: str, duration_us: int, rows: list[KindRow], roles: Mapping[str, Role]
+    source: str,
+    duration_us: int,
+    rows: list[RawRow],
+    columns: Sequence[str],
+    infos: Mapping[int, IntervalInfo],
+    entities: Mapping[int, tuple[str, Mapping[str, str]]],
+    roles: Mapping[str, Role],
 ) -> KindSlice:
+    """One kind's rows of one source in a slot, an entity's rows merged into one."""
     flags = 0
-    merged: dict[str, list[KindRow]] = {}
+    firsts: dict[str, tuple[RawRow, Mapping[str, str]]] = {}  # an entity's first row
+    more: dict[str, list[RawRow]] = {}  # every row of an entity that has several
     for row in rows:
-        merged.setdefault(row.key, []).append(row)
-        flags |= row.interval.flags
+        key, attrs = entities[row[1]]
+        flags |= infos[row[0]].flags
+        if key in firsts:
+            more.setdefault(key, [firsts[key][0]]).append(row)
+        else:
+            firsts[key] = (row, attrs)
     return KindSlice(
         source,
         duration_us,
         flags,
-        {key: _merge(group, roles) for key, group in merged.items()},
+        {
+            key: EntityData(key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3])
+            if key not in more  # the rule: one interval of the source in the slot
+            else _merge([_kind_row(r, columns, infos, entities) for r in more[key]], roles)
+            for key, (row, attrs) in firsts.items()
+        },
+    )
+
+
+def _kind_row(
+    row: RawRow,
+    columns: Sequence[str],
+    infos: Mapping[int, IntervalInfo],
+    entities: Mapping[int, tuple[str, Mapping[str, str]]],
+) -> KindRow:
+    key, attrs = entities[row[1]]
+    return KindRow(
+        infos[row[0]], key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3]
     )
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from esatui.db import buckets, query
+from esatui.db import query
 from esatui.db.database import connect, file_bytes
 from esatui.db.reader import EntityRows, Timeline, Window
 from esatui.db.reading import Queries, SourceInfo
@@ -74,15 +74,23 @@ class SqliteReader:
         node_id = self.queries.node_id(timeline.node)
         if node_id is None:
             return Window(timeline, "", (), after_us, until_us)
-        make = query.window if timeline.length_us is None else buckets.window
+        if timeline.length_us is None:
+            make = query.window
+        else:
+            from esatui.db import buckets  # an export as recorded starts without it
+
+            make = buckets.window
         return make(self.queries, node_id, timeline, after_us, until_us, limit, newest_first, snap)
 
     def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
         node_id = self.queries.node_id(window.timeline.node)
         if node_id is None or not window.spans:
             return []
-        make = query.slots if window.timeline.length_us is None else buckets.slots
-        return make(self.queries, node_id, window, kinds)
+        if window.timeline.length_us is None:
+            return query.slots(self.queries, node_id, window, kinds)
+        from esatui.db import buckets
+
+        return buckets.slots(self.queries, node_id, window, kinds)
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         node_id = self.queries.node_id(node)

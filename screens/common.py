@@ -19,6 +19,8 @@ TIME = Column(
     doc="end of the interval (local time); ~ marks one the recording covers only in part",
 )
 
+_NUMBER = (int, float)  # isinstance with a tuple: quicker than with int | float
+
 # Which source decided a CPU's type, in the words a note on the screen uses.
 TYPE_SOURCES = {
     "arch": "the architecture's generic label (no source here proves CP or IFL)",
@@ -63,25 +65,28 @@ def interval_row(
     values: Mapping[str, Shown],
     levels: Mapping[str, Level] | None = None,
     *,
-    drill: str | None = None,
+    drill: str | Drill | None = None,
     entity: str | None = None,
     first: bool = True,
     flags: int = 0,
     kind: RowKind = RowKind.DATA,
 ) -> Row:
     """A row of ``slot``'s interval; Enter on it drills into screen ``drill`` for that
-    interval (and ``entity``)."""
+    interval (and ``entity``), or where ``drill`` leads (one Drill an interval's rows share:
+    an export makes hundreds of thousands of rows)."""
+    if isinstance(drill, str):
+        drill = Drill(drill, slot.start_us, slot.end_us, entity)
     return Row(
         slot.start_us,
         slot.end_us,
         values,
         {} if levels is None else levels,
-        kind=kind,
-        first=first,
-        drill=None if drill is None else Drill(drill, slot.start_us, slot.end_us, entity),
-        flags=flags,
-        partial=slot.partial,
-        covered_us=slot.duration_us,
+        kind,
+        first,
+        drill,
+        flags,
+        slot.partial,
+        slot.duration_us,
     )
 
 
@@ -105,7 +110,7 @@ def ratio(a: Value, b: Value) -> float | None:
 
 def number(value: object) -> float | None:
     """A numeric value as float; anything else (text, None) as None."""
-    return float(value) if isinstance(value, int | float) else None
+    return float(value) if isinstance(value, _NUMBER) else None
 
 
 def total(values: Iterable[float | None]) -> float | None:

@@ -21,7 +21,8 @@ column shows each core on its first thread, and threads of a core stay together.
 from __future__ import annotations
 
 import functools
-from collections.abc import Mapping
+import operator
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -34,7 +35,7 @@ from esatui.screens.common import (
     percent_columns,
     type_key,
 )
-from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
 from esatui.screens.row_columns import RowColumn, RowColumns
 from esatui.screens.rowkey import EntityKey
 
@@ -89,50 +90,79 @@ COLUMNS = (
 )
 
 
-_SHARES = (
-    ("emul", "emul_us"),
-    ("user", "user_us"),
-    ("syst", "syst_us"),
-    ("idle", "idle_us"),
-    ("steal", "steal_us"),
-    ("mgmt", "mgmt_us"),
-)
+_NUMBER = (int, float)
 
 
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
-    return lcpu_shares(entity.values, duration_us)
+    total, emul, user, syst, idle, steal, mgmt = lcpu_shares(
+        duration_us, *map(entity.values.get, LCPU_READS.fields)
+    )
+    return {
+        "total": total,
+        "emul": emul,
+        "user": user,
+        "syst": syst,
+        "idle": idle,
+        "steal": steal,
+        "mgmt": mgmt,
+    }
 
 
-def lcpu_shares(v: Mapping[str, Value], duration_us: int) -> dict[str, float | None]:
-    """:func:`lcpu_percentages` of a processor's recorded values."""
-    elapsed = number(v.get("elapsed_us")) or float(duration_us)
-    out: dict[str, float | None] = dict.fromkeys(PARTS)
+Shares = tuple[
+    float | None,
+    float | None,
+    float | None,
+    float | None,
+    float | None,
+    float | None,
+    float | None,
+]
+_UNKNOWN: Shares = (None, None, None, None, None, None, None)
+
+
+def lcpu_shares(
+    duration_us: int,
+    elapsed_us: Value,
+    emul_us: Value,
+    user_us: Value,
+    syst_us: Value,
+    idle_us: Value,
+    steal_us: Value,
+    mgmt_us: Value,
+    busy_us: Value,
+    busy_pct: Value,
+    overhead_pct: Value,
+) -> Shares:
+    """:data:`PARTS` of one processor in an interval, from its fields (``LCPU_READS``'
+    order): each a percent of its elapsed time (else of the interval's)."""
+    elapsed = number(elapsed_us) or float(duration_us)
     if elapsed <= 0:
-        return out
-    for cid, name in _SHARES:  # share(name), inline: an export runs this per processor
-        value = v.get(name)
-        out[cid] = float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
-    emul, user, syst = out["emul"], out["user"], out["syst"]
+        return _UNKNOWN
+    # share(value), inline: an export runs this per processor
+    emul, user, syst, idle, steal, mgmt = [
+        float(value) * 100.0 / elapsed if isinstance(value, _NUMBER) else None
+        for value in (emul_us, user_us, syst_us, idle_us, steal_us, mgmt_us)
+    ]
     if emul is not None and user is not None and syst is not None:
-        out["total"] = sum((emul, user, syst))
+        total: float | None = sum((emul, user, syst))
     else:
-        out["total"] = _share(v.get("busy_us"), elapsed)
-    if out["total"] is None:
-        out["total"] = number(v.get("busy_pct"))
-        out["mgmt"] = number(v.get("overhead_pct"))
-    if out["steal"] is None and out["total"] is not None and out["idle"] is not None:
-        out["steal"] = max(0.0, 100.0 - out["total"] - out["idle"])  # what is left
-    return out
+        total = _share(busy_us, elapsed)
+    if total is None:
+        total = number(busy_pct)
+        mgmt = number(overhead_pct)
+    if steal is None and total is not None and idle is not None:
+        steal = max(0.0, 100.0 - total - idle)  # what is left
+    return (total, emul, user, syst, idle, steal, mgmt)
 
 
 def _share(value: Value, elapsed: float) -> float | None:
     return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
 
 
-def _part(cid: str) -> RowColumn:
+def _part(index: int) -> RowColumn:
     def share(duration_us: int, *fields: Value) -> float | None:
-        return lcpu_shares(dict(zip(LCPU_READS.fields, fields, strict=True)), duration_us)[cid]
+        return lcpu_shares(duration_us, *fields)[index]
 
     return RowColumn(LCPU_READS.fields, share, timed=True)
 
@@ -151,7 +181,7 @@ def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
 
 ROW_COLUMNS = RowColumns(
     "lcpu",
-    {cid: _part(cid) for cid in PARTS},
+    {cid: _part(i) for i, cid in enumerate(PARTS)},
     _recorded_processor,
     _shows_as,
 )
@@ -223,15 +253,23 @@ def core_of(entity: EntityData, bits: int) -> int | None:
 
 
 def _subtotal(
-    slot: Slot, cpu_type: str, sums: Mapping[str, float], factor: float, threaded: bool
+    slot: Slot,
+    cpu_type: str,
+    shares: Sequence[Mapping[str, float | None]],
+    factor: float,
+    threaded: bool,
+    drill: Drill,
 ) -> Row:
     """A type's ``Tot`` row: its processors' percentages added (times ``factor``)."""
     values: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
     if threaded:
         values["core"] = ""  # a type's sum has no core
-    values.update({cid: sums[cid] * factor if cid in sums else None for cid in PARTS})
+    for cid in PARTS:
+        present = [v for share in shares if (v := share[cid]) is not None]
+        # added in the processors' order, from 0.0 (reduce: as a loop would, in C)
+        values[cid] = functools.reduce(operator.add, present, 0.0) * factor if present else None
     return interval_row(
-        slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill="ESALNXC"
+        slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill=drill
     )
 
 
@@ -246,8 +284,9 @@ def _build(ctx: Context) -> Built:
         for slot in ctx.slots
     )
     rows: list[Row] = []
-    sources: list[str] = []
+    sources: set[str] = set()
     notes: list[str] = []
+    shown_keys: dict[str, dict[str, Value]] = {}  # a processor's key columns, by its key
     for slot in ctx.slots:
         cpus = slot.get("lcpu", PREFER)
         if cpus is None:
@@ -259,35 +298,36 @@ def _build(ctx: Context) -> Built:
         for entity in entities:
             by_type.setdefault(entity.attrs.get("type", ""), []).append(entity)
         first = True
+        drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         for cpu_type, members in by_type.items():
-            sums: dict[str, float] = {}
+            shares: list[dict[str, float | None]] = []
             for entity in members:
-                sources.append(entity.attrs.get("type_source") or cpus.source)
+                sources.add(entity.attrs.get("type_source") or cpus.source)
                 values = lcpu_percentages(entity, cpus.duration_us)
-                for cid, v in values.items():
-                    if v is not None:
-                        sums[cid] = sums.get(cid, 0.0) + v
-                shown: dict[str, Value] = {"type": cpu_type, "id": _display_id(entity.key)}
-                if threaded:
-                    shown["core"] = core_of(entity, bits)
+                shares.append(values)
+                keys = shown_keys.get(entity.key)
+                if keys is None:
+                    keys = shown_keys[entity.key] = {"id": _display_id(entity.key)}
+                    if threaded:
+                        keys["core"] = core_of(entity, bits)
                 rows.append(
                     interval_row(
                         slot,
-                        {**shown, **values},
+                        {"type": cpu_type, **keys, **values},
                         {"steal": steal.level(values["steal"], 1)},
                         first=first,
-                        drill="ESALNXC",
+                        drill=drill,
                         flags=entity.flags,
                     )
                 )
                 first = False
             if ctx.entity is None:
                 factor = factors.get(cpu_type.upper(), 1.0) if normalized else 1.0
-                rows.append(_subtotal(slot, cpu_type, sums, factor, threaded))
+                rows.append(_subtotal(slot, cpu_type, shares, factor, threaded, drill))
     if normalized:
         notes.append(_normalized_note(factors))
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
-    return Built(columns, rows, tuple(notes), type_sources=frozenset(s for s in sources if s))
+    return Built(columns, rows, tuple(notes), type_sources=frozenset(sources - {""}))
 
 
 SCREEN = ScreenDef(

@@ -39,6 +39,7 @@ STYLE_SUBTOTAL = "subtotal"
 STYLE_DATE = "date"
 LEVEL_STYLE = {Level.NONE: STYLE_VALUE, Level.WARN: "warn", Level.CRIT: "crit"}
 
+_INF = math.inf
 _SCALES = (("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12))
 
 # The narrowest terminal (and --width) screens are laid out for: the key columns and a
@@ -136,9 +137,15 @@ def formatter(column: Column) -> Formatter:
 
         return text
     spec = f">{width}.{decimals}f"
+    fixed = f"%{width}.{decimals}f"  # as ``spec``, for a float; % is the quicker
     zero = "0".rjust(width)
 
     def number(value: Value) -> str:
+        kind = value.__class__
+        if (kind is float or kind is int) and 0 < value < _INF:  # type: ignore[operator]
+            text = fixed % value  # the common case: a positive finite number that fits
+            if len(text) <= width:
+                return text
         if value is None:
             return dot
         if isinstance(value, str):
@@ -422,47 +429,62 @@ def row_line(
     return tuple(segments)
 
 
-TextPlan = tuple[tuple[str, Formatter, str, int, bool, bool, int], ...]
-_TIME, _ONCE, _CELL = 0, 1, 2  # how a cell is made: the time, a non-repeating key, a value
+@dataclass(frozen=True, slots=True)
+class TextPlan:
+    """What :func:`row_text` needs of a page's columns, made once for all the rows: each
+    cell's column id and formatter, and where the cells that are not a plain value are."""
+
+    cells: tuple[tuple[str, Formatter], ...]  # every other column's id and formatter, in order
+    time_at: int | None  # the time column's place (its cell is made from the row's end)
+    time_width: int
+    time_partial: bool  # the time column has a slot for the partial mark
+    time_blank: str
+    once: tuple[tuple[int, str, str], ...]  # (place, id, blank) of non-repeating columns
+    marked: tuple[tuple[int, str], ...]  # (place, id) of columns with a threshold marker
 
 
 def text_plan(columns: Sequence[Column]) -> TextPlan:
-    """Per column, what :func:`row_text` needs (made once for all the rows): its id,
-    formatter, blank cell, kind of cell, threshold marker, partial mark and width."""
-    return tuple(
-        (
-            c.id,
-            formatter(c),
-            " " * c.width,
-            _TIME if c.id == "time" else _CELL if c.repeat else _ONCE,
-            c.threshold is not None,
-            c.marks_partial,
-            c.width,
-        )
-        for c in columns
+    """The plan of :func:`row_text` for ``columns``."""
+    time_at = next((i for i, c in enumerate(columns) if c.id == "time"), None)
+    time_column = None if time_at is None else columns[time_at]
+    return TextPlan(
+        cells=tuple((c.id, formatter(c)) for i, c in enumerate(columns) if i != time_at),
+        time_at=time_at,
+        time_width=0 if time_column is None else time_column.width,
+        time_partial=time_column is not None and time_column.marks_partial,
+        time_blank="" if time_column is None else " " * time_column.width,
+        once=tuple(
+            (i, c.id, " " * c.width)
+            for i, c in enumerate(columns)
+            if not c.repeat and c.id != "time"
+        ),
+        marked=tuple((i, c.id) for i, c in enumerate(columns) if c.threshold is not None),
     )
 
 
 def row_text(plan: TextPlan, row: Row, previous: Row | None, flags: bool = False) -> str:
     """``line_text(row_line(...))`` without the styles: one row as the text report prints
-    it (an export streams hundreds of thousands of them; a test holds the two equal)."""
+    it (an export streams hundreds of thousands of them; a test holds the two equal). Every
+    value's cell is formatted from the row's values in one pass, the time's put in its place,
+    then the few that are not a plain value made over: a key equal to the row above's, a
+    threshold's marker."""
+    get = row.values.get
+    cells = [fmt(get(cid)) for cid, fmt in plan.cells]
     first = row.first
-    same_interval = previous is not None and previous.end_us == row.end_us and not first
-    values, levels = row.values, row.levels
-    cells: list[str] = []
-    for cid, fmt, blank, mode, marked, partial, width in plan:
-        if mode == _TIME:
-            text = hms(row.end_us).ljust(width) if first else blank
-            if partial:
-                text += PARTIAL_MARK if row.partial and first else " "
-        elif mode == _ONCE and same_interval:
-            value = values.get(cid)
-            text = blank if previous.values.get(cid) == value else fmt(value)  # type: ignore[union-attr]
-        else:
-            text = fmt(values.get(cid))
-        if marked:
-            text += MARKERS[levels.get(cid, Level.NONE)] if levels else " "
-        cells.append(text)
+    if plan.time_at is not None:
+        text = hms(row.end_us).ljust(plan.time_width) if first else plan.time_blank
+        if plan.time_partial:
+            text += PARTIAL_MARK if row.partial and first else " "
+        cells.insert(plan.time_at, text)
+    if plan.once and previous is not None and previous.end_us == row.end_us and not first:
+        before = previous.values.get
+        for i, cid, blank in plan.once:
+            if before(cid) == get(cid):
+                cells[i] = blank
+    if plan.marked:
+        levels = row.levels
+        for i, cid in plan.marked:
+            cells[i] += MARKERS[levels.get(cid, Level.NONE)] if levels else " "
     line = " ".join(cells)
     letters = flag_letters(row.flags) if flags else ""
     if letters:

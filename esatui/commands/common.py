@@ -6,14 +6,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
-import signal
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import threading
+
     from esatui.db.reader import Reader
     from esatui.exposition.serve import Exposition
     from esatui.registry import Registry, SourceOptions
@@ -180,6 +180,7 @@ def crypto_costs(args: argparse.Namespace) -> CostTable | None:
 
 def stop_on_signals(stop: threading.Event) -> dict[int, Any]:
     """SIGINT and SIGTERM end a recording cleanly; returns the handlers they replaced."""
+    import signal  # a recorder's only: an export starts without it
 
     def handler(signum: int, frame: object) -> None:
         stop.set()
@@ -191,5 +192,7 @@ def stop_on_signals(stop: threading.Event) -> dict[int, Any]:
 
 
 def restore_signals(previous: dict[int, Any]) -> None:
+    import signal
+
     for sig, handler in previous.items():
         signal.signal(sig, handler)

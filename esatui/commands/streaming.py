@@ -68,10 +68,11 @@ class _Page:
         self.previous: Row | None = None
         self.spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - close()
 
-    def add(self, out: io.StringIO, row: Row) -> None:
-        out.write("\n")
-        out.write(row_text(self.plan, row, self.previous, self.flags))
+    def line(self, row: Row) -> str:
+        """The row's line on this page (after the row before it)."""
+        text = row_text(self.plan, row, self.previous, self.flags)
         self.previous = row
+        return text
 
 
 class _Writer:
@@ -114,23 +115,27 @@ class _Writer:
         self.spool.write(buf.getvalue().encode())
 
     def _text(self, rows: Sequence[Row]) -> None:
-        bufs = [io.StringIO() for _ in self.pages]
+        lines: list[list[str]] = [[] for _ in self.pages]  # each page's, a newline before each
+        end_us: int | None = None
         for row in rows:
-            t = local_time(row.end_us)
-            day = (t.tm_year, t.tm_yday)
+            if row.end_us != end_us:  # an interval's rows share its time, and so its day
+                end_us = row.end_us
+                t = local_time(end_us)
+                day = (t.tm_year, t.tm_yday)
             if day != self.last_day:
-                line = "\n" + time.strftime("%m/%d/%Y", t)
+                date = time.strftime("%m/%d/%Y", t)
                 if self.last_day is None:
                     self.first_day = day
-                    self.date_bytes = len(line.encode())
-                for buf in bufs:
-                    buf.write(line)
+                    self.date_bytes = len(("\n" + date).encode())
+                for page_lines in lines:
+                    page_lines.append(date)
                 self.last_day = day
-            for page, buf in zip(self.pages, bufs, strict=True):
-                page.add(buf, row)
+            for page, page_lines in zip(self.pages, lines, strict=True):
+                page_lines.append(page.line(row))
         self.rows += len(rows)
-        for page, buf in zip(self.pages, bufs, strict=True):
-            page.spool.write(buf.getvalue().encode())
+        for page, page_lines in zip(self.pages, lines, strict=True):
+            if page_lines:
+                page.spool.write(("\n" + "\n".join(page_lines)).encode())
 
     def finish(self, model: ScreenModel, width: int, out: TextIO) -> None:
         if self.fmt == "text":

@@ -94,6 +94,7 @@ def test_collect_below_a_root(
         (["export", "ESALNXC", "--from", "14:00", "--to", "13:00"], "--from must be before --to"),
         (["db", "prune"], "needs --keep"),
         (["frobnicate"], "invalid choice"),
+        (["collect", "--source", "monwrite"], "monwrite needs a file"),  # the registry's
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -224,6 +225,49 @@ def test_collect_and_export_never_load_textual(db_path: Path) -> None:
         [sys.executable, "-c", script], capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_an_export_as_recorded_loads_its_own_command_alone(db_path: Path) -> None:
+    """``esatui export`` builds the export command's parser alone, and an export as recorded
+    reads without the buckets' code, the writer's lock or the source registry (start-up is
+    a third of a day's export: issue 16)."""
+    host_recording(db_path, n_intervals=3)
+    script = (
+        "import sys\n"
+        "from esatui.cli import main\n"
+        f"assert main(['export', 'ESALNXC', '--db', {str(db_path)!r}]) == 0\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    loaded = set(result.stdout.splitlines()[-1].split())  # after the export's text
+    commands = {m for m in loaded if m.startswith("esatui.commands.")}
+    assert commands <= {f"esatui.commands.{m}" for m in ("arguments", "common", "export")} | {
+        "esatui.commands.output",
+        "esatui.commands.streaming",
+    }, commands
+    for module in ("esatui.db.buckets", "esatui.db.writer_lock", "esatui.registry"):
+        assert module not in loaded, module
+
+
+def test_a_commands_own_parser_is_the_whole_parsers(capsys: pytest.CaptureFixture[str]) -> None:
+    """A command line that names its command builds that command's parser alone: the same
+    arguments, defaults and help as in the parser of every command."""
+    from esatui.cli import build_parser
+    from esatui.commands import COMMANDS
+
+    whole = build_parser()
+    for name in COMMANDS:
+        own = build_parser(name)
+        for parser in (whole, own):
+            with pytest.raises(SystemExit):
+                parser.parse_args([name, "--help"])
+        whole_help, own_help = capsys.readouterr().out.split("usage: esatui " + name)[1:]
+        assert own_help == whole_help, name
+    argv = ["export", "ESACPUU", "--db", "x", "--interval-len", "15m", "--option", "normalized"]
+    assert build_parser("export").parse_args(argv) == whole.parse_args(argv)
 
 
 def test_esatui_without_a_command_means_live() -> None:

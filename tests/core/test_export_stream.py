@@ -249,3 +249,28 @@ def test_an_export_imports_its_own_screen_only() -> None:
     command = [sys.executable, "-c", code]
     found = subprocess.run(command, capture_output=True, text=True, check=False)
     assert found.stdout.strip() == "['esatui.screens.esacpuu']", found.stderr
+
+
+def test_an_export_runs_the_garbage_collector_rarely_and_restores_it(
+    recording: SqliteReader, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """While an export writes, the cyclic collector runs every 100,000 new objects and
+    start-up's objects are set aside (its rows are acyclic: issue 16); afterwards the
+    collector is as it was."""
+    import gc
+
+    from esatui import cli
+
+    before = gc.get_threshold()
+    seen: list[tuple[int, bool]] = []
+    export = streaming.export
+
+    def watched(*args: object, **kwargs: object) -> bool:
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count() > 0))
+        return export(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(streaming, "export", watched)
+    db, out = str(recording.path), str(tmp_path / "cpuu.txt")
+    assert cli.main(["export", "ESACPUU", "--db", db, "--output", out]) == 0
+    assert seen == [(100_000, True)]
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
