@@ -160,13 +160,6 @@ def _share(value: Value, elapsed: float) -> float | None:
     return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
 
 
-def _part(index: int) -> RowColumn:
-    def share(duration_us: int, *fields: Value) -> float | None:
-        return lcpu_shares(duration_us, *fields)[index]
-
-    return RowColumn(LCPU_READS.fields, share, timed=True)
-
-
 def _recorded_processor(shown: EntityKey) -> str | None:
     """A processor's row, (type, ID) or with multithreading (type, core, ID), is the one
     recorded as its ID (a key with a prefix or leading zeros is then not found, and the
@@ -181,7 +174,10 @@ def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
 
 ROW_COLUMNS = RowColumns(
     "lcpu",
-    {cid: _part(i) for i, cid in enumerate(PARTS)},
+    {
+        cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, part=i)
+        for i, cid in enumerate(PARTS)
+    },
     _recorded_processor,
     _shows_as,
 )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
@@ -39,9 +39,11 @@ class RowColumn:
     recorded), with the interval's duration (µs) between them when it is ``timed`` (a rate)."""
 
     fields: tuple[str, ...]
-    value: Callable[..., Value]
+    value: Callable[..., Any]
     timed: bool = False
     attrs: tuple[str, ...] = ()
+    # ``value`` makes several columns at once (a tuple): this one is its element ``part``
+    part: int | None = None
 
     def of(
         self, duration_us: int, get: Callable[[str], Value], attrs: Mapping[str, str] = EMPTY
@@ -52,7 +54,9 @@ class RowColumn:
         if self.timed:
             args.append(duration_us)
         args += [get(name) for name in self.fields]
-        return self.value(*args)
+        made = self.value(*args)
+        value: Value = made if self.part is None else made[self.part]
+        return value
 
 
 @dataclass(frozen=True)
@@ -104,4 +108,7 @@ def interval_values(
     value = column.value
     if column.attrs:
         value = functools.partial(value, *(found.attrs.get(name) for name in column.attrs))
+    if column.part is not None:
+        part = column.part
+        return [(row[0], value(*row[1:])[part]) for row in found.rows]
     return [(row[0], value(*row[1:])) for row in found.rows]
