@@ -136,7 +136,10 @@ def lcpu_shares(
 ) -> Shares:
     """:data:`PARTS` of one processor in an interval, from its fields (``LCPU_READS``'
     order): each a percent of its elapsed time (else of the interval's)."""
-    elapsed = number(elapsed_us) or float(duration_us)
+    # number(elapsed_us) or the interval's, inline: a distribution runs this per interval
+    elapsed = (
+        float(elapsed_us) if isinstance(elapsed_us, _NUMBER) and elapsed_us else float(duration_us)
+    )
     if elapsed <= 0:
         return _UNKNOWN
     # share(value), inline: an export runs this per processor
@@ -145,7 +148,7 @@ def lcpu_shares(
         for value in (emul_us, user_us, syst_us, idle_us, steal_us, mgmt_us)
     ]
     if emul is not None and user is not None and syst is not None:
-        total: float | None = sum((emul, user, syst))
+        total: float | None = emul + user + syst
     else:
         total = _share(busy_us, elapsed)
     if total is None:
