@@ -34,7 +34,7 @@ from typing import Any
 
 from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
-from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow, RawRun
+from esatui.db.reading import HourRun, KindLayout, Queries, RawInterval, RawRow, RawRun
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -207,7 +207,7 @@ class _Reader:
         self.length_us = length_us
         self.rolled = rolled
         self._plans: dict[tuple[int, int, bool], Plan] = {}
-        self._totals: dict[tuple[str, int, int], tuple[Totals, list[IntervalInfo]]] = {}
+        self._totals: dict[tuple[str, int, int], tuple[Totals, list[RawInterval]]] = {}
         self._bucket_of: dict[int, int] = {}
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
@@ -229,9 +229,9 @@ class _Reader:
 
     def intervals(
         self, source: str, after_us: int, until_us: int, rolled: bool = True
-    ) -> tuple[Totals, list[IntervalInfo]]:
+    ) -> tuple[Totals, list[RawInterval]]:
         """Per bucket [intervals, duration, flags] of one source in (after, until], and the
-        intervals read raw."""
+        intervals read raw (id, end, duration, flags; oldest first)."""
         key = (source, after_us, until_us) if rolled else (source + "\0raw", after_us, until_us)
         found = self._totals.get(key)
         if found is not None:
@@ -244,15 +244,18 @@ class _Reader:
                 t[0] += n
                 t[1] += duration
                 t[2] |= _or_flags(flags)
-        raw: list[IntervalInfo] = []
+        raw: list[RawInterval] = []
+        bucket = self.bucket
         for lo, hi in p.raw:
-            infos = self.queries.intervals(self.node_id, [source], lo, hi, newest_first=False)
-            for info in infos:
-                t = totals.setdefault(self.bucket(info.end_us), [0, 0, 0])
+            found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
+            for _, end_us, duration_us, flags in found_raw:
+                t = totals.get(b := bucket(end_us))
+                if t is None:
+                    t = totals[b] = [0, 0, 0]
                 t[0] += 1
-                t[1] += info.duration_us
-                t[2] |= info.flags
-            raw += infos
+                t[1] += duration_us
+                t[2] |= flags
+            raw += found_raw
         self._totals[key] = (totals, raw)
         return totals, raw
 
@@ -298,7 +301,7 @@ class _Reader:
                                 acc.parts[j].append(part)
         _, raw = self.intervals(source, after_us, until_us, rolled)
         if raw:
-            ends = [i.end_us for i in raw]  # in order: each piece's intervals by bisection
+            ends = [i[1] for i in raw]  # in order: each piece's intervals by bisection
             for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
                 infos = raw[bisect.bisect_right(ends, lo) : bisect.bisect_right(ends, hi)]
                 if not infos:
@@ -344,21 +347,20 @@ class _Reader:
         self, kind: str, gauges: Sequence[str], run: RawRun, accs: dict[tuple[int, int], _Acc]
     ) -> None:
         """The gauges' weighted sums of the run's raw rows, added as :meth:`_fold_raw` adds
-        them: the products in interval-end order within each UTC hour."""
-        for end_us, entity_id, hf_n, *values in self.queries.raw_gauges(kind, gauges, run):
-            found = accs.get((self.bucket(end_us), entity_id))
+        them: the products (SQL's, as the rollups' are) in interval-end order within each UTC
+        hour."""
+        for b, hour, entity_id, hf_n, *products in self.queries.raw_gauges(kind, gauges, run):
+            found = accs.get((b, entity_id))
             if found is None:
                 continue  # a bucket not in the window
-            hour = hour_end(end_us)
             if hour != found.hour:
                 found.hour = hour
                 for part in found.parts:
                     part.append(None)
-            for j, v in enumerate(values):
-                if v is not None:
+            for j, product in enumerate(products):
+                if product is not None:
                     parts = found.parts[j]
                     total = parts[-1]
-                    product = v * hf_n
                     parts[-1] = product if total is None else total + product
                     found.wn[j] += hf_n
 
@@ -375,20 +377,20 @@ class _Reader:
     def _fold_raw(
         self,
         kind: str,
-        raw: list[IntervalInfo],
+        raw: list[RawInterval],
         frames: Mapping[int, object],
         layout: KindLayout,
         accs: dict[tuple[int, int], _Acc],
     ) -> None:
-        by_id = {i.id: i for i in raw}
+        by_id = {i[0]: i for i in raw}
         rows = self.queries.raw_rows(kind, list(by_id), layout.columns)
-        rows.sort(key=lambda r: by_id[r[0]].end_us)
+        rows.sort(key=lambda r: by_id[r[0]][1])
         counters, gauges = layout.counters, layout.gauges
         counter_at = [layout.at(c) for c in counters]
         gauge_at = [(layout.at(g), layout.at(max_column(g))) for g in gauges]
         for row in rows:
-            info = by_id[row[0]]
-            b = self.bucket(info.end_us)
+            _, end_us, _, iflags = by_id[row[0]]
+            b = self.bucket(end_us)
             if b not in frames:
                 continue
             acc = accs.get((b, row[1]))
@@ -397,15 +399,15 @@ class _Reader:
             acc.n += 1
             acc.single = row if acc.n == 1 else None
             acc.flags |= row[2]
-            acc.iflags |= info.flags
+            acc.iflags |= iflags
             hf_n = row[3]
             acc.hf_n += hf_n
-            acc.last_end = max(acc.last_end, info.end_us)
+            acc.last_end = max(acc.last_end, end_us)
             for j, at in enumerate(counter_at):
                 acc.add_counter(j, row[at])
             if not gauges:
                 continue
-            hour = hour_end(info.end_us)
+            hour = hour_end(end_us)
             if hour != acc.hour:
                 acc.hour = hour
                 for part in acc.parts:

@@ -19,6 +19,7 @@ from typing import Any
 from esatui.collectors.model import Role
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
+    HOUR_US,
     READY_KEY,
     READY_VALUE,
     rollup_table,
@@ -50,6 +51,9 @@ ROW_META = ("interval_id", "entity_id", "flags", "hf_n")
 
 RawRow = tuple[Any, ...]
 """A kind row as stored: (interval_id, entity_id, flags, hf_n, *value columns)."""
+
+RawInterval = tuple[int, int, int, int]
+"""An interval as buckets read it: (id, end_us, duration_us, flags)."""
 
 _CHUNK = 500  # interval ids per ``IN (...)``, well below SQLite's parameter limit
 
@@ -129,6 +133,8 @@ _HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hou
 
 # The bucket of an interval's end (``buckets.bucket_end``) at a constant local offset.
 _RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
+# The UTC hour of an interval's end (``schema.hour_end``)
+_RAW_HOUR = "((i.end_us + :hour - 1) / :hour) * :hour"
 _RAW = "i.node_id = :node AND i.source = :source AND i.end_us > :after AND i.end_us <= :until"
 
 
@@ -336,6 +342,16 @@ class Queries:
             sql += " LIMIT ?"
             params.append(limit)
         return [IntervalInfo(*r) for r in self._conn.execute(sql, params)]
+
+    def raw_intervals(
+        self, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[RawInterval]:
+        """As :meth:`intervals`, oldest first, as tuples (many, and read for their numbers)."""
+        return self._conn.execute(
+            "SELECT id, end_us, duration_us, flags FROM interval WHERE node_id = ? AND source = ?"
+            " AND end_us > ? AND end_us <= ? ORDER BY end_us",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
 
     def newest_end(self, node_id: int, source: str) -> int | None:
         row = self._conn.execute(
@@ -581,16 +597,17 @@ class Queries:
         ).fetchall()
 
     def raw_gauges(self, kind: str, gauges: Sequence[str], run: RawRun) -> list[tuple[Any, ...]]:
-        """(interval end, entity_id, hf_n, *gauges) of the run's raw rows that weigh in a
-        gauge's average (a value and samples), oldest first: a bucket's weighted sums are
-        added in this order, in Python (never in SQL, see :meth:`gauge_hours`)."""
+        """(bucket end, hour end, entity_id, hf_n, *gauge x hf_n) of the run's raw rows that
+        weigh in a gauge's average (a value and samples), oldest first: the products are
+        SQL's, as the rollups' (``db/rollup.py``), and a bucket's weighted sums are added in
+        this order, in Python (never in SQL, see :meth:`gauge_hours`)."""
         known = " OR ".join(f"r.{g} IS NOT NULL" for g in gauges)
-        values = ", ".join(f"r.{g}" for g in gauges)
+        products = ", ".join(f"r.{g} * r.hf_n" for g in gauges)
         return self._conn.execute(
-            f"SELECT i.end_us, r.entity_id, r.hf_n, {values} FROM {table_name(kind)} r"
-            f" JOIN interval i ON i.id = r.interval_id"
+            f"SELECT {_RAW_BUCKET} AS b, {_RAW_HOUR}, r.entity_id, r.hf_n, {products}"
+            f" FROM {table_name(kind)} r JOIN interval i ON i.id = r.interval_id"
             f" WHERE {_RAW} AND r.hf_n > 0 AND ({known}) ORDER BY i.end_us",
-            run.params(),
+            {**run.params(), "hour": HOUR_US},
         ).fetchall()
 
     def gauge_hours(self, kind: str, gauges: Sequence[str], run: HourRun) -> list[tuple[Any, ...]]:
