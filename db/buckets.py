@@ -25,6 +25,7 @@ in a database not rolled up yet.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import sqlite3
 import time
@@ -163,7 +164,9 @@ class _Acc:
             self.mx[j] = value
 
 
+@functools.cache
 def _or_flags(distinct: str | None) -> int:
+    """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
     flags = 0
     for part in (distinct or "0").split(","):
         flags |= int(part)
@@ -175,8 +178,19 @@ def _add_summed(accs: dict[tuple[int, int], _Acc], row: Sequence[Any], n_c: int,
     flags, interval flags, HF samples, last end, the counters, ...), with all of that but
     the gauges' columns added."""
     acc = accs.get((row[0], row[1]))
-    if acc is None:
-        acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
+    if acc is None:  # its first sums are the row's
+        acc = accs[(row[0], row[1])] = _Acc(
+            list(row[7 : 7 + n_c]),
+            [0] * n_g,
+            [None] * n_g,
+            [[] for _ in range(n_g)],
+            row[2],
+            _or_flags(row[3]),
+            _or_flags(row[4]),
+            row[5],
+            row[6],
+        )
+        return acc
     acc.n += row[2]
     acc.flags |= _or_flags(row[3])
     acc.iflags |= _or_flags(row[4])
@@ -245,16 +259,22 @@ class _Reader:
                 t[1] += duration
                 t[2] |= _or_flags(flags)
         raw: list[RawInterval] = []
-        bucket = self.bucket
-        for lo, hi in p.raw:
+        length = self.length_us
+        for lo, hi, offset in constant_offsets(p.raw):
             found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
-            for _, end_us, duration_us, flags in found_raw:
-                t = totals.get(b := bucket(end_us))
-                if t is None:
-                    t = totals[b] = [0, 0, 0]
-                t[0] += 1
-                t[1] += duration_us
-                t[2] |= flags
+            for _, end_us, duration_us, iflags in found_raw:
+                # bucket_end at the piece's one offset, or looked up where it changes
+                b = (
+                    self.bucket(end_us)
+                    if offset is None
+                    else -((-end_us - offset) // length) * length - offset
+                )
+                total = totals.get(b)
+                if total is None:
+                    total = totals[b] = [0, 0, 0]
+                total[0] += 1
+                total[1] += duration_us
+                total[2] |= iflags
             raw += found_raw
         self._totals[key] = (totals, raw)
         return totals, raw
@@ -543,11 +563,14 @@ def slots(
         found = _Found(_Reader(queries, node_id, length_us, rolled), a, z)
     reader = found.reader
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
+    fields = dict(window.timeline.fields)
     for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
         layout: KindLayout | None = None
         for src in queries.sources_of(kind):
             if layout is None:
                 layout = queries.layout(kind)
+                if kind in fields:
+                    layout = layout.only(fields[kind])
             # the timeline source's intervals in the buckets are those they were found by
             after, until = (found.lo, found.hi) if src == window.source else (a, z)
             totals, _ = reader.intervals(src, after, until)
@@ -609,6 +632,8 @@ def _summed(
     queries: Queries, key: str, layout: KindLayout, group: list[tuple[int, _Acc]]
 ) -> EntityData:
     """An entity's rows in the bucket added up (attributes of the newest)."""
+    if len(group) == 1:
+        return _summed_one(queries, key, layout, *group[0])
     newest_id = max(group, key=lambda g: g[1].last_end)[0]
     _, attrs = queries.entity(newest_id)
     accs = [acc for _, acc in group]
@@ -629,3 +654,20 @@ def _summed(
     for acc in accs:
         flags |= acc.flags
     return EntityData(key, attrs, values, flags, sum(acc.hf_n for acc in accs))
+
+
+def _summed_one(
+    queries: Queries, key: str, layout: KindLayout, entity_id: int, acc: _Acc
+) -> EntityData:
+    """:func:`_summed` of an entity with one entity id in the bucket (the common case)."""
+    _, attrs = queries.entity(entity_id)
+    values: dict[str, Value] = {}
+    for name, gauge, j in layout.summed:
+        if gauge:
+            weight = acc.wn[j]
+            parts = [p for p in acc.parts[j] if p is not None]
+            values[name] = math.fsum(parts) / weight if weight else None
+            values[max_column(name)] = acc.mx[j]
+        else:
+            values[name] = acc.sums[j]
+    return EntityData(key, attrs, values, acc.flags, acc.hf_n)

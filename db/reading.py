@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,6 +115,14 @@ class KindLayout:
         """Where ``column`` is in a :data:`RawRow`."""
         return len(ROW_META) + self.columns.index(column)
 
+    def only(self, fields: Collection[str]) -> KindLayout:
+        """The layout of ``fields`` alone (a gauge's average or maximum brings the other)."""
+        wanted = set(fields)
+        for gauge in self.gauges:
+            if gauge in wanted or max_column(gauge) in wanted:
+                wanted |= {gauge, max_column(gauge)}
+        return KindLayout(self.kind, tuple(c for c in self.columns if c in wanted), self.roles)
+
 
 @dataclass(frozen=True)
 class SourceInfo:
@@ -192,6 +200,9 @@ class Queries:
         self._conn = conn
         self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
         self._ready = False
+        # layouts and rollup columns, while no other connection has written (data_version)
+        self._shapes: dict[tuple[str, str], KindLayout | frozenset[str]] = {}
+        self._shapes_version = -1
 
     # --- the database's shape --------------------------------------------------------
 
@@ -291,8 +302,23 @@ class Queries:
         return tuple(c for c in self.table_columns(table) if c not in ROW_META)
 
     def layout(self, kind: str) -> KindLayout:
-        """The kind's stored value columns and declared roles."""
-        return KindLayout(kind, self.columns(kind), dict(self.declared(kind)))
+        """The kind's stored value columns and declared roles (kept until another
+        connection writes: a screen asks for them at every key)."""
+        shapes = self._kept_shapes()
+        found = shapes.get(("layout", kind))
+        if not isinstance(found, KindLayout):
+            found = KindLayout(kind, self.columns(kind), dict(self.declared(kind)))
+            shapes[("layout", kind)] = found
+        return found
+
+    def _kept_shapes(self) -> dict[tuple[str, str], KindLayout | frozenset[str]]:
+        """What :meth:`layout` and :meth:`rollup_has` keep, emptied when another connection
+        has written since (a recorder may add a kind's columns while a reader is open)."""
+        version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        if version != self._shapes_version:
+            self._shapes.clear()
+            self._shapes_version = version
+        return self._shapes
 
     def _has_table(self, table: str) -> bool:
         return bool(
@@ -537,7 +563,10 @@ class Queries:
         return self._ready
 
     def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
-        found = set(self.table_columns(rollup_table(kind)))
+        shapes = self._kept_shapes()
+        found = shapes.get(("rollup", kind))
+        if not isinstance(found, frozenset):
+            found = shapes[("rollup", kind)] = frozenset(self.table_columns(rollup_table(kind)))
         return bool(found) and set(columns) <= found
 
     def interval_buckets(self, run: HourRun) -> list[tuple[int, int, int, str]]:

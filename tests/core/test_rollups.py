@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -331,6 +331,54 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
     assert raw == expected
     assert rolled == expected
     assert replayed(path) == rollup_dump(path)
+    # a screen that reads some fields gets those of the same slots
+    fields = data.draw(
+        st.lists(st.sampled_from(["ops", "depth", "depth_max", "load", "level", "events"]))
+    )
+    by_kind = (("thing", tuple(fields)), ("other", tuple(fields)))
+    with local_zone(zone_name), SqliteReader.open(path) as reader:
+        for use_rollups in (True, False):
+            only = load_slots(
+                reader,
+                *args,
+                interval_len_us=length,
+                limit=limit,
+                node=NODE,
+                use_rollups=use_rollups,
+                fields=by_kind,
+            )
+            assert only == projected(expected, set(fields))
+
+
+def projected(slots: list[Slot], fields: set[str]) -> list[Slot]:
+    """The slots with only ``fields`` of every entity's values (a gauge's average or
+    maximum bringing the other)."""
+    wanted = set(fields)
+    for kind in KINDS.values():
+        for g in kind.gauges:
+            if g.name in wanted or max_column(g.name) in wanted:
+                wanted |= {g.name, max_column(g.name)}
+    return [
+        replace(
+            slot,
+            data={
+                kind: {
+                    source: replace(
+                        part,
+                        rows={
+                            key: replace(
+                                e, values={n: v for n, v in e.values.items() if n in wanted}
+                            )
+                            for key, e in part.rows.items()
+                        },
+                    )
+                    for source, part in by_source.items()
+                }
+                for kind, by_source in slot.data.items()
+            },
+        )
+        for slot in slots
+    ]
 
 
 @settings(max_examples=20)
@@ -575,3 +623,23 @@ def test_offsets_looked_up_a_day_apart_are_the_hourly_ones(
     hourly = [utc_offset_us(t) for t in range(first, last + 1, HOUR_US)]
     assert hourly_offsets(first, last) == hourly
     assert hourly_offsets(first, first) == hourly[:1]
+
+
+def test_an_open_reader_sees_the_fields_a_kind_gains_meanwhile(db_path: Path) -> None:
+    """The reader keeps a kind's columns between keys, until another connection writes."""
+    base = STARTS[0] // 10**6
+    hourly: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        store.write(thing_interval(base + 60, 1, 1.0))
+        with SqliteReader.open(db_path) as reader:
+            before = load_slots(reader, *hourly, interval_len_us=HOUR_US, node=NODE)
+            assert "extra" not in before[0].data["thing"]["test"].rows["a"].values
+            bigger = Kind("thing", "test", (*THING.fields, gauge("extra", "count")))
+            store.register("test", [bigger])
+            row = EntityRow("thing", "a", {"t": "A"}, {"extra": 2.0, "extra_max": 3.0}, 0, 4)
+            end = STARTS[0] + 2 * MINUTE
+            store.write(Interval("test", NODE, end - MINUTE, end, MINUTE, (row,)))
+            after = load_slots(reader, *hourly, interval_len_us=HOUR_US, node=NODE)
+    values = after[0].data["thing"]["test"].rows["a"].values
+    assert values["extra"] == 2.0 and values["extra_max"] == 3.0
