@@ -29,6 +29,7 @@ import functools
 import math
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -549,10 +550,12 @@ def slots(
     kinds: Sequence[str],
     *,
     use_rollups: bool = True,
+    keep: bool = False,
 ) -> list[Slot]:
     """The window's buckets, newest first, with every source's intervals that end in them
     and in the window's range. ``use_rollups=False`` reads the raw rows only (the same
-    result, slower: for tests)."""
+    result, slower: for tests). ``keep``: buckets read before on this connection are not
+    read again (:class:`_Kept`)."""
     length_us = window.timeline.length_us
     assert length_us is not None and window.after_us is not None and window.until_us is not None
     frames = {s.end_us: s for s in window.spans}
@@ -562,6 +565,7 @@ def slots(
     if found is None or found.reader.rolled != rolled:
         found = _Found(_Reader(queries, node_id, length_us, rolled), a, z)
     reader = found.reader
+    kept = _kept(queries) if keep else None
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
     fields = dict(window.timeline.fields)
     for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
@@ -573,14 +577,88 @@ def slots(
                     layout = layout.only(fields[kind])
             # the timeline source's intervals in the buckets are those they were found by
             after, until = (found.lo, found.hi) if src == window.source else (a, z)
-            totals, _ = reader.intervals(src, after, until)
-            accs = reader.entities(kind, src, after, until, frames, layout)
-            for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
-                data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
+            what = (node_id, kind, src, length_us, fields.get(kind), rolled)
+            known = kept.found(what, frames, after, until) if kept is not None else {}
+            todo = [b for b in frames if b not in known]
+            if todo:
+                wanted: Mapping[int, Span] = frames
+                if known:  # only the range of the buckets not known
+                    after = max(after, min(todo) - length_us)
+                    until = min(until, max(todo))
+                    wanted = {b: frames[b] for b in todo}
+                totals, _ = reader.intervals(src, after, until)
+                accs = reader.entities(kind, src, after, until, wanted, layout)
+                read = dict.fromkeys(todo, None)
+                for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
+                    read[b] = KindSlice(src, totals[b][1], iflags, rows)
+                if kept is not None:
+                    kept.add(what, read, after, until)
+                known.update(read)
+            for b, part in known.items():
+                if part is not None:
+                    data[b].setdefault(kind, {})[src] = part
     return [
         Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
         for b, f in sorted(frames.items(), reverse=True)
     ]
+
+
+class _Kept:
+    """Buckets already read on one connection, per node, kind, source, length, fields and
+    bucket end: a bucket wholly inside the range it was read in holds the same whatever
+    range it is read in, so moving along a timeline or back to a length read before reads
+    only the buckets it has not seen. Emptied when another connection has written (a
+    recorder's new interval, retention) or the local time zone changed."""
+
+    LIMIT = 4096  # kind slices (a screenful is 42 buckets of a few kinds)
+
+    def __init__(self) -> None:
+        self.slices: dict[tuple[object, ...], KindSlice | None] = {}
+        self.version: tuple[object, ...] = ()
+
+    def found(
+        self, what: tuple[object, ...], frames: Mapping[int, object], after: int, until: int
+    ) -> dict[int, KindSlice | None]:
+        """The buckets of ``frames`` known, of those wholly inside (after, until]."""
+        out: dict[int, KindSlice | None] = {}
+        length = what[3]
+        assert isinstance(length, int)
+        for b in frames:
+            key = (*what, b)
+            if b - length >= after and b <= until and key in self.slices:
+                out[b] = self.slices[key]
+        return out
+
+    def add(
+        self,
+        what: tuple[object, ...],
+        read: Mapping[int, KindSlice | None],
+        after: int,
+        until: int,
+    ) -> None:
+        """Keeps the buckets read in (after, until] that lie wholly inside it."""
+        length = what[3]
+        assert isinstance(length, int)
+        for b, part in read.items():
+            if b - length >= after and b <= until:
+                self.slices[(*what, b)] = part
+        while len(self.slices) > self.LIMIT:
+            del self.slices[next(iter(self.slices))]  # the oldest first
+
+
+_KEPT: weakref.WeakKeyDictionary[Queries, _Kept] = weakref.WeakKeyDictionary()
+
+
+def _kept(queries: Queries) -> _Kept:
+    """The connection's kept buckets, emptied if they may be stale."""
+    kept = _KEPT.get(queries)
+    if kept is None:
+        kept = _KEPT[queries] = _Kept()
+    version = (queries.data_version(), time.timezone, time.altzone, time.tzname)
+    if version != kept.version:
+        kept.slices.clear()
+        kept.version = version
+    return kept
 
 
 def _entity_data(
@@ -593,9 +671,16 @@ def _entity_data(
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
-    for b, entity_id in sorted(accs):
+    for (b, entity_id), acc in sorted(accs.items(), key=lambda item: item[0]):
         key, _ = queries.entity(entity_id)
-        by_bucket.setdefault(b, {}).setdefault(key, []).append((entity_id, accs[(b, entity_id)]))
+        keys = by_bucket.get(b)
+        if keys is None:
+            keys = by_bucket[b] = {}
+        group = keys.get(key)
+        if group is None:
+            keys[key] = [(entity_id, acc)]
+        else:
+            group.append((entity_id, acc))
     for b, keys in by_bucket.items():
         rows: dict[str, EntityData] = {}
         iflags = 0

@@ -311,10 +311,15 @@ class Queries:
             shapes[("layout", kind)] = found
         return found
 
+    def data_version(self) -> int:
+        """Changes when another connection commits (SQLite's ``data_version``): what a
+        reader keeps of the data is stale then."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
     def _kept_shapes(self) -> dict[tuple[str, str], KindLayout | frozenset[str]]:
         """What :meth:`layout` and :meth:`rollup_has` keep, emptied when another connection
         has written since (a recorder may add a kind's columns while a reader is open)."""
-        version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        version = self.data_version()
         if version != self._shapes_version:
             self._shapes.clear()
             self._shapes_version = version

@@ -81,8 +81,9 @@ class SqliteReader:
         node_id = self.queries.node_id(window.timeline.node)
         if node_id is None or not window.spans:
             return []
-        make = query.slots if window.timeline.length_us is None else buckets.slots
-        return make(self.queries, node_id, window, kinds)
+        if window.timeline.length_us is None:
+            return query.slots(self.queries, node_id, window, kinds)
+        return buckets.slots(self.queries, node_id, window, kinds, keep=True)
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         node_id = self.queries.node_id(node)

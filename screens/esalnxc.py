@@ -61,20 +61,36 @@ _PART_FIELDS = tuple(PARTS.values())
 CPU_READS = Reads("cpu", _PART_FIELDS, ("type", "type_source", "address"))
 VCPU_READS = Reads("vcpu", attrs=("type", "type_source"))
 _BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
+_STEAL_INDEX = _PART_IDS.index("steal")
 _EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
+
+
+def _ticks(
+    values: Mapping[str, int | float | None],
+) -> tuple[list[int | float | None], float | None]:
+    """The CPU's tick fields, and 100 over their sum (None when they add up to nothing)."""
+    parts = [values.get(name) for name in _PART_FIELDS]
+    whole = sum(filter(None, parts))  # None (not read) and 0 add nothing
+    return parts, None if whole <= 0 else 100.0 / whole
 
 
 def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float | None]:
     """Percent of the CPU's own ticks for every column, ``total`` included."""
-    parts = [values.get(name) for name in _PART_FIELDS]
-    whole = sum(filter(None, parts))  # None (not read) and 0 add nothing
-    if whole <= 0:
+    parts, scale = _ticks(values)
+    if scale is None:
         return dict(_EMPTY)
-    scale = 100.0 / whole
     shares = [None if v is None else v * scale for v in parts]
     out: dict[str, float | None] = dict(zip(_PART_IDS, shares, strict=True))
     out["total"] = sum(shares[i] or 0.0 for i in _BUSY_INDEX)
     return out
+
+
+def cpu_steal_pct(values: Mapping[str, int | float | None]) -> float | None:
+    """``cpu_percentages(values)["steal"]`` alone (ESASSUM's steal, of every CPU in every
+    row)."""
+    parts, scale = _ticks(values)
+    steal = parts[_STEAL_INDEX]
+    return None if scale is None or steal is None else steal * scale
 
 
 def proven_types(slot: Slot) -> dict[str, tuple[str, str]]:

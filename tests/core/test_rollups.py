@@ -350,6 +350,41 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
             assert only == projected(expected, set(fields))
 
 
+@settings(max_examples=30)
+@given(
+    recording=recordings(),
+    zone_name=st.sampled_from(ZONES),
+    length=st.sampled_from([HOUR_US, 3 * HOUR_US, DAY, 5 * MINUTE, 15 * MINUTE]),
+    limit=st.integers(1, 8),
+    steps=st.lists(st.sampled_from([-3, -1, 1, 2]), min_size=1, max_size=4),
+)
+def test_buckets_kept_across_windows_are_those_read_afresh(
+    tmp_path_factory: pytest.TempPathFactory,
+    recording: tuple[list[SourceSpec], list[Interval]],
+    zone_name: str,
+    length: int,
+    limit: int,
+    steps: list[int],
+) -> None:
+    """A reader keeps the buckets it read (moving along a timeline, back to a length): a
+    window read after others on one connection is the window a new connection reads."""
+    specs, intervals = recording
+    path = tmp_path_factory.mktemp("kept") / "db.sqlite"
+    record(path, specs, intervals)
+    timeline = sorted({k for s in specs for k in s.kinds})[0]
+    last = max(i.end_us for i in intervals)
+    args = ([timeline], ["thing", "other"], None)
+    with local_zone(zone_name), SqliteReader.open(path) as kept:
+        until = last - length // 3  # inside a bucket: the window's newest is partial
+        for step in [0, *steps]:
+            until += step * length // 2  # whole buckets and halves, past either end
+            again = load_slots(kept, *args, until, interval_len_us=length, limit=limit, node=NODE)
+            with SqliteReader.open(path) as fresh:
+                assert again == load_slots(
+                    fresh, *args, until, interval_len_us=length, limit=limit, node=NODE
+                )
+
+
 def projected(slots: list[Slot], fields: set[str]) -> list[Slot]:
     """The slots with only ``fields`` of every entity's values (a gauge's average or
     maximum bringing the other)."""
