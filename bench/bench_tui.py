@@ -200,6 +200,12 @@ async def drive(db: Path, intervals: int, runs: int, ladder_runs: int) -> Times:
                 )
             steps = ("1 min", "5 min", "15 min", "1 h", "1 day")
             for _ in range(ladder_runs):
+                # each ladder at a time of its own: every `+` reads its buckets afresh (the
+                # monitor keeps the buckets it has read: `-` back to a length is as in use)
+                moment = YEAR_START_US + rng.randrange(1, intervals) * MINUTE_S * 1_000_000
+                await key(
+                    "j TIME Enter (jump to a random time)", ("j", *local_text(moment), "enter")
+                )
                 for step in steps:
                     await key(f"+ (intervals of {step})", ("plus",))
                 for step in (*reversed(steps[:-1]), "as recorded"):

@@ -25,16 +25,18 @@ in a database not rolled up yet.
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import sqlite3
 import time
+import weakref
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
-from esatui.db.reading import HourRun, IntervalInfo, KindLayout, Queries, RawRow, RawRun
+from esatui.db.reading import HourRun, KindLayout, Queries, RawInterval, RawRow, RawRun
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -202,7 +204,9 @@ class _Acc:
             self.mx[j] = value
 
 
+@functools.cache
 def _or_flags(distinct: str | None) -> int:
+    """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
     flags = 0
     for part in (distinct or "0").split(","):
         flags |= int(part)
@@ -214,8 +218,19 @@ def _add_summed(accs: dict[tuple[int, int], _Acc], row: Sequence[Any], n_c: int,
     flags, interval flags, HF samples, last end, the counters, ...), with all of that but
     the gauges' columns added."""
     acc = accs.get((row[0], row[1]))
-    if acc is None:
-        acc = accs[(row[0], row[1])] = _Acc.empty(n_c, n_g)
+    if acc is None:  # its first sums are the row's
+        acc = accs[(row[0], row[1])] = _Acc(
+            list(row[7 : 7 + n_c]),
+            [0] * n_g,
+            [None] * n_g,
+            [[] for _ in range(n_g)],
+            row[2],
+            _or_flags(row[3]),
+            _or_flags(row[4]),
+            row[5],
+            row[6],
+        )
+        return acc
     acc.n += row[2]
     acc.flags |= _or_flags(row[3])
     acc.iflags |= _or_flags(row[4])
@@ -246,7 +261,7 @@ class _Reader:
         self.length_us = length_us
         self.rolled = rolled
         self._plans: dict[tuple[int, int, bool], Plan] = {}
-        self._totals: dict[tuple[str, int, int], tuple[Totals, list[IntervalInfo]]] = {}
+        self._totals: dict[tuple[str, int, int], tuple[Totals, list[RawInterval]]] = {}
         self._bucket_of: dict[int, int] = {}
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
@@ -268,9 +283,9 @@ class _Reader:
 
     def intervals(
         self, source: str, after_us: int, until_us: int, rolled: bool = True
-    ) -> tuple[Totals, list[IntervalInfo]]:
+    ) -> tuple[Totals, list[RawInterval]]:
         """Per bucket [intervals, duration, flags] of one source in (after, until], and the
-        intervals read raw."""
+        intervals read raw (id, end, duration, flags; oldest first)."""
         key = (source, after_us, until_us) if rolled else (source + "\0raw", after_us, until_us)
         found = self._totals.get(key)
         if found is not None:
@@ -283,15 +298,24 @@ class _Reader:
                 t[0] += n
                 t[1] += duration
                 t[2] |= _or_flags(flags)
-        raw: list[IntervalInfo] = []
-        for lo, hi in p.raw:
-            infos = self.queries.intervals(self.node_id, [source], lo, hi, newest_first=False)
-            for info in infos:
-                t = totals.setdefault(self.bucket(info.end_us), [0, 0, 0])
-                t[0] += 1
-                t[1] += info.duration_us
-                t[2] |= info.flags
-            raw += infos
+        raw: list[RawInterval] = []
+        length = self.length_us
+        for lo, hi, offset in constant_offsets(p.raw):
+            found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
+            for _, end_us, duration_us, iflags in found_raw:
+                # bucket_end at the piece's one offset, or looked up where it changes
+                b = (
+                    self.bucket(end_us)
+                    if offset is None
+                    else -((-end_us - offset) // length) * length - offset
+                )
+                total = totals.get(b)
+                if total is None:
+                    total = totals[b] = [0, 0, 0]
+                total[0] += 1
+                total[1] += duration_us
+                total[2] |= iflags
+            raw += found_raw
         self._totals[key] = (totals, raw)
         return totals, raw
 
@@ -337,7 +361,7 @@ class _Reader:
                                 acc.parts[j].append(part)
         _, raw = self.intervals(source, after_us, until_us, rolled)
         if raw:
-            ends = [i.end_us for i in raw]  # in order: each piece's intervals by bisection
+            ends = [i[1] for i in raw]  # in order: each piece's intervals by bisection
             for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
                 infos = raw[bisect.bisect_right(ends, lo) : bisect.bisect_right(ends, hi)]
                 if not infos:
@@ -383,21 +407,20 @@ class _Reader:
         self, kind: str, gauges: Sequence[str], run: RawRun, accs: dict[tuple[int, int], _Acc]
     ) -> None:
         """The gauges' weighted sums of the run's raw rows, added as :meth:`_fold_raw` adds
-        them: the products in interval-end order within each UTC hour."""
-        for end_us, entity_id, hf_n, *values in self.queries.raw_gauges(kind, gauges, run):
-            found = accs.get((self.bucket(end_us), entity_id))
+        them: the products (SQL's, as the rollups' are) in interval-end order within each UTC
+        hour."""
+        for b, hour, entity_id, hf_n, *products in self.queries.raw_gauges(kind, gauges, run):
+            found = accs.get((b, entity_id))
             if found is None:
                 continue  # a bucket not in the window
-            hour = hour_end(end_us)
             if hour != found.hour:
                 found.hour = hour
                 for part in found.parts:
                     part.append(None)
-            for j, v in enumerate(values):
-                if v is not None:
+            for j, product in enumerate(products):
+                if product is not None:
                     parts = found.parts[j]
                     total = parts[-1]
-                    product = v * hf_n
                     parts[-1] = product if total is None else total + product
                     found.wn[j] += hf_n
 
@@ -414,20 +437,20 @@ class _Reader:
     def _fold_raw(
         self,
         kind: str,
-        raw: list[IntervalInfo],
+        raw: list[RawInterval],
         frames: Mapping[int, object],
         layout: KindLayout,
         accs: dict[tuple[int, int], _Acc],
     ) -> None:
-        by_id = {i.id: i for i in raw}
+        by_id = {i[0]: i for i in raw}
         rows = self.queries.raw_rows(kind, list(by_id), layout.columns)
-        rows.sort(key=lambda r: by_id[r[0]].end_us)
+        rows.sort(key=lambda r: by_id[r[0]][1])
         counters, gauges = layout.counters, layout.gauges
         counter_at = [layout.at(c) for c in counters]
         gauge_at = [(layout.at(g), layout.at(max_column(g))) for g in gauges]
         for row in rows:
-            info = by_id[row[0]]
-            b = self.bucket(info.end_us)
+            _, end_us, _, iflags = by_id[row[0]]
+            b = self.bucket(end_us)
             if b not in frames:
                 continue
             acc = accs.get((b, row[1]))
@@ -436,15 +459,15 @@ class _Reader:
             acc.n += 1
             acc.single = row if acc.n == 1 else None
             acc.flags |= row[2]
-            acc.iflags |= info.flags
+            acc.iflags |= iflags
             hf_n = row[3]
             acc.hf_n += hf_n
-            acc.last_end = max(acc.last_end, info.end_us)
+            acc.last_end = max(acc.last_end, end_us)
             for j, at in enumerate(counter_at):
                 acc.add_counter(j, row[at])
             if not gauges:
                 continue
-            hour = hour_end(info.end_us)
+            hour = hour_end(end_us)
             if hour != acc.hour:
                 acc.hour = hour
                 for part in acc.parts:
@@ -566,10 +589,12 @@ def slots(
     kinds: Sequence[str],
     *,
     use_rollups: bool = True,
+    keep: bool = False,
 ) -> list[Slot]:
     """The window's buckets, newest first, with every source's intervals that end in them
     and in the window's range. ``use_rollups=False`` reads the raw rows only (the same
-    result, slower: for tests)."""
+    result, slower: for tests). ``keep``: buckets read before on this connection are not
+    read again (:class:`_Kept`)."""
     length_us = window.timeline.length_us
     assert length_us is not None and window.after_us is not None and window.until_us is not None
     frames = {s.end_us: s for s in window.spans}
@@ -579,22 +604,100 @@ def slots(
     if found is None or found.reader.rolled != rolled:
         found = _Found(_Reader(queries, node_id, length_us, rolled), a, z)
     reader = found.reader
+    kept = _kept(queries) if keep else None
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
+    fields = dict(window.timeline.fields)
     for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
         layout: KindLayout | None = None
         for src in queries.sources_of(kind):
             if layout is None:
                 layout = queries.layout(kind)
+                if kind in fields:
+                    layout = layout.only(fields[kind])
             # the timeline source's intervals in the buckets are those they were found by
             after, until = (found.lo, found.hi) if src == window.source else (a, z)
-            totals, _ = reader.intervals(src, after, until)
-            accs = reader.entities(kind, src, after, until, frames, layout)
-            for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
-                data[b].setdefault(kind, {})[src] = KindSlice(src, totals[b][1], iflags, rows)
+            what = (node_id, kind, src, length_us, fields.get(kind), rolled)
+            known = kept.found(what, frames, after, until) if kept is not None else {}
+            todo = [b for b in frames if b not in known]
+            if todo:
+                wanted: Mapping[int, Span] = frames
+                if known:  # only the range of the buckets not known
+                    after = max(after, min(todo) - length_us)
+                    until = min(until, max(todo))
+                    wanted = {b: frames[b] for b in todo}
+                totals, _ = reader.intervals(src, after, until)
+                accs = reader.entities(kind, src, after, until, wanted, layout)
+                read = dict.fromkeys(todo, None)
+                for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
+                    read[b] = KindSlice(src, totals[b][1], iflags, rows)
+                if kept is not None:
+                    kept.add(what, read, after, until)
+                known.update(read)
+            for b, part in known.items():
+                if part is not None:
+                    data[b].setdefault(kind, {})[src] = part
     return [
         Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
         for b, f in sorted(frames.items(), reverse=True)
     ]
+
+
+class _Kept:
+    """Buckets already read on one connection, per node, kind, source, length, fields and
+    bucket end: a bucket wholly inside the range it was read in holds the same whatever
+    range it is read in, so moving along a timeline or back to a length read before reads
+    only the buckets it has not seen. Emptied when another connection has written (a
+    recorder's new interval, retention) or the local time zone changed."""
+
+    LIMIT = 4096  # kind slices (a screenful is 42 buckets of a few kinds)
+
+    def __init__(self) -> None:
+        self.slices: dict[tuple[object, ...], KindSlice | None] = {}
+        self.version: tuple[object, ...] = ()
+
+    def found(
+        self, what: tuple[object, ...], frames: Mapping[int, object], after: int, until: int
+    ) -> dict[int, KindSlice | None]:
+        """The buckets of ``frames`` known, of those wholly inside (after, until]."""
+        out: dict[int, KindSlice | None] = {}
+        length = what[3]
+        assert isinstance(length, int)
+        for b in frames:
+            key = (*what, b)
+            if b - length >= after and b <= until and key in self.slices:
+                out[b] = self.slices[key]
+        return out
+
+    def add(
+        self,
+        what: tuple[object, ...],
+        read: Mapping[int, KindSlice | None],
+        after: int,
+        until: int,
+    ) -> None:
+        """Keeps the buckets read in (after, until] that lie wholly inside it."""
+        length = what[3]
+        assert isinstance(length, int)
+        for b, part in read.items():
+            if b - length >= after and b <= until:
+                self.slices[(*what, b)] = part
+        while len(self.slices) > self.LIMIT:
+            del self.slices[next(iter(self.slices))]  # the oldest first
+
+
+_KEPT: weakref.WeakKeyDictionary[Queries, _Kept] = weakref.WeakKeyDictionary()
+
+
+def _kept(queries: Queries) -> _Kept:
+    """The connection's kept buckets, emptied if they may be stale."""
+    kept = _KEPT.get(queries)
+    if kept is None:
+        kept = _KEPT[queries] = _Kept()
+    version = (queries.data_version(), time.timezone, time.altzone, time.tzname)
+    if version != kept.version:
+        kept.slices.clear()
+        kept.version = version
+    return kept
 
 
 def _entity_data(
@@ -607,9 +710,16 @@ def _entity_data(
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
-    for b, entity_id in sorted(accs):
+    for (b, entity_id), acc in sorted(accs.items(), key=lambda item: item[0]):
         key, _ = queries.entity(entity_id)
-        by_bucket.setdefault(b, {}).setdefault(key, []).append((entity_id, accs[(b, entity_id)]))
+        keys = by_bucket.get(b)
+        if keys is None:
+            keys = by_bucket[b] = {}
+        group = keys.get(key)
+        if group is None:
+            keys[key] = [(entity_id, acc)]
+        else:
+            group.append((entity_id, acc))
     for b, keys in by_bucket.items():
         rows: dict[str, EntityData] = {}
         iflags = 0
@@ -646,6 +756,8 @@ def _summed(
     queries: Queries, key: str, layout: KindLayout, group: list[tuple[int, _Acc]]
 ) -> EntityData:
     """An entity's rows in the bucket added up (attributes of the newest)."""
+    if len(group) == 1:
+        return _summed_one(queries, key, layout, *group[0])
     newest_id = max(group, key=lambda g: g[1].last_end)[0]
     _, attrs = queries.entity(newest_id)
     accs = [acc for _, acc in group]
@@ -666,3 +778,20 @@ def _summed(
     for acc in accs:
         flags |= acc.flags
     return EntityData(key, attrs, values, flags, sum(acc.hf_n for acc in accs))
+
+
+def _summed_one(
+    queries: Queries, key: str, layout: KindLayout, entity_id: int, acc: _Acc
+) -> EntityData:
+    """:func:`_summed` of an entity with one entity id in the bucket (the common case)."""
+    _, attrs = queries.entity(entity_id)
+    values: dict[str, Value] = {}
+    for name, gauge, j in layout.summed:
+        if gauge:
+            weight = acc.wn[j]
+            parts = [p for p in acc.parts[j] if p is not None]
+            values[name] = math.fsum(parts) / weight if weight else None
+            values[max_column(name)] = acc.mx[j]
+        else:
+            values[name] = acc.sums[j]
+    return EntityData(key, attrs, values, acc.flags, acc.hf_n)

@@ -21,12 +21,17 @@ from esatui.db.slots import Slot
 class Timeline:
     """The spans a screen's rows are made of: of ``node`` (``None``: the only node, or the
     one most recently written), the first of ``kinds`` with data, its sources in the order
-    of ``prefer``; ``length_us`` buckets of that length, or ``None`` as recorded."""
+    of ``prefer``; ``length_us`` buckets of that length, or ``None`` as recorded. ``fields``
+    lets a backend leave out what the screen does not read (SQLite's buckets add up only
+    those)."""
 
     node: str | None
     kinds: tuple[str, ...]
     prefer: tuple[str, ...] = ()
     length_us: int | None = None
+    # (kind, fields) the rows are read for: slots may carry only these fields of a kind
+    # named here (a gauge's average and maximum together), every field of the others
+    fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

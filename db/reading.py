@@ -12,13 +12,14 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from esatui.collectors.model import Role
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
+    HOUR_US,
     READY_KEY,
     READY_VALUE,
     rollup_table,
@@ -50,6 +51,9 @@ ROW_META = ("interval_id", "entity_id", "flags", "hf_n")
 
 RawRow = tuple[Any, ...]
 """A kind row as stored: (interval_id, entity_id, flags, hf_n, *value columns)."""
+
+RawInterval = tuple[int, int, int, int]
+"""An interval as buckets read it: (id, end_us, duration_us, flags)."""
 
 _CHUNK = 500  # interval ids per ``IN (...)``, well below SQLite's parameter limit
 
@@ -126,6 +130,14 @@ class KindLayout:
         """Where ``column`` is in a :data:`RawRow`."""
         return len(ROW_META) + self.columns.index(column)
 
+    def only(self, fields: Collection[str]) -> KindLayout:
+        """The layout of ``fields`` alone (a gauge's average or maximum brings the other)."""
+        wanted = set(fields)
+        for gauge in self.gauges:
+            if gauge in wanted or max_column(gauge) in wanted:
+                wanted |= {gauge, max_column(gauge)}
+        return KindLayout(self.kind, tuple(c for c in self.columns if c in wanted), self.roles)
+
 
 @dataclass(frozen=True)
 class SourceInfo:
@@ -144,6 +156,8 @@ _HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hou
 
 # The bucket of an interval's end (``buckets.bucket_end``) at a constant local offset.
 _RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
+# The UTC hour of an interval's end (``schema.hour_end``)
+_RAW_HOUR = "((i.end_us + :hour - 1) / :hour) * :hour"
 _RAW = "i.node_id = :node AND i.source = :source AND i.end_us > :after AND i.end_us <= :until"
 
 
@@ -201,6 +215,9 @@ class Queries:
         self._conn = conn
         self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
         self._ready = False
+        # layouts and rollup columns, while no other connection has written (data_version)
+        self._shapes: dict[tuple[str, str], KindLayout | frozenset[str]] = {}
+        self._shapes_version = -1
 
     # --- the database's shape --------------------------------------------------------
 
@@ -300,8 +317,28 @@ class Queries:
         return tuple(c for c in self.table_columns(table) if c not in ROW_META)
 
     def layout(self, kind: str) -> KindLayout:
-        """The kind's stored value columns and declared roles."""
-        return KindLayout(kind, self.columns(kind), dict(self.declared(kind)))
+        """The kind's stored value columns and declared roles (kept until another
+        connection writes: a screen asks for them at every key)."""
+        shapes = self._kept_shapes()
+        found = shapes.get(("layout", kind))
+        if not isinstance(found, KindLayout):
+            found = KindLayout(kind, self.columns(kind), dict(self.declared(kind)))
+            shapes[("layout", kind)] = found
+        return found
+
+    def data_version(self) -> int:
+        """Changes when another connection commits (SQLite's ``data_version``): what a
+        reader keeps of the data is stale then."""
+        return int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+
+    def _kept_shapes(self) -> dict[tuple[str, str], KindLayout | frozenset[str]]:
+        """What :meth:`layout` and :meth:`rollup_has` keep, emptied when another connection
+        has written since (a recorder may add a kind's columns while a reader is open)."""
+        version = self.data_version()
+        if version != self._shapes_version:
+            self._shapes.clear()
+            self._shapes_version = version
+        return self._shapes
 
     def _has_table(self, table: str) -> bool:
         return bool(
@@ -346,6 +383,16 @@ class Queries:
             sql += " LIMIT ?"
             params.append(limit)
         return [IntervalInfo(*r) for r in self._conn.execute(sql, params)]
+
+    def raw_intervals(
+        self, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[RawInterval]:
+        """As :meth:`intervals`, oldest first, as tuples (many, and read for their numbers)."""
+        return self._conn.execute(
+            "SELECT id, end_us, duration_us, flags FROM interval WHERE node_id = ? AND source = ?"
+            " AND end_us > ? AND end_us <= ? ORDER BY end_us",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
 
     def newest_end(self, node_id: int, source: str) -> int | None:
         row = self._conn.execute(
@@ -571,7 +618,10 @@ class Queries:
         return self._ready
 
     def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
-        found = set(self.table_columns(rollup_table(kind)))
+        shapes = self._kept_shapes()
+        found = shapes.get(("rollup", kind))
+        if not isinstance(found, frozenset):
+            found = shapes[("rollup", kind)] = frozenset(self.table_columns(rollup_table(kind)))
         return bool(found) and set(columns) <= found
 
     def interval_buckets(self, run: HourRun) -> list[tuple[int, int, int, str]]:
@@ -631,16 +681,17 @@ class Queries:
         ).fetchall()
 
     def raw_gauges(self, kind: str, gauges: Sequence[str], run: RawRun) -> list[tuple[Any, ...]]:
-        """(interval end, entity_id, hf_n, *gauges) of the run's raw rows that weigh in a
-        gauge's average (a value and samples), oldest first: a bucket's weighted sums are
-        added in this order, in Python (never in SQL, see :meth:`gauge_hours`)."""
+        """(bucket end, hour end, entity_id, hf_n, *gauge x hf_n) of the run's raw rows that
+        weigh in a gauge's average (a value and samples), oldest first: the products are
+        SQL's, as the rollups' (``db/rollup.py``), and a bucket's weighted sums are added in
+        this order, in Python (never in SQL, see :meth:`gauge_hours`)."""
         known = " OR ".join(f"r.{g} IS NOT NULL" for g in gauges)
-        values = ", ".join(f"r.{g}" for g in gauges)
+        products = ", ".join(f"r.{g} * r.hf_n" for g in gauges)
         return self._conn.execute(
-            f"SELECT i.end_us, r.entity_id, r.hf_n, {values} FROM {table_name(kind)} r"
-            f" JOIN interval i ON i.id = r.interval_id"
+            f"SELECT {_RAW_BUCKET} AS b, {_RAW_HOUR}, r.entity_id, r.hf_n, {products}"
+            f" FROM {table_name(kind)} r JOIN interval i ON i.id = r.interval_id"
             f" WHERE {_RAW} AND r.hf_n > 0 AND ({known}) ORDER BY i.end_us",
-            run.params(),
+            {**run.params(), "hour": HOUR_US},
         ).fetchall()
 
     def gauge_hours(self, kind: str, gauges: Sequence[str], run: HourRun) -> list[tuple[Any, ...]]:

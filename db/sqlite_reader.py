@@ -90,7 +90,7 @@ class SqliteReader:
             return query.slots(self.queries, node_id, window, kinds)
         from esatui.db import buckets
 
-        return buckets.slots(self.queries, node_id, window, kinds)
+        return buckets.slots(self.queries, node_id, window, kinds, keep=True)
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         node_id = self.queries.node_id(node)

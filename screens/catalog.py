@@ -138,6 +138,15 @@ def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) 
     return Timeline(node, screen.timeline, screen.prefer, length_us)
 
 
+def read_fields(screen: ScreenDef) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(kind, fields) the screen's build reads (``ScreenDef.reads``, a test holds every
+    screen to it): what its slots need to carry."""
+    fields: dict[str, dict[str, None]] = {}
+    for reads in screen.reads:
+        fields.setdefault(reads.kind, {}).update(dict.fromkeys(reads.fields))
+    return tuple((kind, tuple(names)) for kind, names in fields.items())
+
+
 _SCREENS: dict[str, ScreenDef] = {}
 # Each module is named after its screen (esatui.screens.esalnxc: ESALNXC; a test holds them
 # to it): a name is found without importing every screen (an export imports one).
@@ -240,7 +249,10 @@ def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
             node=query.node or "",
             notes=("Nothing recorded for this node.",) if query.node else (),
         )
-    navigator = Navigator(reader, screen_timeline(screen, node, query.interval_len_us))
+    timeline = replace(
+        screen_timeline(screen, node, query.interval_len_us), fields=read_fields(screen)
+    )
+    navigator = Navigator(reader, timeline)
     window = navigator.window(query.after_us, query.until_us, limit=query.limit, snap=query.snap)
     slots = reader.slots(window, screen.kinds)
     at = slots[0].end_us if slots else (query.until_us or 0)

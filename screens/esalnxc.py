@@ -63,6 +63,7 @@ _PART_FIELDS = tuple(PARTS.values())
 CPU_READS = Reads("cpu", _PART_FIELDS, ("type", "type_source", "address"))
 VCPU_READS = Reads("vcpu", attrs=("type", "type_source"))
 _BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
+_STEAL_INDEX = _PART_IDS.index("steal")
 _EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
 
 
@@ -79,6 +80,12 @@ def busy_share(parts: Sequence[int | float | None], scale: float) -> float:
     return sum(v * scale if v is not None else 0.0 for v in busy)
 
 
+def cpu_share(parts: Sequence[int | float | None], index: int) -> float | None:
+    """One of ``parts`` as a percent of their sum."""
+    scale, value = cpu_scale(parts), parts[index]
+    return None if scale is None or value is None else value * scale
+
+
 def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float | None]:
     """Percent of the CPU's own ticks for every column, ``total`` included."""
     parts = [values.get(name) for name in _PART_FIELDS]
@@ -92,10 +99,15 @@ def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float
     return out
 
 
+def cpu_steal_pct(values: Mapping[str, int | float | None]) -> float | None:
+    """``cpu_percentages(values)["steal"]`` alone (ESASSUM's steal, of every CPU in every
+    row)."""
+    return cpu_share([values.get(name) for name in _PART_FIELDS], _STEAL_INDEX)
+
+
 def _part(index: int) -> RowColumn:
     def share(*parts: int | float | None) -> float | None:
-        scale, value = cpu_scale(parts), parts[index]
-        return None if scale is None or value is None else value * scale
+        return cpu_share(parts, index)
 
     return RowColumn(_PART_FIELDS, share)
 

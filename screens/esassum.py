@@ -18,7 +18,14 @@ from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
-from esatui.screens.esalnxc import CPU_READS, VCPU_READS, cpu_percentages, cpu_type_of, proven_types
+from esatui.screens.esalnxc import (
+    CPU_READS,
+    VCPU_READS,
+    cpu_percentages,
+    cpu_steal_pct,
+    cpu_type_of,
+    proven_types,
+)
 from esatui.screens.esalock import CPU_FIELDS as SPIN_CPU_FIELDS
 from esatui.screens.esalock import LOCK_FIELDS, SPIN_CPU, SPIN_LOCK, spin_pct
 from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
@@ -188,7 +195,7 @@ def guest_steal_pct(slot: Slot) -> float | None:
     cpus = slot.get("cpu")
     if cpus is None:
         return None
-    steals = [cpu_percentages(e.values)["steal"] for e in cpus.rows.values()]
+    steals = [cpu_steal_pct(e.values) for e in cpus.rows.values()]
     known = [s for s in steals if s is not None]
     return sum(known) / len(known) if known else None
 

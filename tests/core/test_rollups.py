@@ -13,7 +13,7 @@ import shutil
 import sqlite3
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -331,6 +331,89 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
     assert raw == expected
     assert rolled == expected
     assert replayed(path) == rollup_dump(path)
+    # a screen that reads some fields gets those of the same slots
+    fields = data.draw(
+        st.lists(st.sampled_from(["ops", "depth", "depth_max", "load", "level", "events"]))
+    )
+    by_kind = (("thing", tuple(fields)), ("other", tuple(fields)))
+    with local_zone(zone_name), SqliteReader.open(path) as reader:
+        for use_rollups in (True, False):
+            only = load_slots(
+                reader,
+                *args,
+                interval_len_us=length,
+                limit=limit,
+                node=NODE,
+                use_rollups=use_rollups,
+                fields=by_kind,
+            )
+            assert only == projected(expected, set(fields))
+
+
+@settings(max_examples=30)
+@given(
+    recording=recordings(),
+    zone_name=st.sampled_from(ZONES),
+    length=st.sampled_from([HOUR_US, 3 * HOUR_US, DAY, 5 * MINUTE, 15 * MINUTE]),
+    limit=st.integers(1, 8),
+    steps=st.lists(st.sampled_from([-3, -1, 1, 2]), min_size=1, max_size=4),
+)
+def test_buckets_kept_across_windows_are_those_read_afresh(
+    tmp_path_factory: pytest.TempPathFactory,
+    recording: tuple[list[SourceSpec], list[Interval]],
+    zone_name: str,
+    length: int,
+    limit: int,
+    steps: list[int],
+) -> None:
+    """A reader keeps the buckets it read (moving along a timeline, back to a length): a
+    window read after others on one connection is the window a new connection reads."""
+    specs, intervals = recording
+    path = tmp_path_factory.mktemp("kept") / "db.sqlite"
+    record(path, specs, intervals)
+    timeline = sorted({k for s in specs for k in s.kinds})[0]
+    last = max(i.end_us for i in intervals)
+    args = ([timeline], ["thing", "other"], None)
+    with local_zone(zone_name), SqliteReader.open(path) as kept:
+        until = last - length // 3  # inside a bucket: the window's newest is partial
+        for step in [0, *steps]:
+            until += step * length // 2  # whole buckets and halves, past either end
+            again = load_slots(kept, *args, until, interval_len_us=length, limit=limit, node=NODE)
+            with SqliteReader.open(path) as fresh:
+                assert again == load_slots(
+                    fresh, *args, until, interval_len_us=length, limit=limit, node=NODE
+                )
+
+
+def projected(slots: list[Slot], fields: set[str]) -> list[Slot]:
+    """The slots with only ``fields`` of every entity's values (a gauge's average or
+    maximum bringing the other)."""
+    wanted = set(fields)
+    for kind in KINDS.values():
+        for g in kind.gauges:
+            if g.name in wanted or max_column(g.name) in wanted:
+                wanted |= {g.name, max_column(g.name)}
+    return [
+        replace(
+            slot,
+            data={
+                kind: {
+                    source: replace(
+                        part,
+                        rows={
+                            key: replace(
+                                e, values={n: v for n, v in e.values.items() if n in wanted}
+                            )
+                            for key, e in part.rows.items()
+                        },
+                    )
+                    for source, part in by_source.items()
+                }
+                for kind, by_source in slot.data.items()
+            },
+        )
+        for slot in slots
+    ]
 
 
 @settings(max_examples=20)
@@ -575,3 +658,23 @@ def test_offsets_looked_up_a_day_apart_are_the_hourly_ones(
     hourly = [utc_offset_us(t) for t in range(first, last + 1, HOUR_US)]
     assert hourly_offsets(first, last) == hourly
     assert hourly_offsets(first, first) == hourly[:1]
+
+
+def test_an_open_reader_sees_the_fields_a_kind_gains_meanwhile(db_path: Path) -> None:
+    """The reader keeps a kind's columns between keys, until another connection writes."""
+    base = STARTS[0] // 10**6
+    hourly: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        store.write(thing_interval(base + 60, 1, 1.0))
+        with SqliteReader.open(db_path) as reader:
+            before = load_slots(reader, *hourly, interval_len_us=HOUR_US, node=NODE)
+            assert "extra" not in before[0].data["thing"]["test"].rows["a"].values
+            bigger = Kind("thing", "test", (*THING.fields, gauge("extra", "count")))
+            store.register("test", [bigger])
+            row = EntityRow("thing", "a", {"t": "A"}, {"extra": 2.0, "extra_max": 3.0}, 0, 4)
+            end = STARTS[0] + 2 * MINUTE
+            store.write(Interval("test", NODE, end - MINUTE, end, MINUTE, (row,)))
+            after = load_slots(reader, *hourly, interval_len_us=HOUR_US, node=NODE)
+    values = after[0].data["thing"]["test"].rows["a"].values
+    assert values["extra"] == 2.0 and values["extra_max"] == 3.0

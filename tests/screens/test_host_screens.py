@@ -7,10 +7,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.formats import render
-from esatui.screens import catalog
+from esatui.screens import catalog, esalnxc
 from esatui.screens.model import Level, RowKind
 from tests.fixtures.recording import START_US, cpu_ticks, host_recording
 from tests.screens.golden import check
@@ -117,3 +119,18 @@ def test_a_screen_without_its_source_says_so(db_path: Path) -> None:
         assert not model.rows
         # what the database holds, and what was asked for
         assert model.notes[0] == "ESALNXC: recorded 11/21 14:00-14:02; nothing at 11/21 13:59:59."
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(list(esalnxc.PARTS.values())),
+        st.one_of(st.none(), st.integers(0, 2**40), st.floats(0, 1e12)),
+    )
+)
+def test_esassum_steal_is_esalnxc_steal(values: dict[str, int | float | None]) -> None:
+    """ESASSUM's per-CPU steal (``cpu_steal_pct``) is ESALNXC's steal column, bit for bit."""
+    want = esalnxc.cpu_percentages(values)["steal"]
+    got = esalnxc.cpu_steal_pct(values)
+    assert (got is None and want is None) or (
+        got is not None and want is not None and got.hex() == want.hex()
+    )

@@ -169,3 +169,30 @@ def test_screens_read_only_what_they_declare(
         undeclared = {(k, n) for k, n in fields if n not in want.get(k, (set(), set()))[0]}
         undeclared |= {(k, n) for k, n in attrs if n not in want.get(k, (set(), set()))[1]}
         assert not undeclared, f"{name} reads what it does not declare: {sorted(undeclared)}"
+
+
+@pytest.mark.parametrize("length", [None, 60_000_000, 900_000_000, 3_600_000_000])
+def test_a_model_read_for_its_fields_is_the_model_of_every_field(
+    recordings: list[Path], capsys: pytest.CaptureFixture[str], length: int | None
+) -> None:
+    """build_model reads only the fields a screen declares (``Timeline.fields``): its model
+    is the one built from slots that carry every field."""
+    capsys.readouterr()
+    compared = 0
+    for db in recordings:
+        with SqliteReader.open(db) as reader:
+            node = reader.node(None)
+            assert node is not None
+            for name, screen in catalog.screens().items():
+                if screen.fleet:
+                    continue
+                query = catalog.Query(interval_len_us=length)
+                timeline = catalog.screen_timeline(screen, node, length)
+                assert not timeline.fields  # every field
+                navigator = Navigator(reader, timeline)
+                slots = reader.slots(navigator.window(None, None), screen.kinds)
+                config = reader.config_at(node, slots[0].end_us if slots else 0)
+                every = catalog.model_of(screen, slots, config, query, node, navigator.extent())
+                assert catalog.build_model(reader, name, query) == every, (db.name, name)
+                compared += bool(every.rows)
+    assert compared > 10
