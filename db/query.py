@@ -87,7 +87,9 @@ def _matching_intervals(
 
 def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> list[Slot]:
     """One slot per interval of the window, newest first, each holding the rows of every
-    kind whose interval overlaps it most."""
+    kind whose interval overlaps it most; the window's own source's rows are each in their
+    own interval's slot (an interval of it outside the range, which overlaps one inside only
+    where a recording was merged with itself shifted, is not the range's)."""
     frames = window.spans
     lo = min(f.start_us for f in frames)
     hi = max(f.end_us for f in frames)
@@ -104,11 +106,15 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
                 cache[source] = queries.intervals(
                     node_id, [source], lo, hi + margin, newest_first=False
                 )
-            placed: dict[int, int] = {}
-            for info in cache[source]:
-                index = _best_frame(frames, ends, info)
-                if index is not None:
-                    placed[info.id] = index
+            placed: dict[int, int] = {}  # interval id -> frame index
+            if source == window.source:  # its intervals are the frames
+                at = {end: index for index, end in enumerate(ends)}
+                placed = {i.id: at[i.end_us] for i in cache[source] if i.end_us in at}
+            else:
+                for info in cache[source]:
+                    index = _best_frame(frames, ends, info)
+                    if index is not None:
+                        placed[info.id] = index
             if not placed:
                 continue
             infos = {i.id: i for i in cache[source] if i.id in placed}

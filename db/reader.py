@@ -140,12 +140,15 @@ class Reader(Protocol):
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> EntityRows | None:
         """The rows of ``kind``'s entity ``key`` in the timeline as recorded, when each is a
-        slot of its own: the timeline's intervals in (after_us, until_us] are ``kind``'s,
-        from its only source, and ``key`` names one recorded entity (its attributes never
-        changed). ``None`` when not, or when the backend cannot tell (read :meth:`slots`
-        then); a field never recorded reads ``None``."""
+        slot of its own: the timeline's intervals in (after_us, until_us] are ``kind``'s, no
+        other source recorded the kind for the node near the range, nor any source the kinds
+        ``keyed_by`` (those the screen's key columns also come from), and ``key`` names one
+        recorded entity (its attributes never changed). ``None`` when not, or when the
+        backend cannot tell (read :meth:`slots` then); a field never recorded reads
+        ``None``."""
         ...
 
     def close(self) -> None: ...

@@ -549,6 +549,22 @@ class Queries:
             found = self._entity_by_id.get(entity_id, ("", "?", {}))
         return found[1], found[2]
 
+    def recorded_in(
+        self, kind: str, node_id: int, source: str, after_us: int | None, until_us: int | None
+    ) -> bool:
+        """Whether ``source`` recorded a row of ``kind`` for the node in an interval ending
+        in (after_us, until_us]."""
+        table = table_name(kind)
+        if not self._has_table(table):
+            return False
+        params: list[object] = [node_id, source]
+        sql = (
+            f"SELECT 1 FROM interval i JOIN {table} r ON r.interval_id = i.id"
+            " WHERE i.node_id = ? AND i.source = ?"
+            + _ending_in("i.end_us", after_us, until_us, params)
+        )
+        return self._conn.execute(sql + " LIMIT 1", params).fetchone() is not None
+
     def entities_keyed(self, node_id: int, kind: str, key: str) -> list[tuple[int, dict[str, str]]]:
         """(id, attributes) of every entity of the kind recorded under ``key``: more than
         one when its attributes changed."""

@@ -30,6 +30,9 @@ class DatabaseInfo:
     rollup_rows: dict[str, int]  # hourly rollup rows per kind
 
 
+_NEAR_US = 86_400_000_000  # a slot takes intervals that end up to one interval past it
+
+
 class SqliteReader:
     """A database opened for reading (``with``, or :meth:`close` after use)."""
 
@@ -106,13 +109,23 @@ class SqliteReader:
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> EntityRows | None:
         node_id = self.queries.node_id(timeline.node)
         if node_id is None or timeline.length_us is not None:
             return None
         found = query.timeline_kind(self.queries, node_id, timeline, after_us, until_us)
-        # another source of the kind would be placed into the same slots, or chosen instead
-        if found is None or found[0] != kind or self.queries.sources_of(kind) != [found[1]]:
+        if found is None or found[0] != kind:
+            return None
+        # rows that slots near the range would hold beside the entity's own: the kind's from
+        # another source (merged, or chosen instead) or those its key columns come from
+        near = (
+            None if after_us is None else after_us - _NEAR_US,
+            None if until_us is None else until_us + _NEAR_US,
+        )
+        others = [(kind, s) for s in self.queries.sources_of(kind) if s != found[1]]
+        others += [(k, s) for k in keyed_by for s in self.queries.sources_of(k)]
+        if any(self.queries.recorded_in(k, node_id, s, *near) for k, s in others):
             return None
         entities = self.queries.entities_keyed(node_id, kind, key)
         if len(entities) != 1:  # none, or its attributes changed: one slot may show either

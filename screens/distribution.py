@@ -17,7 +17,6 @@ maximum over the bucket is shown beside the interval averages.
 from __future__ import annotations
 
 import bisect
-import itertools
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -306,7 +305,7 @@ class Distribution:
     column: Column
     entity: EntityKey
     length_us: int
-    recorded_us: int | None  # the recorded intervals' length (from one end to the next), if known
+    recorded_us: int | None  # the recorded intervals' length, if known
     buckets: tuple[BucketStats, ...]  # newest first, as the screen lists them
     overall: Stats | None  # every interval value of the range
     histogram: Histogram
@@ -329,10 +328,12 @@ def distribution(
     length_us: int,
     column_id: str,
     entity: EntityKey,
+    recorded_us: int | None = None,
 ) -> Distribution:
     """The distribution of one column of one entity: per bucket of ``bucketed`` and over
     the whole range (a histogram), of its ``recorded`` interval values, oldest first (from
-    the screen as recorded, :func:`entity_values`, or the store, ``screens/row_columns.py``)."""
+    the screen as recorded, :func:`entity_values`, or the store, ``screens/row_columns.py``),
+    recorded ``recorded_us`` long (if known)."""
     column = bucketed.column(column_id)
     keys = key_columns(bucketed.columns)
     hf = hf_max_column(bucketed, column)
@@ -353,7 +354,6 @@ def distribution(
                 row.start_us, row.end_us, row.values.get(column_id), Stats.of(values), hf_max
             )
         )
-    steps = sorted(b - a for (a, _), (b, _) in itertools.pairwise(recorded))
     return Distribution(
         bucketed.name,
         bucketed.title,
@@ -361,7 +361,7 @@ def distribution(
         column,
         entity,
         length_us,
-        steps[len(steps) // 2] if steps else None,
+        recorded_us,
         tuple(buckets),
         Stats.of(every),
         histogram(every),

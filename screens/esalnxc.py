@@ -126,6 +126,7 @@ ROW_COLUMNS = RowColumns(
     "cpu",
     {"total": RowColumn(_PART_FIELDS, _total)} | {cid: _part(i) for i, cid in enumerate(_PART_IDS)},
     _recorded_cpu,
+    keyed_by=(VCPU_READS.kind,),  # a slot's vcpu rows may prove another type (proven_types)
 )
 """Each CPU's columns of its own row in an interval (the distribution view reads them)."""
 

@@ -70,6 +70,9 @@ class RowColumns:
     # whether the recorded entity (key, attributes) shows as the one asked for, where the
     # screen's key columns come from them alone (ESACRYPA's type); None: it does
     admits: Callable[[str, Mapping[str, str], EntityKey], bool] | None = None
+    # other kinds a row's key columns may come from (ESALNXC's type, proven by vcpu): where
+    # they were recorded the screen is built as recorded
+    keyed_by: tuple[str, ...] = ()
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -101,7 +104,14 @@ def interval_values(
         return None
     timeline = screen_timeline(screen, node, None)
     found = reader.entity_rows(
-        timeline, made.kind, key, column.fields, after_us, until_us, duration=column.timed
+        timeline,
+        made.kind,
+        key,
+        column.fields,
+        after_us,
+        until_us,
+        duration=column.timed,
+        keyed_by=made.keyed_by,
     )
     if found is None or (made.admits is not None and not made.admits(key, found.attrs, entity)):
         return None

@@ -397,6 +397,7 @@ class PrometheusReader:
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> EntityRows | None:
         return None  # a span's values come from range queries over every series: slots
 

@@ -31,4 +31,8 @@ def distribution_lines(
     until = max(r.end_us for r in rows) if rows else query.until_us
     ranged = replace(query, after_us=after, until_us=until, limit=None, snap=False)
     values = recorded_values(reader, bucketed, ranged, column_id, entity)
-    return render_lines(distribution(bucketed, values, length_us, column_id, entity), width)
+    screen = catalog.get(bucketed.name)
+    # the recording's interval length (of its newest intervals: robust to gaps)
+    recorded_us = None if screen.fleet else catalog.recorded_length_us(reader, screen, query.node)
+    dist = distribution(bucketed, values, length_us, column_id, entity, recorded_us)
+    return render_lines(dist, width)

@@ -172,7 +172,7 @@ def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> 
         recorded = recorded_model(reader, "ESALNXC", query, bucketed)
     cpu0 = ("IFL", "0")
     dist = distribution(
-        bucketed, entity_values(recorded, "steal", cpu0), 3_600_000_000, "steal", cpu0
+        bucketed, entity_values(recorded, "steal", cpu0), 3_600_000_000, "steal", cpu0, 60_000_000
     )
     lines = render_lines(dist)
     assert lines[1] == (

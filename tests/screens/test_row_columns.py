@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 
 from esatui.collectors.host import CPU
 from esatui.collectors.kinds import LCPU
+from esatui.collectors.model import Reading, Sample
+from esatui.collectors.vmcp import VCPU
 from esatui.db.buckets import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
@@ -30,7 +32,14 @@ from esatui.screens.model import RowKind
 from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
 from tests.fixtures.hypervisor import hypervisor_samples
-from tests.fixtures.recording import CONFIG, START_US, host_recording, host_samples, write
+from tests.fixtures.recording import (
+    CONFIG,
+    START_US,
+    cpu_ticks,
+    host_recording,
+    host_samples,
+    write,
+)
 from tests.graphs.conftest import simulate
 from tests.screens.test_esacpuu_smt import smt_samples
 
@@ -80,17 +89,24 @@ def smt_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-RECORDINGS = [(name, "sim_db") for name in DECLARING if name != "ESACPUU"]
-RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db")]
+@pytest.fixture(scope="module")
+def host_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A Linux's CPUs with no source proving their types (the simulated system's vmcp
+    does: ESALNXC builds the screen there)."""
+    return host_recording(tmp_path_factory.mktemp("row-columns") / "host.sqlite", 12)
+
+
+RECORDINGS = [(name, "sim_db") for name in DECLARING if name not in ("ESACPUU", "ESALNXC")]
+RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
 
 
 @pytest.mark.parametrize(("name", "recording"), RECORDINGS)
 def test_each_column_of_each_entity_is_the_screen_as_recorded(
     request: pytest.FixtureRequest, name: str, recording: str
 ) -> None:
-    """Every declared column of every entity, over the whole recording and over its second
-    half: equal (==, None included) to the screen built as recorded, which makes it from
-    the slots (vmcp proves ESALNXC's CPU types here, so its key is the proven type's)."""
+    """Every declared column of every entity, over the whole recording and each half:
+    equal (==, None included) to the screen built as recorded, which makes it from the
+    slots."""
     screen = catalog.get(name)
     assert screen.row_columns is not None
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
@@ -98,15 +114,15 @@ def test_each_column_of_each_entity_is_the_screen_as_recorded(
         assert node is not None
         whole = catalog.build_model(reader, name, catalog.Query())
         middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
-        for after in (None, middle):
-            model = catalog.build_model(reader, name, catalog.Query(after_us=after))
+        for after, until in ((None, None), (middle, None), (None, middle)):
+            model = catalog.build_model(reader, name, catalog.Query(after_us=after, until_us=until))
             keys = key_columns(model.columns)
             entities = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.DATA}
             assert entities
             compared = 0
             for entity in sorted(entities):
                 for column in screen.row_columns.columns:
-                    fast = interval_values(reader, screen, node, column, entity, after, None)
+                    fast = interval_values(reader, screen, node, column, entity, after, until)
                     assert fast is not None, (column, entity)
                     assert fast == entity_values(model, column, entity), (column, entity)
                     compared += sum(v is not None for _, v in fast)
@@ -131,6 +147,68 @@ def test_a_subtotal_row_is_built_as_recorded(monitor_db: Path) -> None:
             assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
         assert interval_values(reader, screen, node, "total", ("IFL", "1"), None, None)
         assert interval_values(reader, screen, node, "total", ("CP", "1"), None, None) is None
+
+
+def test_types_proven_by_vmcp_build_the_screen(tmp_path: Path) -> None:
+    """ESALNXC's type comes from the vcpu rows in each slot (vmcp), else from the host's
+    own: with one vmcp poll missed, CPU 0 shows as two entities, which only the screen
+    built as recorded tells apart."""
+    db = tmp_path / "vmcp.sqlite"
+    samples = host_samples(8, range(2), 60, START_US, cpu_type="CP", type_source="arch")
+    proven = {"type": "IFL", "type_source": "vmcp:QUERY VIRTUAL CPUS"}
+    polls = [
+        Sample(
+            "vmcp",
+            START_US + i * 60_000_000 + 5,
+            tuple(Reading("vcpu", str(cpu), {}, proven) for cpu in range(2)),
+        )
+        for i in range(9)
+        if i != 4
+    ]
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), samples)
+        write(store, "vmcp", (VCPU,), polls)
+    with SqliteReader.open(db) as reader:
+        _node, entities = entities_of(reader, "ESALNXC", RowKind.DATA)
+        assert {("CP", "0"), ("IFL", "0")} <= entities
+        steal = reading(reader, "ESALNXC", "steal")
+        assert all(steal(entity, None, None) is None for entity in entities)
+
+
+def test_a_recording_merged_with_itself_shifted_is_read_alike(tmp_path: Path) -> None:
+    """Two runs of one source 30 s apart (``esatui db merge`` of two recorders): each
+    interval is its own row, in the screen as in the entity's rows, whatever the range."""
+    db = tmp_path / "shifted.sqlite"
+    shifted = host_samples(
+        6, range(1), 60, START_US + 30_000_000, ticks=lambda i, c, s: cpu_ticks(i + 3, c, s)
+    )
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), host_samples(6, range(1), 60, START_US))
+        write(store, "host", (CPU,), shifted)
+    cpu0 = ("IFL", "0")
+    with SqliteReader.open(db) as reader:
+        for after, until in ((None, None), (START_US + 120_000_000, START_US + 270_000_000)):
+            query = catalog.Query(after_us=after, until_us=until)
+            model = catalog.build_model(reader, "ESALNXC", query)
+            user = reading(reader, "ESALNXC", "user")(cpu0, after, until)
+            assert user == entity_values(model, "user", cpu0)
+            assert user is not None and len(user) > 2
+
+
+def test_another_nodes_sources_leave_a_node_read_directly(tmp_path: Path) -> None:
+    db = tmp_path / "fleet.sqlite"
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), host_samples(5, range(2), 60, START_US), node="LNXA")
+        write(store, "import", (CPU,), host_samples(5, range(2), 60, START_US), node="LNXB")
+        # and the same node's other source a year before: far from the range
+        write(
+            store, "import", (CPU,), host_samples(5, range(2), 60, START_US - 10**12), node="LNXA"
+        )
+    screen = catalog.get("ESALNXC")
+    with SqliteReader.open(db) as reader:
+        for after in (START_US, None):
+            found = interval_values(reader, screen, "LNXA", "steal", ("IFL", "0"), after, None)
+            assert (found is not None) is (after is not None)  # all of it: the import too
 
 
 def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
@@ -304,12 +382,15 @@ class SlotsOnly:
     ("name", "column"),
     [("ESALNXC", "steal"), ("ESACRYPT", "ms_op_virt"), ("ESACRYPA", "util_pct")],
 )
-def test_the_view_is_the_same_either_way(sim_db: Path, name: str, column: str) -> None:
+def test_the_view_is_the_same_either_way(
+    request: pytest.FixtureRequest, name: str, column: str
+) -> None:
     """``d`` as the monitor draws it, from the entity's rows and from the screen built as
     recorded: the same lines."""
     from esatui.tui.distribution import distribution_lines
 
-    with SqliteReader.open(sim_db) as reader:
+    recording = "host_db" if name == "ESALNXC" else "sim_db"
+    with SqliteReader.open(request.getfixturevalue(recording)) as reader:
         query = catalog.Query(interval_len_us=15 * 60_000_000)
         bucketed = catalog.build_model(reader, name, query)
         keys = key_columns(bucketed.columns)
