@@ -86,10 +86,10 @@ def _matching_intervals(
 
 
 def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> list[Slot]:
-    """One slot per interval of the window, newest first, each holding the rows of every
-    kind whose interval overlaps it most; the window's own source's rows are each in their
-    own interval's slot (an interval of it outside the range, which overlaps one inside only
-    where a recording was merged with itself shifted, is not the range's)."""
+    """One slot per interval (or span) of the window, newest first, each holding the rows
+    of every kind whose interval overlaps it most; of the window's own source, only its
+    intervals in the window's range (one outside it overlaps one inside only where a
+    recording was merged with itself shifted, and is not the range's)."""
     frames = window.spans
     lo = min(f.start_us for f in frames)
     hi = max(f.end_us for f in frames)
@@ -107,14 +107,12 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
                     node_id, [source], lo, hi + margin, newest_first=False
                 )
             placed: dict[int, int] = {}  # interval id -> frame index
-            if source == window.source:  # its intervals are the frames
-                at = {end: index for index, end in enumerate(ends)}
-                placed = {i.id: at[i.end_us] for i in cache[source] if i.end_us in at}
-            else:
-                for info in cache[source]:
-                    index = _best_frame(frames, ends, info)
-                    if index is not None:
-                        placed[info.id] = index
+            for info in cache[source]:
+                if source == window.source and not _in_range(window, info.end_us):
+                    continue  # the frames' own source: only its intervals in the range
+                index = _best_frame(frames, ends, info)
+                if index is not None:
+                    placed[info.id] = index
             if not placed:
                 continue
             infos = {i.id: i for i in cache[source] if i.id in placed}
@@ -139,6 +137,11 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     ]
     out.reverse()
     return out
+
+
+def _in_range(window: Window, end_us: int) -> bool:
+    after, until = window.after_us, window.until_us
+    return (after is None or end_us > after) and (until is None or end_us <= until)
 
 
 def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> int | None:

@@ -32,6 +32,7 @@ from esatui.screens.model import RowKind
 from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
 from tests.fixtures.hypervisor import hypervisor_samples
+from tests.fixtures.reading import sql
 from tests.fixtures.recording import (
     CONFIG,
     START_US,
@@ -409,3 +410,23 @@ def test_the_view_is_the_same_either_way(
             assert reading(reader, name, column)(entity, None, None), entity  # read directly
             (counted,) = [line for line in fast if line.startswith("Histogram of ")]
             assert int(counted.split()[2]) > 0
+
+
+def test_a_range_as_one_slot_holds_every_interval_of_it(host_db: Path) -> None:
+    """``compare``'s one slot over a range (its spans merged into one) holds every interval
+    of the window's own source in the range: CPU 0's user share of the summed ticks."""
+    from esatui.screens.compare import range_model
+
+    ticks = sql(
+        host_db,
+        "SELECT i.end_us, k.user_us, k.nice_us, k.system_us, k.idle_us, k.iowait_us, k.irq_us,"
+        " k.softirq_us, k.steal_us FROM k_cpu k JOIN interval i ON i.id = k.interval_id"
+        " JOIN entity e ON e.id = k.entity_id WHERE e.key = '0' ORDER BY i.end_us",
+    )
+    after, until = ticks[2][0], ticks[-3][0]
+    inside = [row[1:] for row in ticks if after < row[0] <= until]
+    user = sum(r[0] for r in inside) * 100 / sum(sum(r) for r in inside)
+    with SqliteReader.open(host_db) as reader:
+        model = range_model(reader, "ESALNXC", catalog.Query(after_us=after, until_us=until))
+    (cpu0,) = [r for r in model.rows if r.values.get("id") == 0]
+    assert len(inside) > 3 and cpu0.values["user"] == pytest.approx(user, rel=1e-12)
