@@ -27,6 +27,7 @@ from __future__ import annotations
 import bisect
 import functools
 import math
+import os
 import sqlite3
 import time
 import weakref
@@ -304,11 +305,7 @@ class _Reader:
             found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
             for _, end_us, duration_us, iflags in found_raw:
                 # bucket_end at the piece's one offset, or looked up where it changes
-                b = (
-                    self.bucket(end_us)
-                    if offset is None
-                    else -((-end_us - offset) // length) * length - offset
-                )
+                b = self.bucket(end_us) if offset is None else _aligned(end_us, offset, length)
                 total = totals.get(b)
                 if total is None:
                     total = totals[b] = [0, 0, 0]
@@ -649,10 +646,11 @@ class _Kept:
     only the buckets it has not seen. Emptied when another connection has written (a
     recorder's new interval, retention) or the local time zone changed."""
 
-    LIMIT = 4096  # kind slices (a screenful is 42 buckets of a few kinds)
+    LIMIT = 50_000  # entity rows kept (about 650 bytes each; a screenful of ESASSUM is 1,000)
 
     def __init__(self) -> None:
         self.slices: dict[tuple[object, ...], KindSlice | None] = {}
+        self.rows = 0  # entity rows in the slices
         self.version: tuple[object, ...] = ()
 
     def found(
@@ -679,10 +677,20 @@ class _Kept:
         length = what[3]
         assert isinstance(length, int)
         for b, part in read.items():
-            if b - length >= after and b <= until:
-                self.slices[(*what, b)] = part
-        while len(self.slices) > self.LIMIT:
-            del self.slices[next(iter(self.slices))]  # the oldest first
+            key = (*what, b)
+            if b - length >= after and b <= until and key not in self.slices:
+                self.slices[key] = part
+                self.rows += _rows(part)
+        while self.rows > self.LIMIT and self.slices:
+            self.rows -= _rows(self.slices.pop(next(iter(self.slices))))  # the oldest first
+
+    def clear(self) -> None:
+        self.slices.clear()
+        self.rows = 0
+
+
+def _rows(part: KindSlice | None) -> int:
+    return 1 if part is None else 1 + len(part.rows)
 
 
 _KEPT: weakref.WeakKeyDictionary[Queries, _Kept] = weakref.WeakKeyDictionary()
@@ -693,9 +701,16 @@ def _kept(queries: Queries) -> _Kept:
     kept = _KEPT.get(queries)
     if kept is None:
         kept = _KEPT[queries] = _Kept()
-    version = (queries.data_version(), time.timezone, time.altzone, time.tzname)
+    # the zone by name too: zones alike in offsets and names differ in their changes
+    version = (
+        queries.data_version(),
+        os.environ.get("TZ"),
+        time.timezone,
+        time.altzone,
+        time.tzname,
+    )
     if version != kept.version:
-        kept.slices.clear()
+        kept.clear()
         kept.version = version
     return kept
 

@@ -36,15 +36,20 @@ _NEAR_US = 86_400_000_000  # a slot takes intervals that end up to one interval 
 class SqliteReader:
     """A database opened for reading (``with``, or :meth:`close` after use)."""
 
-    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, conn: sqlite3.Connection, path: Path, *, keep_buckets: bool = False) -> None:
         self._conn = conn
         self.path = path
         self.queries = Queries(conn)
+        # keep the buckets read, for reading them again (the monitor's keys): an export or
+        # a command reads each once
+        self.keep_buckets = keep_buckets
 
     @classmethod
-    def open(cls, path: Path | str, *, version: int = SCHEMA_VERSION) -> SqliteReader:
+    def open(
+        cls, path: Path | str, *, version: int = SCHEMA_VERSION, keep_buckets: bool = False
+    ) -> SqliteReader:
         path = Path(path)
-        return cls(connect(path, readonly=True, version=version), path)
+        return cls(connect(path, readonly=True, version=version), path, keep_buckets=keep_buckets)
 
     def close(self) -> None:
         self._conn.close()
@@ -93,7 +98,7 @@ class SqliteReader:
             return query.slots(self.queries, node_id, window, kinds)
         from esatui.db import buckets
 
-        return buckets.slots(self.queries, node_id, window, kinds, keep=True)
+        return buckets.slots(self.queries, node_id, window, kinds, keep=self.keep_buckets)
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         node_id = self.queries.node_id(node)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from esatui.db.records import Value
 from esatui.db.slots import Slot
-from esatui.screens.model import Column, Drill, Level, Row, RowKind
+from esatui.screens.model import NUMBER, Column, Drill, Level, Row, RowKind
 from esatui.screens.model import Value as Shown
 
 TIME = Column(
@@ -19,7 +19,6 @@ TIME = Column(
     doc="end of the interval (local time); ~ marks one the recording covers only in part",
 )
 
-_NUMBER = (int, float)  # isinstance with a tuple: quicker than with int | float
 
 # Which source decided a CPU's type, in the words a note on the screen uses.
 TYPE_SOURCES = {
@@ -110,7 +109,7 @@ def ratio(a: Value, b: Value) -> float | None:
 
 def number(value: object) -> float | None:
     """A numeric value as float; anything else (text, None) as None."""
-    return float(value) if isinstance(value, _NUMBER) else None
+    return float(value) if isinstance(value, NUMBER) else None
 
 
 def total(values: Iterable[float | None]) -> float | None:

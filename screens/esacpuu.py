@@ -35,7 +35,7 @@ from esatui.screens.common import (
     percent_columns,
     type_key,
 )
-from esatui.screens.model import Column, Drill, Level, Row, RowKind, Value
+from esatui.screens.model import NUMBER, Column, Drill, Level, Row, RowKind, Value
 from esatui.screens.row_columns import RowColumn, RowColumns
 from esatui.screens.rowkey import EntityKey
 
@@ -90,9 +90,6 @@ COLUMNS = (
 )
 
 
-_NUMBER = (int, float)
-
-
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
     total, emul, user, syst, idle, steal, mgmt = lcpu_shares(
@@ -138,13 +135,13 @@ def lcpu_shares(
     order): each a percent of its elapsed time (else of the interval's)."""
     # number(elapsed_us) or the interval's, inline: a distribution runs this per interval
     elapsed = (
-        float(elapsed_us) if isinstance(elapsed_us, _NUMBER) and elapsed_us else float(duration_us)
+        float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
     )
     if elapsed <= 0:
         return _UNKNOWN
     # share(value), inline: an export runs this per processor
     emul, user, syst, idle, steal, mgmt = [
-        float(value) * 100.0 / elapsed if isinstance(value, _NUMBER) else None
+        float(value) * 100.0 / elapsed if isinstance(value, NUMBER) else None
         for value in (emul_us, user_us, syst_us, idle_us, steal_us, mgmt_us)
     ]
     if emul is not None and user is not None and syst is not None:

@@ -24,7 +24,7 @@ def finite_number(value: object) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-_NUMBER = (int, float)  # isinstance with a tuple: quicker than with int | float
+NUMBER = (int, float)  # isinstance with a tuple: quicker than with int | float
 
 
 class Level(IntEnum):
@@ -46,7 +46,7 @@ class Threshold:
     def level(self, value: Value, decimals: int | None = None) -> Level:
         """The level of ``value`` as shown with ``decimals``: a 2.00 is never marked on one
         row and not on the next."""
-        if not isinstance(value, _NUMBER):
+        if not isinstance(value, NUMBER):
             return Level.NONE
         if decimals is not None:
             value = round(value, decimals)

@@ -82,13 +82,16 @@ def collecting_rarely() -> Iterator[None]:
     counting still frees each row as it is written; the collector still runs, every 100,000
     new objects instead of every 700."""
     thresholds = gc.get_threshold()
-    gc.freeze()
+    freezing = gc.get_freeze_count() == 0  # a caller's own freeze is its to undo
+    if freezing:
+        gc.freeze()
     gc.set_threshold(100_000, *thresholds[1:])
     try:
         yield
     finally:
         gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        if freezing:
+            gc.unfreeze()
 
 
 def _export(args: argparse.Namespace) -> int:

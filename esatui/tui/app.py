@@ -63,8 +63,9 @@ RecordFn = Callable[[threading.Event, Callable[[Interval], None], Callable[[str]
 
 
 def open_reader(path: Path) -> Reader:
-    """The database the monitor reads (only ever called in a worker)."""
-    return SqliteReader.open(path)
+    """The database the monitor reads (only ever called in a worker), keeping the buckets
+    it reads for the keys that read them again."""
+    return SqliteReader.open(path, keep_buckets=True)
 
 
 @dataclass(frozen=True)

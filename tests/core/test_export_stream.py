@@ -274,3 +274,11 @@ def test_an_export_runs_the_garbage_collector_rarely_and_restores_it(
     assert cli.main(["export", "ESACPUU", "--db", db, "--output", out]) == 0
     assert seen == [(100_000, True)]
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+    # a caller's own frozen objects stay frozen (esatui run in-process)
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert cli.main(["export", "ESACPUU", "--db", db, "--output", out]) == 0
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()

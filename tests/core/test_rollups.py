@@ -15,12 +15,14 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from esatui.collectors.model import Kind, counter, gauge
+from esatui.db import buckets
 from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
 from esatui.db.maintenance import prune
 from esatui.db.records import EntityRow, Flag, Interval, max_column
@@ -357,6 +359,7 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
     length=st.sampled_from([HOUR_US, 3 * HOUR_US, DAY, 5 * MINUTE, 15 * MINUTE]),
     limit=st.integers(1, 8),
     steps=st.lists(st.sampled_from([-3, -1, 1, 2]), min_size=1, max_size=4),
+    rows_kept=st.sampled_from([buckets._Kept.LIMIT, 5]),
 )
 def test_buckets_kept_across_windows_are_those_read_afresh(
     tmp_path_factory: pytest.TempPathFactory,
@@ -365,16 +368,22 @@ def test_buckets_kept_across_windows_are_those_read_afresh(
     length: int,
     limit: int,
     steps: list[int],
+    rows_kept: int,
 ) -> None:
     """A reader keeps the buckets it read (moving along a timeline, back to a length): a
-    window read after others on one connection is the window a new connection reads."""
+    window read after others on one connection is the window a new connection reads, with
+    the oldest forgotten past the rows it keeps."""
     specs, intervals = recording
     path = tmp_path_factory.mktemp("kept") / "db.sqlite"
     record(path, specs, intervals)
     timeline = sorted({k for s in specs for k in s.kinds})[0]
     last = max(i.end_us for i in intervals)
     args = ([timeline], ["thing", "other"], None)
-    with local_zone(zone_name), SqliteReader.open(path) as kept:
+    with (
+        local_zone(zone_name),
+        mock.patch.object(buckets._Kept, "LIMIT", rows_kept),
+        SqliteReader.open(path, keep_buckets=True) as kept,
+    ):
         until = last - length // 3  # inside a bucket: the window's newest is partial
         for step in [0, *steps]:
             until += step * length // 2  # whole buckets and halves, past either end
