@@ -87,14 +87,15 @@ def _matching_intervals(
 
 def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> list[Slot]:
     """One slot per interval (or span) of the window, newest first, each holding the rows
-    of every kind whose interval overlaps it most; of the window's own source, only its
-    intervals in the window's range (one outside it overlaps one inside only where a
-    recording was merged with itself shifted, and is not the range's)."""
+    of every kind whose interval overlaps it most; of the window's own source, only the
+    frames and its intervals in the window's range (another overlaps one of them only where
+    a recording was merged with itself shifted, and is not the range's)."""
     frames = window.spans
     lo = min(f.start_us for f in frames)
     hi = max(f.end_us for f in frames)
     margin = max(f.end_us - f.start_us for f in frames)
     ends = [f.end_us for f in frames]
+    framed = set(ends)
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
     cache: dict[str, list[IntervalInfo]] = {}
@@ -108,8 +109,8 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
                 )
             placed: dict[int, int] = {}  # interval id -> frame index
             for info in cache[source]:
-                if source == window.source and not _in_range(window, info.end_us):
-                    continue  # the frames' own source: only its intervals in the range
+                if source == window.source and not _own(window, framed, info.end_us):
+                    continue  # the frames' own source: only the frames or the range's
                 index = _best_frame(frames, ends, info)
                 if index is not None:
                     placed[info.id] = index
@@ -139,9 +140,13 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     return out
 
 
-def _in_range(window: Window, end_us: int) -> bool:
+def _own(window: Window, framed: set[int], end_us: int) -> bool:
+    """Whether an interval of the window's source ending at ``end_us`` is the window's: a
+    frame (a drill's snapped interval may end just past the range), or one ending in the
+    range (``compare``'s one slot over many)."""
     after, until = window.after_us, window.until_us
-    return (after is None or end_us > after) and (until is None or end_us <= until)
+    in_range = (after is None or end_us > after) and (until is None or end_us <= until)
+    return in_range or end_us in framed
 
 
 def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> int | None:
