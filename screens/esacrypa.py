@@ -30,7 +30,7 @@ from esatui.db.slots import EntityData, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second, ratio
 from esatui.screens.model import Column, Row, Value
-from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.row_columns import RowColumn, RowColumns, as_recorded
 from esatui.screens.rowkey import EntityKey
 
 CRYPTO_AP = "crypto_ap"
@@ -192,10 +192,6 @@ def _ops_s(duration_us: int, count: Recorded) -> float | None:
     return per_second(count, duration_us)
 
 
-def _count(count: Recorded) -> Recorded:
-    return count
-
-
 def _util_pct(scale: str | None, duration_us: int, *pairs: Recorded) -> float | None:
     """Busy, %: every reported function's adapter time over the interval (``pairs``:
     count, time of each function in :data:`FUNCTIONS` order); unavailable when a reported
@@ -218,7 +214,7 @@ FUNCTION_FIELDS = tuple(f"{fn.name}_{part}" for fn in FUNCTIONS for part in ("co
 def _function_row_columns(fn: Function) -> dict[str, RowColumn]:
     count, time = f"{fn.name}_count", f"{fn.name}_time"
     return {
-        count: RowColumn((count,), _count),
+        count: RowColumn((count,), as_recorded),
         f"{fn.name}_time_s": RowColumn((time,), _seconds, attrs=("scale",)),
         f"{fn.name}_ops_s": RowColumn((count,), _ops_s, timed=True),
         f"{fn.name}_ms_op": RowColumn((time, count), _ms_per_op, attrs=("scale",)),

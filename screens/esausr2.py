@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct
 from esatui.screens.model import Column, Row, Value
-from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.row_columns import RowColumn, RowColumns, as_recorded
 
 PREFER = ("hypfs", "smapi")
 _SAMPLES = ("High-frequency samples",)
@@ -43,21 +43,17 @@ def _cpu_pct(duration_us: int, cpu_us: Value) -> float | None:
     return pct(number(cpu_us), duration_us)
 
 
-def _as_recorded(value: Value) -> Value:
-    return value
-
-
 ROW_COLUMNS = RowColumns(
     "guest",
     {
         "cpu_pct": RowColumn(("cpu_us",), _cpu_pct, timed=True),
-        "vcpus": RowColumn(("vcpus",), _as_recorded),
+        "vcpus": RowColumn(("vcpus",), as_recorded),
         "mem_used_mb": RowColumn(("mem_used_kib",), _mb),
         "mem_max_mb": RowColumn(("mem_max_kib",), _mb),
-        "samp_cpu": RowColumn(("samp_cpu",), _as_recorded),
-        "samp_delay": RowColumn(("samp_delay",), _as_recorded),
-        "samp_page": RowColumn(("samp_page",), _as_recorded),
-        "samp_idle": RowColumn(("samp_idle",), _as_recorded),
+        "samp_cpu": RowColumn(("samp_cpu",), as_recorded),
+        "samp_delay": RowColumn(("samp_delay",), as_recorded),
+        "samp_page": RowColumn(("samp_page",), as_recorded),
+        "samp_idle": RowColumn(("samp_idle",), as_recorded),
     },
     lambda shown: shown[0] if len(shown) == 1 else None,  # a guest is its userid
 )

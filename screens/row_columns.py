@@ -45,18 +45,28 @@ class RowColumn:
     # ``value`` makes several columns at once (a tuple): this one is its element ``part``
     part: int | None = None
 
+    def bound(self, attrs: Mapping[str, str]) -> Callable[..., Any]:
+        """``value`` given the entity's attributes: it takes ``([duration_us,] *fields)``,
+        a stored row as the reader hands it over (its ``part`` still to be taken)."""
+        if not self.attrs:
+            return self.value
+        return functools.partial(self.value, *(attrs.get(name) for name in self.attrs))
+
     def of(
         self, duration_us: int, get: Callable[[str], Value], attrs: Mapping[str, str] = EMPTY
     ) -> Value:
         """The column from a slot's row (``get``: its values by field), its duration and
         the entity's attributes: what a screen's build calls."""
-        args: list[Value] = [attrs.get(name) for name in self.attrs]
-        if self.timed:
-            args.append(duration_us)
+        args: list[Value] = [duration_us] if self.timed else []
         args += [get(name) for name in self.fields]
-        made = self.value(*args)
+        made = self.bound(attrs)(*args)
         value: Value = made if self.part is None else made[self.part]
         return value
+
+
+def as_recorded(value: Value) -> Value:
+    """A column that shows its field as recorded."""
+    return value
 
 
 @dataclass(frozen=True)
@@ -96,7 +106,6 @@ def interval_values(
     """``column_id``'s value in every recorded interval of ``entity`` ending in (after_us,
     until_us], oldest first, from the entity's rows alone; ``None`` when the screen must be
     built as recorded instead (see the module's doc)."""
-
     made = screen.row_columns
     column = None if made is None else made.columns.get(column_id)
     key = None if made is None else made.entity(entity)
@@ -115,9 +124,7 @@ def interval_values(
     )
     if found is None or (made.admits is not None and not made.admits(key, found.attrs, entity)):
         return None
-    value = column.value
-    if column.attrs:
-        value = functools.partial(value, *(found.attrs.get(name) for name in column.attrs))
+    value = column.bound(found.attrs)
     if column.part is not None:
         part = column.part
         return [(row[0], value(*row[1:])[part]) for row in found.rows]
