@@ -93,6 +93,20 @@ class EntityRows:
     attrs: Mapping[str, str]  # the entity's attributes
 
 
+@dataclass(frozen=True)
+class KindEntityRows:
+    """Every recorded entity's rows of one kind, read straight from the timeline's source:
+    ``(end_us, entity_id, *fields)`` per row (``(end_us, duration_us, entity_id, *fields)``
+    when the duration was asked for), by interval, oldest first, then by entity id. Each
+    interval's rows are one slot of the screen as recorded, holding those rows and nothing
+    merged into them."""
+
+    source: str
+    fields: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+    keys: Mapping[int, str]  # each entity id's key
+
+
 class Reader(Protocol):
     """Reading recorded data (``close`` when done)."""
 
@@ -149,6 +163,22 @@ class Reader(Protocol):
         recorded entity (its attributes never changed). ``None`` when not, or when the
         backend cannot tell (read :meth:`slots` then); a field never recorded reads
         ``None``."""
+        ...
+
+    def kind_entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> KindEntityRows | None:
+        """As :meth:`entity_rows`, the rows of every entity of ``kind`` (a total of them),
+        where each interval's rows are a slot of their own and no other source recorded the
+        kind for the node near the range; ``None`` when not, or when the backend cannot
+        tell."""
         ...
 
     def close(self) -> None: ...

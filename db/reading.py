@@ -512,7 +512,7 @@ class Queries:
         kind: str,
         source: str,
         node_id: int,
-        entity_id: int,
+        entity_id: int | None,
         fields: Sequence[str],
         after_us: int | None,
         until_us: int | None,
@@ -521,19 +521,34 @@ class Queries:
     ) -> list[tuple[Any, ...]]:
         """(end_us, [duration_us,] *fields) of every row of the entity in ``source``'s
         intervals ending in (after_us, until_us], oldest first; a field the table lacks
-        reads ``None``. Without the duration the intervals are read from their index alone."""
+        reads ``None``. Without the duration the intervals are read from their index alone.
+        With ``entity_id`` None, every entity's: (end_us, [duration_us,] entity_id, *fields),
+        by interval, then entity id."""
         table = table_name(kind)
         if not self._has_table(table):
             return []
         have = set(self.columns(kind))
         picked = [f"r.{f}" if f in have else "NULL" for f in fields]
-        select = ", ".join(["i.end_us", *(["i.duration_us"] if duration else []), *picked])
+        every = entity_id is None
+        select = ", ".join(
+            [
+                "i.end_us",
+                *(["i.duration_us"] if duration else []),
+                *(["r.entity_id"] if every else []),
+                *picked,
+            ]
+        )
         sql = (
             f"SELECT {select} FROM interval i JOIN {table} r ON r.interval_id = i.id"
-            " WHERE i.node_id = ? AND i.source = ? AND r.entity_id = ?"
+            " WHERE i.node_id = ? AND i.source = ?"
         )
-        params: list[object] = [node_id, source, entity_id]
+        params: list[object] = [node_id, source]
+        if not every:
+            sql += " AND r.entity_id = ?"
+            params.append(entity_id)
         sql += _ending_in("i.end_us", after_us, until_us, params) + " ORDER BY i.end_us"
+        if every:
+            sql += ", r.entity_id"  # the key's order: no sorting
         return self._conn.execute(sql, params).fetchall()
 
     # --- entities and configuration ---------------------------------------------------
@@ -564,6 +579,15 @@ class Queries:
             + _ending_in("i.end_us", after_us, until_us, params)
         )
         return self._conn.execute(sql + " LIMIT 1", params).fetchone() is not None
+
+    def entity_keys(self, node_id: int, kind: str) -> dict[int, str]:
+        """Each entity id of the kind recorded for the node, with its key."""
+        return {
+            int(eid): str(key)
+            for eid, key in self._conn.execute(
+                "SELECT id, key FROM entity WHERE node_id = ? AND kind = ?", (node_id, kind)
+            )
+        }
 
     def entities_keyed(self, node_id: int, kind: str, key: str) -> list[tuple[int, dict[str, str]]]:
         """(id, attributes) of every entity of the kind recorded under ``key``: more than

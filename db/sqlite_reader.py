@@ -14,7 +14,7 @@ from pathlib import Path
 
 from esatui.db import query
 from esatui.db.database import connect, file_bytes
-from esatui.db.reader import EntityRows, Timeline, Window
+from esatui.db.reader import EntityRows, KindEntityRows, Timeline, Window
 from esatui.db.reading import Queries, SourceInfo
 from esatui.db.schema import SCHEMA_VERSION
 from esatui.db.slots import Slot
@@ -116,14 +116,56 @@ class SqliteReader:
         duration: bool = False,
         keyed_by: Sequence[str] = (),
     ) -> EntityRows | None:
+        found = self._sole_source(timeline, kind, after_us, until_us, keyed_by)
+        if found is None:
+            return None
+        node_id, source = found
+        entities = self.queries.entities_keyed(node_id, kind, key)
+        if len(entities) != 1:  # none, or its attributes changed: one slot may show either
+            return None
+        ((entity_id, attrs),) = entities
+        rows = self.queries.entity_rows(
+            kind, source, node_id, entity_id, fields, after_us, until_us, duration=duration
+        )
+        return EntityRows(source, tuple(fields), rows, attrs)
+
+    def kind_entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> KindEntityRows | None:
+        found = self._sole_source(timeline, kind, after_us, until_us, ())
+        if found is None:
+            return None
+        node_id, source = found
+        rows = self.queries.entity_rows(
+            kind, source, node_id, None, fields, after_us, until_us, duration=duration
+        )
+        keys = self.queries.entity_keys(node_id, kind)
+        return KindEntityRows(source, tuple(fields), rows, keys)
+
+    def _sole_source(
+        self,
+        timeline: Timeline,
+        kind: str,
+        after_us: int | None,
+        until_us: int | None,
+        keyed_by: Sequence[str],
+    ) -> tuple[int, str] | None:
+        """(node id, source) when the timeline as recorded takes its intervals in the range
+        from ``kind`` alone, of one source: no other source recorded the kind for the node
+        near the range (a slot there may merge its rows), nor any the kinds ``keyed_by``."""
         node_id = self.queries.node_id(timeline.node)
         if node_id is None or timeline.length_us is not None:
             return None
         found = query.timeline_kind(self.queries, node_id, timeline, after_us, until_us)
         if found is None or found[0] != kind:
             return None
-        # rows that slots near the range would hold beside the entity's own: the kind's from
-        # another source (merged, or chosen instead) or those its key columns come from
         near = (
             None if after_us is None else after_us - _NEAR_US,
             None if until_us is None else until_us + _NEAR_US,
@@ -132,14 +174,7 @@ class SqliteReader:
         others += [(k, s) for k in keyed_by for s in self.queries.sources_of(k)]
         if any(self.queries.recorded_in(k, node_id, s, *near) for k, s in others):
             return None
-        entities = self.queries.entities_keyed(node_id, kind, key)
-        if len(entities) != 1:  # none, or its attributes changed: one slot may show either
-            return None
-        ((entity_id, attrs),) = entities
-        rows = self.queries.entity_rows(
-            kind, found[1], node_id, entity_id, fields, after_us, until_us, duration=duration
-        )
-        return EntityRows(found[1], tuple(fields), rows, attrs)
+        return node_id, found[1]
 
     # --- SQLite only ------------------------------------------------------------------
 

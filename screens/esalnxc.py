@@ -19,7 +19,7 @@ from esatui.screens.common import (
     percent_columns,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
-from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.row_columns import RowColumn, RowColumns, TotalRow
 from esatui.screens.rowkey import EntityKey
 
 # column id -> /proc/stat field (µs deltas)
@@ -122,13 +122,22 @@ def _recorded_cpu(shown: EntityKey) -> str | None:
     return shown[1] if len(shown) == 2 else None
 
 
+def cpu_order(key: str) -> tuple[object, ...]:
+    """Where a CPU's row goes among the interval's, by its key (its number)."""
+    return (int(key),) if key.isdigit() else natural_key(key)
+
+
 ROW_COLUMNS = RowColumns(
     "cpu",
     {"total": RowColumn(_PART_FIELDS, _total)} | {cid: _part(i) for i, cid in enumerate(_PART_IDS)},
     _recorded_cpu,
     keyed_by=(VCPU_READS.kind,),  # a slot's vcpu rows may prove another type (proven_types)
+    # the all row adds every CPU's values up in the rows' order (a CPU that counted no tick
+    # has none: the build's "counted")
+    total=TotalRow(("", "all", RowKind.TOTAL.value), cpu_order),
 )
-"""Each CPU's columns of its own row in an interval (the distribution view reads them)."""
+"""Each CPU's columns of its own row in an interval, and the ``all`` row's (the
+distribution view reads them)."""
 
 
 def proven_types(slot: Slot) -> dict[str, tuple[str, str]]:
@@ -151,10 +160,6 @@ def cpu_type_of(entity: EntityData, proved: Mapping[str, tuple[str, str]]) -> tu
     return entity.attrs.get("type", ""), entity.attrs.get("type_source", "")
 
 
-def _cpu_order(entity: EntityData) -> tuple[object, ...]:
-    return (int(entity.key),) if entity.key.isdigit() else natural_key(entity.key)
-
-
 def _build(ctx: Context) -> Built:
     steal = ctx.thresholds["steal"]
     rows: list[Row] = []
@@ -163,7 +168,7 @@ def _build(ctx: Context) -> Built:
         cpus = slot.get("cpu")
         if cpus is None:
             continue
-        entities: list[EntityData] = sorted(cpus.rows.values(), key=_cpu_order)
+        entities: list[EntityData] = sorted(cpus.rows.values(), key=lambda e: cpu_order(e.key))
         proved = proven_types(slot)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]

@@ -27,7 +27,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from esatui.db.reader import EntityRows, Span, Timeline, Window
+from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.exposition.catalog import (
@@ -400,6 +400,18 @@ class PrometheusReader:
         keyed_by: Sequence[str] = (),
     ) -> EntityRows | None:
         return None  # a span's values come from range queries over every series: slots
+
+    def kind_entity_rows(
+        self,
+        timeline: Timeline,
+        kind: str,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> KindEntityRows | None:
+        return None  # as entity_rows
 
     def close(self) -> None:
         pass

@@ -12,6 +12,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -212,11 +213,10 @@ def test_another_nodes_sources_leave_a_node_read_directly(tmp_path: Path) -> Non
             assert (found is not None) is (after is not None)  # all of it: the import too
 
 
-def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
+def test_rows_that_are_neither_build_the_screen(sim_db: Path) -> None:
     screen = catalog.get("ESALNXC")
     with SqliteReader.open(sim_db) as reader:
-        node, (total,) = entities_of(reader, "ESALNXC", RowKind.TOTAL)
-        assert interval_values(reader, screen, node, "steal", total, None, None) is None
+        node, _ = entities_of(reader, "ESALNXC", RowKind.TOTAL)
         # a column the screen does not declare, and a screen that declares none
         data = min(entities_of(reader, "ESALNXC", RowKind.DATA)[1])
         assert interval_values(reader, screen, node, "time", data, None, None) is None
@@ -225,6 +225,82 @@ def test_a_total_row_is_built_as_recorded(sim_db: Path) -> None:
         # ESACPUU's processors from three sources: the slots choose among them
         cpuu = catalog.get("ESACPUU")
         assert interval_values(reader, cpuu, node, "steal", ("CP", "0"), None, None) is None
+
+
+def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: Path) -> None:
+    """ESALNXC's ``all`` row from every CPU's rows, each declared column over the whole
+    recording and each half, equal (==) to the screen built as recorded: where vmcp
+    proves the CPUs' types (they do not change the sum); and in a recording whose CPUs
+    were first seen out of their order (10, 2, 0), one of which counted no tick in an
+    interval (not counted), one never read its steal (counted, adding no steal), and one
+    changed its attributes halfway (two entities of one key, never in one interval)."""
+    db = tmp_path / "odd.sqlite"
+
+    def ticks(interval: int, cpu: int, seconds: int) -> dict[str, int]:
+        made = cpu_ticks(interval, cpu, seconds)
+        if (interval, cpu) == (3, 2):
+            return dict.fromkeys(made, 0)
+        # a whole of uneven ticks: shares whose sum depends on the order they are added in
+        return made | {"idle": made["idle"] + 7 * cpu + 11 * interval}
+
+    samples = host_samples(8, (10, 2, 0), 60, START_US, ticks=ticks)
+    odd = []
+    for n, sample in enumerate(samples):
+        readings = []
+        for r in sample.readings:
+            values = {k: v for k, v in r.values.items() if (r.key, k) != ("10", "steal_us")}
+            attrs = (
+                {**r.attrs, "polarization": "vertical:medium"}
+                if r.key == "0" and n > 4
+                else r.attrs
+            )
+            readings.append(replace(r, values=values, attrs=attrs))
+        odd.append(replace(sample, readings=tuple(readings)))
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), odd)
+    screen = catalog.get("ESALNXC")
+    assert screen.row_columns is not None
+    for path in (sim_db, db):
+        with SqliteReader.open(path) as reader:
+            node, (total,) = entities_of(reader, "ESALNXC", RowKind.TOTAL)
+            whole = catalog.build_model(reader, "ESALNXC", catalog.Query())
+            middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
+            for after, until in ((None, None), (middle, None), (None, middle)):
+                query = catalog.Query(after_us=after, until_us=until)
+                model = catalog.build_model(reader, "ESALNXC", query)
+                for column in screen.row_columns.columns:
+                    fast = interval_values(reader, screen, node, column, total, after, until)
+                    assert fast is not None, (path, column)
+                    assert fast == entity_values(model, column, total), (path, column)
+                    assert all(v is not None for _, v in fast) or column == "steal"
+    with SqliteReader.open(db) as reader:
+        steal = reading(reader, "ESALNXC", "steal")(total, None, None)
+        assert steal is not None and len(steal) == 8 and all(v for _, v in steal)
+
+
+def test_a_key_twice_in_an_interval_builds_the_all_row(tmp_path: Path) -> None:
+    """Two entities of one key in one interval (a damaged or hand-made database): a slot
+    holds one of them, so the all row is built as recorded."""
+    db = tmp_path / "twice.sqlite"
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), host_samples(4, range(2), 60, START_US))
+    total = ("", "all", RowKind.TOTAL.value)
+    with SqliteReader.open(db) as reader:
+        assert reading(reader, "ESALNXC", "steal")(total, None, None)
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO entity (node_id, kind, key, attrs) SELECT node_id, kind, key,"
+            " '{\"type\": \"CP\"}' FROM entity WHERE kind = 'cpu' AND key = '0'"
+        )
+        conn.execute(
+            "INSERT INTO k_cpu SELECT interval_id, (SELECT max(id) FROM entity), flags, hf_n,"
+            " user_us, nice_us, system_us, idle_us, iowait_us, irq_us, softirq_us, steal_us,"
+            " guest_us, guest_nice_us FROM k_cpu WHERE entity_id = (SELECT min(id) FROM"
+            " entity WHERE kind = 'cpu' AND key = '0') LIMIT 1"
+        )
+    conn.close()
+    with SqliteReader.open(db) as reader:
+        assert reading(reader, "ESALNXC", "steal")(total, None, None) is None
 
 
 def test_a_second_source_of_the_kind_or_buckets_read_the_slots(tmp_path: Path) -> None:
@@ -245,10 +321,14 @@ def test_a_second_source_of_the_kind_or_buckets_read_the_slots(tmp_path: Path) -
         bucketed = catalog.screen_timeline(screen, node, 300_000_000)
         assert reader.entity_rows(bucketed, "cpu", "0", fields, None, None) is None
         assert reader.entity_rows(timeline, "vcpu", "0", fields, None, None) is None
+        every = reader.kind_entity_rows(timeline, "cpu", fields, None, None)
+        assert every is not None and len(every.rows) == 10
+        assert reader.kind_entity_rows(bucketed, "cpu", fields, None, None) is None
     with Store.open(db) as store:
         write(store, "other", (CPU,), host_samples(5, range(2), 60, START_US + 1))
     with SqliteReader.open(db) as reader:
         assert reader.entity_rows(timeline, "cpu", "0", fields, None, None) is None
+        assert reader.kind_entity_rows(timeline, "cpu", fields, None, None) is None
 
 
 def test_an_entity_shown_otherwise_or_recorded_twice_reads_the_slots(
@@ -378,6 +458,9 @@ class SlotsOnly:
     def entity_rows(self, *args: object, **kwargs: object) -> None:
         return None
 
+    def kind_entity_rows(self, *args: object, **kwargs: object) -> None:
+        return None
+
 
 @pytest.mark.parametrize(
     ("name", "column"),
@@ -395,8 +478,8 @@ def test_the_view_is_the_same_either_way(
         query = catalog.Query(interval_len_us=15 * 60_000_000)
         bucketed = catalog.build_model(reader, name, query)
         keys = key_columns(bucketed.columns)
-        data = [entity_key(keys, r) for r in bucketed.rows if r.kind is RowKind.DATA]
-        for entity in sorted(set(data)):
+        shown = [entity_key(keys, r) for r in bucketed.rows if r.kind is not RowKind.SUBTOTAL]
+        for entity in sorted(set(shown)):  # ESALNXC's all row too
             fast = distribution_lines(reader, bucketed, query, column, entity, 100)
             built = distribution_lines(
                 SlotsOnly(reader),  # type: ignore[arg-type]
