@@ -116,6 +116,18 @@ def run(opts: Options) -> Result:
                     30,
                 )
             )
+            totals.append(
+                open_distribution(
+                    result,
+                    reader,
+                    "ESACPUU",
+                    "total",
+                    RowKind.SUBTOTAL,
+                    total_runs,
+                    "the year's last 30 days",
+                    30,
+                )
+            )
     worst = max(medians)
     result.target(
         f"opening a distribution over {span} of 1-minute data (SPEC section 8): an entity's row",
@@ -126,7 +138,8 @@ def run(opts: Options) -> Result:
     result.target(
         f"opening a distribution over {span} of 1-minute data (SPEC section 8): a total row",
         f"< {BAR_MS:g} ms",
-        f"{fmt(max(totals), 'ms')} CPU median (ESALNXC's all, from every CPU's rows)",
+        f"{fmt(max(totals), 'ms')} CPU median, the slower of ESALNXC's all and ESACPUU's"
+        " IFL Tot (from every processor's rows)",
         max(totals) < BAR_MS,
     )
     return result

@@ -104,7 +104,7 @@ class KindEntityRows:
     source: str
     fields: tuple[str, ...]
     rows: list[tuple[Any, ...]]
-    keys: Mapping[int, str]  # each entity id's key
+    entities: Mapping[int, tuple[str, Mapping[str, str]]]  # each entity id's key and attributes
 
 
 class Reader(Protocol):

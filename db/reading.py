@@ -580,12 +580,12 @@ class Queries:
         )
         return self._conn.execute(sql + " LIMIT 1", params).fetchone() is not None
 
-    def entity_keys(self, node_id: int, kind: str) -> dict[int, str]:
-        """Each entity id of the kind recorded for the node, with its key."""
+    def kind_entities(self, node_id: int, kind: str) -> dict[int, tuple[str, dict[str, str]]]:
+        """Each entity id of the kind recorded for the node, with its key and attributes."""
         return {
-            int(eid): str(key)
-            for eid, key in self._conn.execute(
-                "SELECT id, key FROM entity WHERE node_id = ? AND kind = ?", (node_id, kind)
+            int(eid): (str(key), stored_json(attrs, f"entity {eid}"))
+            for eid, key, attrs in self._conn.execute(
+                "SELECT id, key, attrs FROM entity WHERE node_id = ? AND kind = ?", (node_id, kind)
             )
         }
 

@@ -146,8 +146,8 @@ class SqliteReader:
         rows = self.queries.entity_rows(
             kind, source, node_id, None, fields, after_us, until_us, duration=duration
         )
-        keys = self.queries.entity_keys(node_id, kind)
-        return KindEntityRows(source, tuple(fields), rows, keys)
+        entities = self.queries.kind_entities(node_id, kind)
+        return KindEntityRows(source, tuple(fields), rows, entities)
 
     def _sole_source(
         self,

@@ -134,7 +134,9 @@ def recorded_values(
     node = reader.node(query.node)
     if node is not None and not screen.fleet:
         after, until = recorded_range(query, bucketed)
-        found = interval_values(reader, screen, node, column_id, entity, after, until)
+        found = interval_values(
+            reader, screen, node, column_id, entity, after, until, query.options
+        )
         if found is not None:
             return found
     recorded = recorded_model(reader, bucketed.name, query, bucketed)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -36,7 +36,7 @@ from esatui.screens.common import (
     type_key,
 )
 from esatui.screens.model import NUMBER, Column, Drill, Level, Row, RowKind, Value
-from esatui.screens.row_columns import RowColumn, RowColumns
+from esatui.screens.row_columns import Member, RowColumn, RowColumns, TotalRows
 from esatui.screens.rowkey import EntityKey
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
@@ -172,6 +172,28 @@ def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
     return (attrs.get("type", ""), str(_display_id(key))) == (shown[0], shown[-1])
 
 
+def _of_type(shown: EntityKey) -> Member | None:
+    """A type's ``Tot`` row adds that type's processors up."""
+    if shown[-1] != RowKind.SUBTOTAL.value:
+        return None
+    cpu_type = shown[0]
+
+    def member(key: str, attrs: Mapping[str, str]) -> bool:
+        return attrs.get("type", "") == cpu_type
+
+    return member
+
+
+def _processor_order(key: str, attrs: Mapping[str, str]) -> tuple[object, ...]:
+    return _order(attrs.get("type", ""), key)
+
+
+def _several_lpars(attrs: Collection[Mapping[str, str]]) -> bool:
+    """Processors of several LPARs (SMAPI reports every LPAR it sees), or some with an LPAR
+    and some without: the build keeps those of the LPAR's own (:func:`own_processors`)."""
+    return len({a.get("lpar") for a in attrs}) > 1
+
+
 ROW_COLUMNS = RowColumns(
     "lcpu",
     {
@@ -180,9 +202,10 @@ ROW_COLUMNS = RowColumns(
     },
     _recorded_processor,
     _shows_as,
+    totals=TotalRows(_of_type, _processor_order, _several_lpars, frozenset({NORMALIZED})),
 )
-"""Each processor's columns of its own row in an interval (the distribution view reads
-them)."""
+"""Each processor's columns of its own row in an interval, and its type's subtotal's (the
+distribution view reads them)."""
 
 
 def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityData]:

@@ -19,7 +19,7 @@ from esatui.screens.common import (
     percent_columns,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
-from esatui.screens.row_columns import RowColumn, RowColumns, TotalRow
+from esatui.screens.row_columns import Member, RowColumn, RowColumns, TotalRows, every_entity
 from esatui.screens.rowkey import EntityKey
 
 # column id -> /proc/stat field (µs deltas)
@@ -122,6 +122,11 @@ def _recorded_cpu(shown: EntityKey) -> str | None:
     return shown[1] if len(shown) == 2 else None
 
 
+def _every_cpu(shown: EntityKey) -> Member | None:
+    """The ``all`` row adds every CPU up."""
+    return every_entity if shown == ("", "all", RowKind.TOTAL.value) else None
+
+
 def cpu_order(key: str) -> tuple[object, ...]:
     """Where a CPU's row goes among the interval's, by its key (its number)."""
     return (int(key),) if key.isdigit() else natural_key(key)
@@ -134,7 +139,7 @@ ROW_COLUMNS = RowColumns(
     keyed_by=(VCPU_READS.kind,),  # a slot's vcpu rows may prove another type (proven_types)
     # the all row adds every CPU's values up in the rows' order (a CPU that counted no tick
     # has none: the build's "counted")
-    total=TotalRow(("", "all", RowKind.TOTAL.value), cpu_order),
+    totals=TotalRows(_every_cpu, lambda key, attrs: cpu_order(key)),
 )
 """Each CPU's columns of its own row in an interval, and the ``all`` row's (the
 distribution view reads them)."""

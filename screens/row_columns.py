@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,14 +73,31 @@ def as_recorded(value: Value) -> Value:
     return value
 
 
-@dataclass(frozen=True)
-class TotalRow:
-    """A row that adds a column of every entity in an interval up as its build does: the
-    values that are not ``None``, in the build's ``order`` (of the keys), from 0.0; ``None``
-    when there is none."""
+Member = Callable[[str, Mapping[str, str]], bool]
+"""Whether a recorded entity (key, attributes) is added into a total row."""
 
-    shown: EntityKey  # its key columns' values (ESALNXC's ("", "all", "total"))
-    order: Callable[[str], Any]
+
+def every_entity(key: str, attrs: Mapping[str, str]) -> bool:
+    return True
+
+
+def never(attrs: Collection[Mapping[str, str]]) -> bool:
+    return False
+
+
+@dataclass(frozen=True)
+class TotalRows:
+    """Rows that add a column of several entities up in an interval as the build does:
+    the values that are not ``None`` of the entities a row adds (``members``), in the
+    build's ``order``, from 0.0; ``None`` when there is none."""
+
+    # a shown row's members; None: the row is not one of these totals
+    members: Callable[[EntityKey], Member | None]
+    order: Callable[[str, Mapping[str, str]], Any]  # by key and attributes
+    # whether, given every recorded entity's attributes, the build may leave some out
+    # (ESACPUU: those of another LPAR): the screen is built as recorded
+    declines: Callable[[Collection[Mapping[str, str]]], bool] = never
+    options: frozenset[str] = frozenset()  # view options that change the totals
 
 
 @dataclass(frozen=True)
@@ -97,7 +114,7 @@ class RowColumns:
     # other kinds a row's key columns may come from (ESALNXC's type, proven by vcpu): where
     # they were recorded the screen is built as recorded
     keyed_by: tuple[str, ...] = ()
-    total: TotalRow | None = None
+    totals: TotalRows | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -117,17 +134,36 @@ def interval_values(
     entity: EntityKey,
     after_us: int | None,
     until_us: int | None,
+    options: frozenset[str] = frozenset(),
 ) -> list[IntervalValue] | None:
     """``column_id``'s value in every recorded interval of ``entity`` ending in (after_us,
-    until_us], oldest first, from the entity's rows alone (a total row: every entity's);
-    ``None`` when the screen must be built as recorded instead (see the module's doc)."""
+    until_us], oldest first, from the entity's rows alone (a total row: its members'), the
+    view's ``options`` on; ``None`` when the screen must be built as recorded instead (see
+    the module's doc)."""
     made = screen.row_columns
     column = None if made is None else made.columns.get(column_id)
     if made is None or column is None:
         return None
     timeline = screen_timeline(screen, node, None)
-    if made.total is not None and entity == made.total.shown:
-        return _total_values(reader, made, made.total, timeline, column, after_us, until_us)
+    totals = made.totals
+    members = None if totals is None else totals.members(entity)
+    if totals is not None and members is not None:
+        if options & totals.options:
+            return None
+        return _total_values(reader, made, totals, members, timeline, column, after_us, until_us)
+    return _own_values(reader, made, entity, timeline, column, after_us, until_us)
+
+
+def _own_values(
+    reader: Reader,
+    made: RowColumns,
+    entity: EntityKey,
+    timeline: Timeline,
+    column: RowColumn,
+    after_us: int | None,
+    until_us: int | None,
+) -> list[IntervalValue] | None:
+    """A row that is one recorded entity: its ``column`` from the entity's own rows."""
     key = made.entity(entity)
     if key is None:
         return None
@@ -144,23 +180,25 @@ def interval_values(
     if found is None or (made.admits is not None and not made.admits(key, found.attrs, entity)):
         return None
     value = column.bound(found.attrs)
-    if column.part is not None:
-        part = column.part
-        return [(row[0], value(*row[1:])[part]) for row in found.rows]
-    return [(row[0], value(*row[1:])) for row in found.rows]
+    part = column.part
+    if part is None:
+        return [(row[0], value(*row[1:])) for row in found.rows]
+    return [(row[0], value(*row[1:])[part]) for row in found.rows]
 
 
 def _total_values(
     reader: Reader,
     made: RowColumns,
-    total: TotalRow,
+    totals: TotalRows,
+    members: Member,
     timeline: Timeline,
     column: RowColumn,
     after_us: int | None,
     until_us: int | None,
 ) -> list[IntervalValue] | None:
-    """The total row's ``column`` in every interval, added up as its build does from every
-    entity's own rows; ``None`` where the reader declines or the column takes attributes."""
+    """A total row's ``column`` in every interval, added up as its build does from its
+    members' own rows; ``None`` where the reader declines, an entity is one the build
+    treats otherwise, or the column takes attributes."""
     if column.attrs:
         return None
     found = reader.kind_entity_rows(
@@ -168,20 +206,27 @@ def _total_values(
     )
     if found is None:
         return None
-    keys = found.keys
-    by_place = sorted(keys, key=lambda eid: (total.order(keys[eid]), eid))
+    entities = found.entities
+    if totals.declines([attrs for _, attrs in entities.values()]):
+        return None
+    added_up = {eid for eid, (key, attrs) in entities.items() if members(key, attrs)}
+    by_place = sorted(added_up, key=lambda eid: (totals.order(*entities[eid]), eid))
     rank = {eid: n for n, eid in enumerate(by_place)}
-    resort = by_place != sorted(keys)  # the rows come by entity id within an interval
-    shared = len(set(keys.values())) != len(keys)  # a key whose attributes changed
+    resort = by_place != sorted(added_up)  # the rows come by entity id within an interval
+    keys = [key for key, _ in entities.values()]
+    shared = len(set(keys)) != len(keys)  # a key whose attributes changed
     at = 2 if column.timed else 1  # the entity id's place in a row: after end [, duration]
     value, part = column.value, column.part
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
-        rows = list(group)
+        every = list(group)
+        if shared and len({entities[row[at]][0] for row in every}) != len(every):
+            return None  # a key twice in an interval: its slot would hold one of them
+        rows = [row for row in every if row[at] in added_up]
+        if not rows:
+            continue  # the build shows no such row
         if resort:
             rows.sort(key=lambda row: rank[row[at]])
-        if shared and len({keys[row[at]] for row in rows}) != len(rows):
-            return None  # a key twice in an interval: its slot would hold one of them
         added: float | None = None
         for row in rows:
             v = value(*row[1:at], *row[at + 1 :])

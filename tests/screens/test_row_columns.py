@@ -9,6 +9,7 @@ import contextlib
 import itertools
 import os
 import re
+import shutil
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -119,7 +120,7 @@ def test_each_column_of_each_entity_is_the_screen_as_recorded(
         for after, until in ((None, None), (middle, None), (None, middle)):
             model = catalog.build_model(reader, name, catalog.Query(after_us=after, until_us=until))
             keys = key_columns(model.columns)
-            entities = {entity_key(keys, r) for r in model.rows if r.kind is RowKind.DATA}
+            entities = {entity_key(keys, r) for r in model.rows}  # totals and subtotals too
             assert entities
             compared = 0
             for entity in sorted(entities):
@@ -140,15 +141,35 @@ def entities_of(reader: SqliteReader, name: str, kind: RowKind) -> tuple[str, se
     return node, {entity_key(keys, r) for r in model.rows if r.kind is kind}
 
 
-def test_a_subtotal_row_is_built_as_recorded(monitor_db: Path) -> None:
+def test_subtotals_normalized_or_of_several_lpars_build_the_screen(
+    monitor_db: Path, tmp_path: Path
+) -> None:
+    """A type's ``Tot`` row is its processors' own rows added up (each equal to the screen,
+    above), but not when normalized (capacity factors from the configuration), nor where
+    the processors are of several LPARs (SMAPI's: the build keeps the LPAR's own)."""
     screen = catalog.get("ESACPUU")
     with SqliteReader.open(monitor_db) as reader:
         node, subtotals = entities_of(reader, "ESACPUU", RowKind.SUBTOTAL)
         assert subtotals == {("CP", "Tot", "subtotal"), ("IFL", "Tot", "subtotal")}
         for subtotal in subtotals:
-            assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
+            assert interval_values(reader, screen, node, "total", subtotal, None, None)
+            normalized = frozenset({"normalized"})
+            args = ("total", subtotal, None, None, normalized)
+            assert interval_values(reader, screen, node, *args) is None
         assert interval_values(reader, screen, node, "total", ("IFL", "1"), None, None)
         assert interval_values(reader, screen, node, "total", ("CP", "1"), None, None) is None
+    db = tmp_path / "lpars.sqlite"
+    shutil.copy(monitor_db, db)
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "UPDATE entity SET attrs = json_set(attrs, '$.lpar', 'L33')"
+            " WHERE kind = 'lcpu' AND key = (SELECT max(key) FROM entity WHERE kind = 'lcpu')"
+        )
+    conn.close()
+    with SqliteReader.open(db) as reader:
+        node, subtotals = entities_of(reader, "ESACPUU", RowKind.SUBTOTAL)
+        for subtotal in subtotals:
+            assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
 
 
 def test_types_proven_by_vmcp_build_the_screen(tmp_path: Path) -> None:
