@@ -88,14 +88,15 @@ def _matching_intervals(
 def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> list[Slot]:
     """One slot per interval (or span) of the window, newest first, each holding the rows
     of every kind whose interval overlaps it most; of the window's own source, only the
-    frames and its intervals in the window's range (another overlaps one of them only where
-    a recording was merged with itself shifted, and is not the range's)."""
+    frames, each in its own slot, and its intervals in the window's range (another overlaps
+    one of them only where a recording was merged with itself shifted or at another length,
+    and is not the range's)."""
     frames = window.spans
     lo = min(f.start_us for f in frames)
     hi = max(f.end_us for f in frames)
     margin = max(f.end_us - f.start_us for f in frames)
     ends = [f.end_us for f in frames]
-    framed = set(ends)
+    framed = {end: index for index, end in enumerate(ends)}
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
     cache: dict[str, list[IntervalInfo]] = {}
@@ -109,9 +110,15 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
                 )
             placed: dict[int, int] = {}  # interval id -> frame index
             for info in cache[source]:
-                if source == window.source and not _own(window, framed, info.end_us):
-                    continue  # the frames' own source: only the frames or the range's
-                index = _best_frame(frames, ends, info)
+                index = None
+                if source == window.source:
+                    if not _own(window, framed, info.end_us):
+                        continue  # the frames' own source: only the frames or the range's
+                    # a frame is its own slot, though it lies inside another frame (merged
+                    # recordings of two lengths: the tie would go to the later one)
+                    index = framed.get(info.end_us)
+                if index is None:
+                    index = _best_frame(frames, ends, info)
                 if index is not None:
                     placed[info.id] = index
             if not placed:
@@ -140,7 +147,7 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     return out
 
 
-def _own(window: Window, framed: set[int], end_us: int) -> bool:
+def _own(window: Window, framed: Mapping[int, int], end_us: int) -> bool:
     """Whether an interval of the window's source ending at ``end_us`` is the window's: a
     frame (a drill's snapped interval may end just past the range), or one ending in the
     range (``compare``'s one slot over many)."""

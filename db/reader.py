@@ -96,7 +96,7 @@ class EntityRows:
 @dataclass(frozen=True)
 class KindEntityRows:
     """Every recorded entity's rows of one kind, read straight from the timeline's source:
-    ``(end_us, entity_id, *fields)`` per row (``(end_us, duration_us, entity_id, *fields)``
+    ``(end_us, entity_id, *fields)`` per row (``(end_us, entity_id, duration_us, *fields)``
     when the duration was asked for), by interval, oldest first, then by entity id. Each
     interval's rows are one slot of the screen as recorded, holding those rows and nothing
     merged into them."""

@@ -512,7 +512,7 @@ class Queries:
         kind: str,
         source: str,
         node_id: int,
-        entity_id: int | None,
+        entity_id: int,
         fields: Sequence[str],
         after_us: int | None,
         until_us: int | None,
@@ -521,23 +521,48 @@ class Queries:
     ) -> list[tuple[Any, ...]]:
         """(end_us, [duration_us,] *fields) of every row of the entity in ``source``'s
         intervals ending in (after_us, until_us], oldest first; a field the table lacks
-        reads ``None``. Without the duration the intervals are read from their index alone.
-        With ``entity_id`` None, every entity's: (end_us, [duration_us,] entity_id, *fields),
-        by interval, then entity id."""
+        reads ``None``. Without the duration the intervals are read from their index alone."""
+        return self._kind_rows(
+            kind, source, node_id, entity_id, fields, after_us, until_us, duration=duration
+        )
+
+    def every_entity_rows(
+        self,
+        kind: str,
+        source: str,
+        node_id: int,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool = False,
+    ) -> list[tuple[Any, ...]]:
+        """As :meth:`entity_rows`, every entity's: (end_us, entity_id, [duration_us,]
+        *fields), oldest first, then by entity id."""
+        return self._kind_rows(
+            kind, source, node_id, None, fields, after_us, until_us, duration=duration
+        )
+
+    def _kind_rows(
+        self,
+        kind: str,
+        source: str,
+        node_id: int,
+        entity_id: int | None,
+        fields: Sequence[str],
+        after_us: int | None,
+        until_us: int | None,
+        *,
+        duration: bool,
+    ) -> list[tuple[Any, ...]]:
         table = table_name(kind)
         if not self._has_table(table):
             return []
         have = set(self.columns(kind))
         picked = [f"r.{f}" if f in have else "NULL" for f in fields]
         every = entity_id is None
-        select = ", ".join(
-            [
-                "i.end_us",
-                *(["i.duration_us"] if duration else []),
-                *(["r.entity_id"] if every else []),
-                *picked,
-            ]
-        )
+        head = ["i.end_us", *(["r.entity_id"] if every else [])]
+        select = ", ".join([*head, *(["i.duration_us"] if duration else []), *picked])
         sql = (
             f"SELECT {select} FROM interval i JOIN {table} r ON r.interval_id = i.id"
             " WHERE i.node_id = ? AND i.source = ?"

@@ -143,8 +143,8 @@ class SqliteReader:
         if found is None:
             return None
         node_id, source = found
-        rows = self.queries.entity_rows(
-            kind, source, node_id, None, fields, after_us, until_us, duration=duration
+        rows = self.queries.every_entity_rows(
+            kind, source, node_id, fields, after_us, until_us, duration=duration
         )
         entities = self.queries.kind_entities(node_id, kind)
         return KindEntityRows(source, tuple(fields), rows, entities)

@@ -169,7 +169,7 @@ def _recorded_processor(shown: EntityKey) -> str | None:
 
 def _shows_as(key: str, attrs: Mapping[str, str], shown: EntityKey) -> bool:
     """Whether the processor shows as ``shown``: its type and ID (a core is its ID's)."""
-    return (attrs.get("type", ""), str(_display_id(key))) == (shown[0], shown[-1])
+    return (type_of(attrs), str(_display_id(key))) == (shown[0], shown[-1])
 
 
 def _of_type(shown: EntityKey) -> Member | None:
@@ -179,13 +179,19 @@ def _of_type(shown: EntityKey) -> Member | None:
     cpu_type = shown[0]
 
     def member(key: str, attrs: Mapping[str, str]) -> bool:
-        return attrs.get("type", "") == cpu_type
+        return type_of(attrs) == cpu_type
 
     return member
 
 
-def _processor_order(key: str, attrs: Mapping[str, str]) -> tuple[object, ...]:
-    return _order(attrs.get("type", ""), key)
+def type_of(attrs: Mapping[str, str]) -> str:
+    """A processor's type, by which its rows are grouped and subtotalled."""
+    return attrs.get("type", "")
+
+
+def processor_order(key: str, attrs: Mapping[str, str]) -> tuple[object, ...]:
+    """A processor's place among the interval's: by type, then by address."""
+    return _order(type_of(attrs), key)
 
 
 def _several_lpars(attrs: Collection[Mapping[str, str]]) -> bool:
@@ -202,7 +208,7 @@ ROW_COLUMNS = RowColumns(
     },
     _recorded_processor,
     _shows_as,
-    totals=TotalRows(_of_type, _processor_order, _several_lpars, frozenset({NORMALIZED})),
+    totals=TotalRows(_of_type, processor_order, _several_lpars, frozenset({NORMALIZED})),
 )
 """Each processor's columns of its own row in an interval, and its type's subtotal's (the
 distribution view reads them)."""
@@ -215,12 +221,12 @@ def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityDat
     if own and any(e.attrs.get("lpar") for e in entities):
         mine = [e for e in entities if e.attrs.get("lpar", own).strip() == own.strip()]
         entities = mine or entities
-    return sorted(entities, key=lambda e: _order(e.attrs.get("type", ""), e.key))
+    return sorted(entities, key=lambda e: processor_order(e.key, e.attrs))
 
 
 @functools.lru_cache(maxsize=4096)
 def _order(cpu_type: str, key: str) -> tuple[object, ...]:
-    """A processor's place: by type, then by address (the same few keys every interval)."""
+    """:func:`processor_order`, kept (the same few keys every interval)."""
     return (type_key(cpu_type), natural_key(key))
 
 
@@ -315,7 +321,7 @@ def _build(ctx: Context) -> Built:
             entities = [e for e in entities if e.key == ctx.entity]
         by_type: dict[str, list[EntityData]] = {}
         for entity in entities:
-            by_type.setdefault(entity.attrs.get("type", ""), []).append(entity)
+            by_type.setdefault(type_of(entity.attrs), []).append(entity)
         first = True
         drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         for cpu_type, members in by_type.items():

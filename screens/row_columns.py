@@ -7,10 +7,10 @@ A screen whose columns are plain functions of one recorded row of its timeline k
 them here, as data: the fields each column is made of and the function that makes it, the one
 its own build calls, so there is one formula. The reader then hands over that entity's rows
 alone (:meth:`~esatui.db.reader.Reader.entity_rows`), and the values are the build's to the
-last bit. A screen's total row (ESALNXC's ``all``) declares how its build adds the entities up,
-and its values are made from every entity's rows the same way. Where the reader cannot
-(another source of the kind, buckets, Prometheus), or a row is neither (ESACPUU's subtotals),
-the screen is built as recorded.
+last bit. A screen's total rows (ESALNXC's ``all``, ESACPUU's ``Tot``) declare how its build
+adds their members up, and their values are made from every entity's rows the same way. Where
+the reader cannot (another source of the kind, buckets, Prometheus), or a row is neither, the
+screen is built as recorded.
 """
 
 from __future__ import annotations
@@ -197,8 +197,8 @@ def _total_values(
     until_us: int | None,
 ) -> list[IntervalValue] | None:
     """A total row's ``column`` in every interval, added up as its build does from its
-    members' own rows; ``None`` where the reader declines, an entity is one the build
-    treats otherwise, or the column takes attributes."""
+    members' own rows; ``None`` where the reader declines, the build may leave entities
+    recorded in the range out, or the column takes attributes."""
     if column.attrs:
         return None
     found = reader.kind_entity_rows(
@@ -206,30 +206,30 @@ def _total_values(
     )
     if found is None:
         return None
-    entities = found.entities
-    if totals.declines([attrs for _, attrs in entities.values()]):
+    entities, rows = found.entities, found.rows
+    present = {row[1] for row in rows}  # the entities recorded in the range
+    if totals.declines([entities[eid][1] for eid in present]):
         return None
-    added_up = {eid for eid, (key, attrs) in entities.items() if members(key, attrs)}
+    added_up = {eid for eid in present if members(*entities[eid])}
     by_place = sorted(added_up, key=lambda eid: (totals.order(*entities[eid]), eid))
     rank = {eid: n for n, eid in enumerate(by_place)}
     resort = by_place != sorted(added_up)  # the rows come by entity id within an interval
-    keys = [key for key, _ in entities.values()]
+    keys = [entities[eid][0] for eid in present]
     shared = len(set(keys)) != len(keys)  # a key whose attributes changed
-    at = 2 if column.timed else 1  # the entity id's place in a row: after end [, duration]
     value, part = column.value, column.part
     out: list[IntervalValue] = []
-    for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
+    for end, group in itertools.groupby(rows, key=operator.itemgetter(0)):
         every = list(group)
-        if shared and len({entities[row[at]][0] for row in every}) != len(every):
-            return None  # a key twice in an interval: its slot would hold one of them
-        rows = [row for row in every if row[at] in added_up]
-        if not rows:
+        if shared and len({entities[row[1]][0] for row in every}) != len(every):
+            return None  # a key twice in an interval: its slot would merge the two
+        adding = [row for row in every if row[1] in added_up]
+        if not adding:
             continue  # the build shows no such row
         if resort:
-            rows.sort(key=lambda row: rank[row[at]])
+            adding.sort(key=lambda row: rank[row[1]])
         added: float | None = None
-        for row in rows:
-            v = value(*row[1:at], *row[at + 1 :])
+        for row in adding:
+            v = value(*row[2:])
             if part is not None:
                 v = v[part]
             if v is not None:

@@ -1,6 +1,7 @@
 """Columns made of one recorded row (issue 17's distribution over a month): read from the
-entity's own rows, they are the screen's values as recorded to the last bit, and where they
-cannot be (a total, another source of the kind, buckets) the screen is built instead."""
+entity's own rows (a total's: its members'), they are the screen's values as recorded to the
+last bit, and where they cannot be (another source of the kind, buckets, a normalized
+subtotal) the screen is built instead."""
 
 from __future__ import annotations
 
@@ -141,6 +142,64 @@ def entities_of(reader: SqliteReader, name: str, kind: RowKind) -> tuple[str, se
     return node, {entity_key(keys, r) for r in model.rows if r.kind is kind}
 
 
+def odd_processors(minutes: int = 8) -> list[Sample]:
+    """Five logical processors of an LPAR written out of address order, with uneven values
+    (sums that depend on the order they are added in): 3 appears at the third minute, 4 is
+    gone for four, and 2 turns from an IFL into a CP halfway."""
+    fields = ("elapsed_us", "emul_us", "user_us", "syst_us", "idle_us", "steal_us")
+    totals = {cpu: dict.fromkeys(fields, 0) for cpu in range(5)}
+    samples = []
+    for i in range(minutes + 1):
+        readings = []
+        for cpu in (4, 1, 3, 0, 2):
+            if (cpu == 4 and 2 <= i <= 5) or (cpu == 3 and i < 3):
+                continue
+            cpu_type = "CP" if cpu == 0 or (cpu == 2 and i >= 4) else "IFL"
+            if i:
+                for n, name in enumerate(fields):
+                    step = (17 * cpu + 7 * i + 5 * n) * 100_003
+                    totals[cpu][name] += 60_000_000 if name == "elapsed_us" else step
+            attrs = {"type": cpu_type, "lpar": "L32", "type_source": "monitor"}
+            readings.append(Reading("lcpu", str(cpu), dict(totals[cpu]), attrs))
+        when = START_US + i * 60_000_000
+        samples.append(Sample("monitor", when, tuple(readings), config={"lpar_name": "L32"}))
+    return samples
+
+
+@pytest.fixture(scope="module")
+def processors_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`odd_processors` beside a host recording (its capability ratings: CPs are
+    normalized)."""
+    db = tmp_path_factory.mktemp("row-columns") / "processors.sqlite"
+    host_recording(db, n_intervals=8)
+    with Store.open(db) as store:
+        write(store, "monitor", (LCPU,), odd_processors())
+    return db
+
+
+def test_a_types_subtotal_adds_its_processors_as_the_screen_does(processors_db: Path) -> None:
+    """ESACPUU's ``Tot`` rows from their processors' rows, each column over the whole
+    recording and each half, equal (==) to the screen built as recorded: processors first
+    seen out of order, appearing, disappearing and changing type."""
+    screen = catalog.get("ESACPUU")
+    assert screen.row_columns is not None
+    with SqliteReader.open(processors_db) as reader:
+        node, subtotals = entities_of(reader, "ESACPUU", RowKind.SUBTOTAL)
+        assert subtotals == {("CP", "Tot", "subtotal"), ("IFL", "Tot", "subtotal")}
+        whole = catalog.build_model(reader, "ESACPUU", catalog.Query())
+        middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
+        for after, until in ((None, None), (middle, None), (None, middle)):
+            model = catalog.build_model(
+                reader, "ESACPUU", catalog.Query(after_us=after, until_us=until)
+            )
+            for subtotal in subtotals:
+                for column in screen.row_columns.columns:
+                    fast = interval_values(reader, screen, node, column, subtotal, after, until)
+                    assert fast is not None, (subtotal, column)
+                    assert fast == entity_values(model, column, subtotal), (subtotal, column)
+                    assert all(v is not None for _, v in fast) or column == "mgmt"
+
+
 def test_subtotals_normalized_or_of_several_lpars_build_the_screen(
     monitor_db: Path, tmp_path: Path
 ) -> None:
@@ -198,24 +257,35 @@ def test_types_proven_by_vmcp_build_the_screen(tmp_path: Path) -> None:
         assert all(steal(entity, None, None) is None for entity in entities)
 
 
-def test_a_recording_merged_with_itself_shifted_is_read_alike(tmp_path: Path) -> None:
-    """Two runs of one source 30 s apart (``esatui db merge`` of two recorders): each
-    interval is its own row, in the screen as in the entity's rows, whatever the range."""
+@pytest.mark.parametrize(("shift_s", "length_s"), [(30, 60), (1, 120)])
+def test_a_recording_merged_with_itself_shifted_is_read_alike(
+    tmp_path: Path, shift_s: int, length_s: int
+) -> None:
+    """Two runs of one source (``esatui db merge`` of two recorders), the second ``shift_s``
+    later at intervals ``length_s`` long (at 120 s each of the first run's intervals lies
+    inside one of the second's): each interval is its own row, in the screen as in the
+    entity's rows and the all row's, whatever the range."""
     db = tmp_path / "shifted.sqlite"
     shifted = host_samples(
-        6, range(1), 60, START_US + 30_000_000, ticks=lambda i, c, s: cpu_ticks(i + 3, c, s)
+        360 // length_s,
+        range(2),
+        length_s,
+        START_US + shift_s * 1_000_000,
+        ticks=lambda i, c, s: cpu_ticks(i + 3, c, s),
     )
     with Store.open(db) as store:
-        write(store, "host", (CPU,), host_samples(6, range(1), 60, START_US))
+        write(store, "host", (CPU,), host_samples(6, range(2), 60, START_US))
         write(store, "host", (CPU,), shifted)
-    cpu0 = ("IFL", "0")
+    rows = 6 + 360 // length_s
     with SqliteReader.open(db) as reader:
+        assert len(catalog.build_model(reader, "ESALNXC", catalog.Query()).rows) == 3 * rows
         for after, until in ((None, None), (START_US + 120_000_000, START_US + 270_000_000)):
             query = catalog.Query(after_us=after, until_us=until)
             model = catalog.build_model(reader, "ESALNXC", query)
-            user = reading(reader, "ESALNXC", "user")(cpu0, after, until)
-            assert user == entity_values(model, "user", cpu0)
-            assert user is not None and len(user) > 2
+            for entity in (("IFL", "0"), ("", "all", RowKind.TOTAL.value)):
+                user = reading(reader, "ESALNXC", "user")(entity, after, until)
+                assert user == entity_values(model, "user", entity)
+                assert user is not None and len(user) > 2
 
 
 def test_another_nodes_sources_leave_a_node_read_directly(tmp_path: Path) -> None:
@@ -484,23 +554,30 @@ class SlotsOnly:
 
 
 @pytest.mark.parametrize(
-    ("name", "column"),
-    [("ESALNXC", "steal"), ("ESACRYPT", "ms_op_virt"), ("ESACRYPA", "util_pct")],
+    ("name", "column", "recording", "options"),
+    [
+        ("ESALNXC", "steal", "host_db", ()),
+        ("ESACRYPT", "ms_op_virt", "sim_db", ()),
+        ("ESACRYPA", "util_pct", "sim_db", ()),
+        ("ESACPUU", "total", "processors_db", ()),
+        ("ESACPUU", "total", "processors_db", ("normalized",)),
+    ],
 )
 def test_the_view_is_the_same_either_way(
-    request: pytest.FixtureRequest, name: str, column: str
+    request: pytest.FixtureRequest, name: str, column: str, recording: str, options: tuple[str]
 ) -> None:
     """``d`` as the monitor draws it, from the entity's rows and from the screen built as
-    recorded: the same lines."""
+    recorded: the same lines, totals and subtotals included, with the view's options."""
     from esatui.tui.distribution import distribution_lines
 
-    recording = "host_db" if name == "ESALNXC" else "sim_db"
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
-        query = catalog.Query(interval_len_us=15 * 60_000_000)
+        query = catalog.Query(interval_len_us=4 * 60_000_000, options=frozenset(options))
         bucketed = catalog.build_model(reader, name, query)
         keys = key_columns(bucketed.columns)
-        shown = [entity_key(keys, r) for r in bucketed.rows if r.kind is not RowKind.SUBTOTAL]
-        for entity in sorted(set(shown)):  # ESALNXC's all row too
+        shown = {entity_key(keys, r) for r in bucketed.rows}
+        if name == "ESACPUU":  # the processor that changed type is built either way
+            shown -= {("IFL", "2"), ("CP", "2")}
+        for entity in sorted(shown):
             fast = distribution_lines(reader, bucketed, query, column, entity, 100)
             built = distribution_lines(
                 SlotsOnly(reader),  # type: ignore[arg-type]
@@ -511,7 +588,10 @@ def test_the_view_is_the_same_either_way(
                 100,
             )
             assert fast == built
-            assert reading(reader, name, column)(entity, None, None), entity  # read directly
+            read = interval_values(
+                reader, catalog.get(name), bucketed.node, column, entity, None, None, query.options
+            )
+            assert (read is None) is ("normalized" in options and "Tot" in entity), entity
             (counted,) = [line for line in fast if line.startswith("Histogram of ")]
             assert int(counted.split()[2]) > 0
 
