@@ -12,6 +12,8 @@ are ``db/buckets.py``.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Mapping, Sequence
 
 from esatui.collectors.model import Role
@@ -127,10 +129,11 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
             columns = queries.columns(kind)
             rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
             stored_rows = queries.raw_rows(kind, list(infos), columns)
-            for row in stored_rows:
-                rows.setdefault(placed[row[0]], []).append(row)
+            for interval_id, of_interval in itertools.groupby(stored_rows, _INTERVAL_ID):
+                rows.setdefault(placed[interval_id], []).extend(of_interval)
             # each entity's key and attributes, looked up once (the same few every slot)
-            entities = {e: queries.entity(e) for e in dict.fromkeys(r[1] for r in stored_rows)}
+            ids = dict.fromkeys(map(_ENTITY_ID, stored_rows))
+            entities = {e: queries.entity(e) for e in ids}
             durations: dict[int, int] = {}
             for info in infos.values():
                 index = placed[info.id]
@@ -145,6 +148,10 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     ]
     out.reverse()
     return out
+
+
+_INTERVAL_ID = operator.itemgetter(0)  # of a stored row (reading.ROW_META)
+_ENTITY_ID = operator.itemgetter(1)
 
 
 def _own(window: Window, framed: Mapping[int, int], end_us: int) -> bool:

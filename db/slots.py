@@ -8,8 +8,12 @@ from dataclasses import dataclass, field
 from esatui.db.records import Value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EntityData:
+    """One entity's row in a slot. Treated as immutable, though not frozen: the slot
+    reading makes one per stored row, and a frozen dataclass's ``__init__`` (an
+    ``object.__setattr__`` per field) costs twice a plain one's."""
+
     key: str
     attrs: Mapping[str, str]
     values: Mapping[str, Value]

@@ -199,8 +199,13 @@ class Drill:
     node: str | None = None  # another node's screen (ESANODE), else the one shown
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Row:
+    """One line of a screen. Treated as immutable (``dataclasses.replace`` makes another),
+    though not frozen: an export makes one per processor per interval, and a frozen
+    dataclass's ``__init__`` (an ``object.__setattr__`` per field) costs three times a plain
+    one's."""
+
     start_us: int
     end_us: int  # the interval's end: the time a row is shown at
     values: Mapping[str, Value]
