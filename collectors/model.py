@@ -13,14 +13,25 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
+from esatui.collectors.role import Role
+
+__all__ = [  # Role is the vocabulary's too (collectors/role.py: the store reads it alone)
+    "Availability",
+    "Field",
+    "GaugeTable",
+    "Kind",
+    "Number",
+    "Reading",
+    "Role",
+    "Sample",
+    "SampleFlag",
+    "counter",
+    "gauge",
+    "table_readings",
+    "unsigned",
+]
+
 Number = int | float
-
-
-class Role(Enum):
-    """How a field is turned into interval values."""
-
-    COUNTER = "counter"  # cumulative integer; the interval keeps its delta
-    GAUGE = "gauge"  # sampled value; the interval keeps average and maximum
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ import itertools
 import operator
 from collections.abc import Mapping, Sequence
 
-from esatui.collectors.model import Role
+from esatui.collectors.role import Role
 from esatui.db.reader import Span, Timeline, Window
 from esatui.db.reading import IntervalInfo, KindRow, Queries, RawRow
 from esatui.db.records import Value, max_column

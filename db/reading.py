@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from esatui.collectors.model import Role
+from esatui.collectors.role import Role
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
     HOUR_US,

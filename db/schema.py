@@ -20,9 +20,13 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING
 
-from esatui.collectors.model import Kind, Role
+from esatui.collectors.role import Role
 from esatui.db.records import max_column
+
+if TYPE_CHECKING:
+    from esatui.collectors.model import Kind
 
 SCHEMA_VERSION = 1
 HOUR_US = 3_600_000_000
