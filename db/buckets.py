@@ -31,7 +31,7 @@ import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -262,8 +262,12 @@ class _Reader:
         self.length_us = length_us
         self.rolled = rolled
         self._plans: dict[tuple[int, int, bool], Plan] = {}
-        self._totals: dict[tuple[str, int, int], tuple[Totals, list[RawInterval]]] = {}
+        self._totals: dict[tuple[str, int, int], Totals] = {}
         self._bucket_of: dict[int, int] = {}
+        # the raw intervals of a piece (source, after, until), and how many: read whole
+        # only where a piece's rows are folded one by one
+        self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
+        self._counts: dict[tuple[str, int, int], int] = {}
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
         key = (after_us, until_us, rolled and self.rolled)
@@ -282,39 +286,59 @@ class _Reader:
         for first, last, offset in p.runs:
             yield HourRun(self.node_id, source, first, last, offset, self.length_us)
 
-    def intervals(
-        self, source: str, after_us: int, until_us: int, rolled: bool = True
-    ) -> tuple[Totals, list[RawInterval]]:
-        """Per bucket [intervals, duration, flags] of one source in (after, until], and the
-        intervals read raw (id, end, duration, flags; oldest first)."""
+    def intervals(self, source: str, after_us: int, until_us: int, rolled: bool = True) -> Totals:
+        """Per bucket [intervals, duration, flags] of one source in (after, until]: whole
+        hours from the rollups, the raw pieces summed by SQL at their one offset (and
+        bucketed one by one where the offset changes inside)."""
         key = (source, after_us, until_us) if rolled else (source + "\0raw", after_us, until_us)
         found = self._totals.get(key)
         if found is not None:
             return found
         p = self.plan(after_us, until_us, rolled)
         totals: Totals = {}
+
+        def add(b: int, n: int, duration: int, flags: int) -> None:
+            total = totals.get(b)
+            if total is None:
+                totals[b] = [n, duration, flags]
+            else:
+                total[0] += n
+                total[1] += duration
+                total[2] |= flags
+
         for run in self.runs(source, p):
             for b, n, duration, flags in self.queries.interval_buckets(run):
-                t = totals.setdefault(b, [0, 0, 0])
-                t[0] += n
-                t[1] += duration
-                t[2] |= _or_flags(flags)
-        raw: list[RawInterval] = []
-        length = self.length_us
+                add(b, n, duration, _or_flags(flags))
         for lo, hi, offset in constant_offsets(p.raw):
-            found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
-            for _, end_us, duration_us, iflags in found_raw:
-                # bucket_end at the piece's one offset, or looked up where it changes
-                b = self.bucket(end_us) if offset is None else _aligned(end_us, offset, length)
-                total = totals.get(b)
-                if total is None:
-                    total = totals[b] = [0, 0, 0]
-                total[0] += 1
-                total[1] += duration_us
-                total[2] |= iflags
-            raw += found_raw
-        self._totals[key] = (totals, raw)
-        return totals, raw
+            if offset is None:  # bucket_end looked up per end
+                for _, end_us, duration_us, iflags in self.raw_piece(source, lo, hi):
+                    add(self.bucket(end_us), 1, duration_us, iflags)
+                continue
+            count = 0
+            piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
+            for b, n, duration, flags in self.queries.raw_interval_buckets(piece):
+                add(b, n, duration, _or_flags(flags))
+                count += n
+            self._counts[(source, lo, hi)] = count
+        self._totals[key] = totals
+        return totals
+
+    def raw_piece(self, source: str, after_us: int, until_us: int) -> list[RawInterval]:
+        """The source's intervals ending in (after, until], oldest first (id, end,
+        duration, flags)."""
+        key = (source, after_us, until_us)
+        found = self._raw.get(key)
+        if found is None:
+            found = self._raw[key] = self.queries.raw_intervals(
+                self.node_id, source, after_us, until_us
+            )
+            self._counts[key] = len(found)
+        return found
+
+    def piece_count(self, source: str, after_us: int, until_us: int) -> int:
+        """How many of the source's intervals end in the piece (after, until]."""
+        found = self._counts.get((source, after_us, until_us))
+        return len(self.raw_piece(source, after_us, until_us)) if found is None else found
 
     def entities(
         self,
@@ -356,20 +380,18 @@ class _Reader:
                         for j, part in enumerate(row[2:]):
                             if part is not None:
                                 acc.parts[j].append(part)
-        _, raw = self.intervals(source, after_us, until_us, rolled)
-        if raw:
-            ends = [i[1] for i in raw]  # in order: each piece's intervals by bisection
-            for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
-                infos = raw[bisect.bisect_right(ends, lo) : bisect.bisect_right(ends, hi)]
-                if not infos:
-                    continue
-                piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)
-                # buckets of one or two intervals mostly show a row as recorded (_single):
-                # read whole, those rows are at hand
-                few = len(infos) * self.length_us < 3 * (hi - lo)
-                summed = not few and offset is not None
-                if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
-                    self._fold_raw(kind, infos, frames, layout, accs)
+        self.intervals(source, after_us, until_us, rolled)  # the pieces' intervals counted
+        for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
+            count = self.piece_count(source, lo, hi)
+            if not count:
+                continue
+            piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)
+            # buckets of one or two intervals mostly show a row as recorded (_single): read
+            # whole, those rows are at hand
+            few = count * self.length_us < 3 * (hi - lo)
+            summed = not few and offset is not None
+            if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
+                self._fold_raw(kind, self.raw_piece(source, lo, hi), frames, layout, accs)
         return accs
 
     def _fold_raw_sql(
@@ -520,7 +542,7 @@ def window(
         newest = top if top is not None else _newest(queries, node_id, source)
         hi = hour_end(newest)
     reader = _Reader(queries, node_id, length_us, use_rollups and queries.rollups_ready())
-    frames = {b: t for b, t in reader.intervals(source, lo, hi)[0].items() if t[0]}
+    frames = {b: t for b, t in reader.intervals(source, lo, hi).items() if t[0]}
     if not frames:
         return Window(timeline, "", (), after_us, until_us)
     first_start = min(frames) - length_us
@@ -622,7 +644,7 @@ def slots(
                     after = max(after, min(todo) - length_us)
                     until = min(until, max(todo))
                     wanted = {b: frames[b] for b in todo}
-                totals, _ = reader.intervals(src, after, until)
+                totals = reader.intervals(src, after, until)
                 accs = reader.entities(kind, src, after, until, wanted, layout)
                 read = dict.fromkeys(todo, None)
                 for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
@@ -724,9 +746,15 @@ def _entity_data(
     accs: dict[tuple[int, int], _Acc],
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
+    entities: dict[int, tuple[str, dict[str, str]]] = {}  # looked up once per entity id
+    values_of = _values_maker(layout)
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
-    for (b, entity_id), acc in sorted(accs.items(), key=lambda item: item[0]):
-        key, _ = queries.entity(entity_id)
+    for b, entity_id in sorted(accs):
+        acc = accs[(b, entity_id)]
+        found = entities.get(entity_id)
+        if found is None:
+            found = entities[entity_id] = queries.entity(entity_id)
+        key = found[0]
         keys = by_bucket.get(b)
         if keys is None:
             keys = by_bucket[b] = {}
@@ -739,11 +767,48 @@ def _entity_data(
         rows: dict[str, EntityData] = {}
         iflags = 0
         for key, group in keys.items():
-            for _, acc in group:
+            if len(group) == 1:
+                entity_id, acc = group[0]
                 iflags |= acc.iflags
+                if acc.n != 1:  # the common case: one entity id, rows added up
+                    attrs = entities[entity_id][1]
+                    rows[key] = EntityData(key, attrs, values_of(acc), acc.flags, acc.hf_n)
+                    continue
+            else:
+                for _, acc in group:
+                    iflags |= acc.iflags
             single = _single(queries, kind, source, node_id, layout, group)
             rows[key] = single or _summed(queries, key, layout, group)
         yield b, rows, iflags
+
+
+def _values_maker(layout: KindLayout) -> Callable[[_Acc], dict[str, Value]]:
+    """The values of an entity with one entity id in a bucket, as one function per layout:
+    a counter's sum; a gauge's weighted average (its hours' parts added with ``fsum``),
+    then its maximum; in column order."""
+    if not layout.gauges:  # the counters, in column order
+        counters = layout.counters
+        return lambda acc: dict(zip(counters, acc.sums, strict=True))
+    names: list[str] = []
+    at: list[int] = []  # in [*sums, *averages, *maxima]
+    n_c, n_g = len(layout.counters), len(layout.gauges)
+    for name, gauge, j in layout.summed:
+        if gauge:
+            names += [name, max_column(name)]
+            at += [n_c + j, n_c + n_g + j]
+        else:
+            names.append(name)
+            at.append(j)
+
+    def values(acc: _Acc) -> dict[str, Value]:
+        averages: list[Value] = [
+            math.fsum([p for p in parts if p is not None]) / weight if weight else None
+            for parts, weight in zip(acc.parts, acc.wn, strict=True)
+        ]
+        flat: list[Value] = [*acc.sums, *averages, *acc.mx]
+        return {name: flat[i] for name, i in zip(names, at, strict=True)}
+
+    return values
 
 
 def _single(
@@ -798,15 +863,6 @@ def _summed(
 def _summed_one(
     queries: Queries, key: str, layout: KindLayout, entity_id: int, acc: _Acc
 ) -> EntityData:
-    """:func:`_summed` of an entity with one entity id in the bucket (the common case)."""
+    """:func:`_summed` of an entity with one entity id in the bucket."""
     _, attrs = queries.entity(entity_id)
-    values: dict[str, Value] = {}
-    for name, gauge, j in layout.summed:
-        if gauge:
-            weight = acc.wn[j]
-            parts = [p for p in acc.parts[j] if p is not None]
-            values[name] = math.fsum(parts) / weight if weight else None
-            values[max_column(name)] = acc.mx[j]
-        else:
-            values[name] = acc.sums[j]
-    return EntityData(key, attrs, values, acc.flags, acc.hf_n)
+    return EntityData(key, attrs, _values_maker(layout)(acc), acc.flags, acc.hf_n)

@@ -649,6 +649,14 @@ class Queries:
             run.params(),
         ).fetchall()
 
+    def raw_interval_buckets(self, run: RawRun) -> list[tuple[int, int, int, str]]:
+        """As :meth:`interval_buckets`, of the intervals ending in the run."""
+        return self._conn.execute(
+            f"SELECT {_RAW_BUCKET} AS b, COUNT(*), SUM(i.duration_us),"
+            f" group_concat(DISTINCT i.flags) FROM interval i WHERE {_RAW} GROUP BY b",
+            run.params(),
+        ).fetchall()
+
     def kind_buckets(
         self, kind: str, counters: Sequence[str], gauges: Sequence[str], run: HourRun
     ) -> list[tuple[Any, ...]]:
