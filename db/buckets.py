@@ -637,28 +637,47 @@ def slots(
             after, until = (found.lo, found.hi) if src == window.source else (a, z)
             what = (node_id, kind, src, length_us, fields.get(kind), rolled)
             known = kept.found(what, frames, after, until) if kept is not None else {}
-            todo = [b for b in frames if b not in known]
-            if todo:
+            read: dict[int, KindSlice | None] = {}
+            for run in _unknown_runs(frames, known):
                 wanted: Mapping[int, Span] = frames
-                if known:  # only the range of the buckets not known
-                    after = max(after, min(todo) - length_us)
-                    until = min(until, max(todo))
-                    wanted = {b: frames[b] for b in todo}
-                totals = reader.intervals(src, after, until)
-                accs = reader.entities(kind, src, after, until, wanted, layout)
-                read = dict.fromkeys(todo, None)
+                lo, hi = after, until
+                if known:  # only the range of these buckets not known
+                    lo, hi = max(after, run[0] - length_us), min(until, run[-1])
+                    wanted = {b: frames[b] for b in run}
+                totals = reader.intervals(src, lo, hi)
+                accs = reader.entities(kind, src, lo, hi, wanted, layout)
+                part: dict[int, KindSlice | None] = dict.fromkeys(run, None)
                 for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
-                    read[b] = KindSlice(src, totals[b][1], iflags, rows)
+                    part[b] = KindSlice(src, totals[b][1], iflags, rows)
                 if kept is not None:
-                    kept.add(what, read, after, until)
-                known.update(read)
-            for b, part in known.items():
-                if part is not None:
-                    data[b].setdefault(kind, {})[src] = part
+                    kept.add(what, part, lo, hi)
+                read.update(part)
+            known.update(read)
+            for b, sliced in known.items():
+                if sliced is not None:
+                    data[b].setdefault(kind, {})[src] = sliced
     return [
         Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
         for b, f in sorted(frames.items(), reverse=True)
     ]
+
+
+def _unknown_runs(frames: Iterable[int], known: Mapping[int, object]) -> list[list[int]]:
+    """The buckets not known, oldest first, cut where a known one lies between: each run
+    is read over its own range (the edges of a window moved within a bucket, say, are two
+    short runs, not the whole window again)."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for b in frames:
+        if b in known:
+            if current:
+                runs.append(current)
+                current = []
+        else:
+            current.append(b)
+    if current:
+        runs.append(current)
+    return runs
 
 
 class _Kept:
