@@ -214,32 +214,46 @@ def _or_flags(distinct: str | None) -> int:
     return flags
 
 
+_META = 6  # a row of sums: bucket, entity, rows, HF samples, last end, flagged; the values
+_FLAGGED = 5
+
+
 def _add_summed(accs: dict[tuple[int, int], _Acc], row: Sequence[Any], n_c: int, n_g: int) -> _Acc:
-    """The accumulator of a row of sums (raw rows' or an hour's: bucket, entity, intervals,
-    flags, interval flags, HF samples, last end, the counters, ...), with all of that but
-    the gauges' columns added."""
+    """The accumulator of a row of sums (raw rows' or an hour's: bucket, entity, rows, HF
+    samples, last end, whether any has flags, the counters, ...), with all of that but the
+    flags and the gauges' columns added."""
     acc = accs.get((row[0], row[1]))
     if acc is None:  # its first sums are the row's
         acc = accs[(row[0], row[1])] = _Acc(
-            list(row[7 : 7 + n_c]),
+            list(row[_META : _META + n_c]),
             [0] * n_g,
             [None] * n_g,
             [[] for _ in range(n_g)],
             row[2],
-            _or_flags(row[3]),
-            _or_flags(row[4]),
-            row[5],
-            row[6],
+            0,
+            0,
+            row[3],
+            row[4],
         )
         return acc
     acc.n += row[2]
-    acc.flags |= _or_flags(row[3])
-    acc.iflags |= _or_flags(row[4])
-    acc.hf_n += row[5]
-    acc.last_end = max(acc.last_end, row[6])
+    acc.hf_n += row[3]
+    acc.last_end = max(acc.last_end, row[4])
     for j in range(n_c):
-        acc.add_counter(j, row[7 + j])
+        acc.add_counter(j, row[_META + j])
     return acc
+
+
+def _add_flags(
+    accs: dict[tuple[int, int], _Acc], rows: Iterable[tuple[int, int, int, int]]
+) -> None:
+    """Rows' flags and interval flags (bucket, entity, flags, interval flags) OR-ed into
+    the accumulators they belong to."""
+    for b, entity_id, flags, iflags in rows:
+        acc = accs.get((b, entity_id))
+        if acc is not None:
+            acc.flags |= flags
+            acc.iflags |= iflags
 
 
 def _rollup_columns(layout: KindLayout) -> list[str]:
@@ -268,6 +282,7 @@ class _Reader:
         # only where a piece's rows are folded one by one
         self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
         self._counts: dict[tuple[str, int, int], int] = {}
+        self._flagged: dict[tuple[str, int, int], int] = {}  # the intervals' flags OR-ed
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
         key = (after_us, until_us, rolled and self.rolled)
@@ -314,12 +329,14 @@ class _Reader:
                 for _, end_us, duration_us, iflags in self.raw_piece(source, lo, hi):
                     add(self.bucket(end_us), 1, duration_us, iflags)
                 continue
-            count = 0
+            count = flagged = 0
             piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
             for b, n, duration, flags in self.queries.raw_interval_buckets(piece):
                 add(b, n, duration, _or_flags(flags))
                 count += n
+                flagged |= _or_flags(flags)
             self._counts[(source, lo, hi)] = count
+            self._flagged[(source, lo, hi)] = flagged
         self._totals[key] = totals
         return totals
 
@@ -334,6 +351,13 @@ class _Reader:
             )
             self._counts[key] = len(found)
         return found
+
+    def flagged(self, source: str, after_us: int, until_us: int) -> bool:
+        """Whether an interval of the piece (after, until] has flags."""
+        found = self._flagged.get((source, after_us, until_us))
+        if found is None:
+            found = any(i[3] for i in self.raw_piece(source, after_us, until_us))
+        return bool(found)
 
     def piece_count(self, source: str, after_us: int, until_us: int) -> int:
         """How many of the source's intervals end in the piece (after, until]."""
@@ -370,9 +394,13 @@ class _Reader:
         accs: dict[tuple[int, int], _Acc] = {}
         counters, gauges = layout.counters, layout.gauges
         for run in self.runs(source, self.plan(after_us, until_us, rolled)):
+            flagged = False
             for row in self.queries.kind_buckets(kind, counters, gauges, run):
                 if row[0] in frames:
                     self._fold_hours(accs, row, len(counters), len(gauges))
+                    flagged = flagged or bool(row[_FLAGGED])
+            if flagged:
+                _add_flags(accs, self.queries.kind_flags(kind, run))
             if gauges:
                 for row in self.queries.gauge_hours(kind, gauges, run):
                     acc = accs.get((row[0], row[1]))
@@ -411,13 +439,18 @@ class _Reader:
         except sqlite3.OperationalError:
             return False
         n_c, n_g = len(counters), len(gauges)
+        # whether a row or an interval has flags: then, and only then, they are read
+        flagged = self.flagged(run.source, run.after_us, run.until_us)
         for row in sums:
             if row[0] not in frames:
                 continue
             acc = _add_summed(accs, row, n_c, n_g)
             acc.single = None  # a bucket's only row is read again by _single
             for j in range(n_g):
-                acc.add_max(j, row[7 + n_c + j])
+                acc.add_max(j, row[_META + n_c + j])
+            flagged = flagged or bool(row[_FLAGGED])
+        if flagged:
+            _add_flags(accs, self.queries.raw_flags(kind, run))
         if gauges:
             self._fold_gauges(kind, gauges, run, accs)
         return True
@@ -450,8 +483,8 @@ class _Reader:
         """One bucket's rollup sums of one entity (see :meth:`Queries.kind_buckets`)."""
         acc = _add_summed(accs, row, n_c, n_g)
         for j in range(n_g):
-            acc.wn[j] += row[7 + n_c + j] or 0
-            acc.add_max(j, row[7 + n_c + n_g + j])
+            acc.wn[j] += row[_META + n_c + j] or 0
+            acc.add_max(j, row[_META + n_c + n_g + j])
 
     def _fold_raw(
         self,
