@@ -392,22 +392,8 @@ class _Reader:
         rolled: bool,
     ) -> dict[tuple[int, int], _Acc]:
         accs: dict[tuple[int, int], _Acc] = {}
-        counters, gauges = layout.counters, layout.gauges
         for run in self.runs(source, self.plan(after_us, until_us, rolled)):
-            flagged = False
-            for row in self.queries.kind_buckets(kind, counters, gauges, run):
-                if row[0] in frames:
-                    self._fold_hours(accs, row, len(counters), len(gauges))
-                    flagged = flagged or bool(row[_FLAGGED])
-            if flagged:
-                _add_flags(accs, self.queries.kind_flags(kind, run))
-            if gauges:
-                for row in self.queries.gauge_hours(kind, gauges, run):
-                    acc = accs.get((row[0], row[1]))
-                    if acc is not None:
-                        for j, part in enumerate(row[2:]):
-                            if part is not None:
-                                acc.parts[j].append(part)
+            self._fold_hours(kind, run, frames, layout, accs)
         self.intervals(source, after_us, until_us, rolled)  # the pieces' intervals counted
         for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
             count = self.piece_count(source, lo, hi)
@@ -421,6 +407,36 @@ class _Reader:
             if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
                 self._fold_raw(kind, self.raw_piece(source, lo, hi), frames, layout, accs)
         return accs
+
+    def _fold_hours(
+        self,
+        kind: str,
+        run: HourRun,
+        frames: Mapping[int, object],
+        layout: KindLayout,
+        accs: dict[tuple[int, int], _Acc],
+    ) -> None:
+        """The run's rollup sums per bucket and entity (see :meth:`Queries.kind_buckets`),
+        their flags where some have any, and the gauges' weighted sums hour by hour."""
+        counters, gauges = layout.counters, layout.gauges
+        n_c, n_g = len(counters), len(gauges)
+        flagged = False
+        for row in self.queries.kind_buckets(kind, counters, gauges, run):
+            if row[0] in frames:
+                acc = _add_summed(accs, row, n_c, n_g)
+                for j in range(n_g):
+                    acc.wn[j] += row[_META + n_c + j] or 0
+                    acc.add_max(j, row[_META + n_c + n_g + j])
+                flagged = flagged or bool(row[_FLAGGED])
+        if flagged:
+            _add_flags(accs, self.queries.kind_flags(kind, run))
+        if gauges:
+            for row in self.queries.gauge_hours(kind, gauges, run):
+                found = accs.get((row[0], row[1]))
+                if found is not None:
+                    for j, part in enumerate(row[2:]):
+                        if part is not None:
+                            found.parts[j].append(part)
 
     def _fold_raw_sql(
         self,
@@ -475,16 +491,6 @@ class _Reader:
                     total = parts[-1]
                     parts[-1] = product if total is None else total + product
                     found.wn[j] += hf_n
-
-    @staticmethod
-    def _fold_hours(
-        accs: dict[tuple[int, int], _Acc], row: tuple[Any, ...], n_c: int, n_g: int
-    ) -> None:
-        """One bucket's rollup sums of one entity (see :meth:`Queries.kind_buckets`)."""
-        acc = _add_summed(accs, row, n_c, n_g)
-        for j in range(n_g):
-            acc.wn[j] += row[_META + n_c + j] or 0
-            acc.add_max(j, row[_META + n_c + n_g + j])
 
     def _fold_raw(
         self,
@@ -798,15 +804,17 @@ def _entity_data(
     accs: dict[tuple[int, int], _Acc],
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
-    entities: dict[int, tuple[str, dict[str, str]]] = {}  # looked up once per entity id
+    # looked up once per entity id
+    entities = {e: queries.entity(e) for e in dict.fromkeys(e for _, e in accs)}
     values_of = _values_maker(layout)
+    if len({key for key, _ in entities.values()}) == len(entities):
+        # one entity id per key (attributes unchanged): every bucket's rows are its own
+        yield from _one_id_each(queries, kind, source, node_id, layout, accs, entities, values_of)
+        return
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
     for b, entity_id in sorted(accs):
         acc = accs[(b, entity_id)]
-        found = entities.get(entity_id)
-        if found is None:
-            found = entities[entity_id] = queries.entity(entity_id)
-        key = found[0]
+        key = entities[entity_id][0]
         keys = by_bucket.get(b)
         if keys is None:
             keys = by_bucket[b] = {}
@@ -832,6 +840,39 @@ def _entity_data(
             single = _single(queries, kind, source, node_id, layout, group)
             rows[key] = single or _summed(queries, key, layout, group)
         yield b, rows, iflags
+
+
+def _one_id_each(
+    queries: Queries,
+    kind: str,
+    source: str,
+    node_id: int,
+    layout: KindLayout,
+    accs: dict[tuple[int, int], _Acc],
+    entities: Mapping[int, tuple[str, dict[str, str]]],
+    values_of: Callable[[_Acc], dict[str, Value]],
+) -> Iterable[tuple[int, dict[str, EntityData], int]]:
+    """:func:`_entity_data` where no two entity ids share a key, bucket by bucket."""
+    rows: dict[str, EntityData] = {}
+    iflags = 0
+    current: int | None = None
+    for b, entity_id in sorted(accs):
+        if b != current:
+            if current is not None:
+                yield current, rows, iflags
+            rows, iflags, current = {}, 0, b
+        acc = accs[(b, entity_id)]
+        key, attrs = entities[entity_id]
+        iflags |= acc.iflags
+        if acc.n != 1:  # the common case: rows added up
+            rows[key] = EntityData(key, attrs, values_of(acc), acc.flags, acc.hf_n)
+            continue
+        group = [(entity_id, acc)]
+        rows[key] = _single(queries, kind, source, node_id, layout, group) or _summed(
+            queries, key, layout, group
+        )
+    if current is not None:
+        yield current, rows, iflags
 
 
 def _values_maker(layout: KindLayout) -> Callable[[_Acc], dict[str, Value]]:
