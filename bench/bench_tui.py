@@ -210,6 +210,22 @@ async def drive(db: Path, intervals: int, runs: int, ladder_runs: int) -> Times:
                     await key(f"+ (intervals of {step})", ("plus",))
                 for step in (*reversed(steps[:-1]), "as recorded"):
                     await key(f"- (back to {step})", ("minus",))
+            for _ in range(ladder_runs):
+                # a jump at the lengths whose buckets a screenful reads most of (cold: a new
+                # time), and a `-` to a length not read at the time jumped to
+                for at, presses in (("15 min", 3), ("1 day", 2)):
+                    for _ in range(presses):
+                        await pilot.press("plus")
+                        await settle(pilot)
+                    moment = YEAR_START_US + rng.randrange(1, intervals) * MINUTE_S * 1_000_000
+                    await key(
+                        f"j TIME Enter at {at} (a new time: its buckets read cold)",
+                        ("j", *local_text(moment), "enter"),
+                    )
+                await key("- (to 1 h, not read at this time)", ("minus",))
+                for _ in range(4):
+                    await pilot.press("minus")
+                    await settle(pilot)
         await pilot.press("q")
     return times
 

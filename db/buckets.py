@@ -31,7 +31,7 @@ import os
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,32 +214,46 @@ def _or_flags(distinct: str | None) -> int:
     return flags
 
 
+_META = 6  # a row of sums: bucket, entity, rows, HF samples, last end, flagged; the values
+_FLAGGED = 5
+
+
 def _add_summed(accs: dict[tuple[int, int], _Acc], row: Sequence[Any], n_c: int, n_g: int) -> _Acc:
-    """The accumulator of a row of sums (raw rows' or an hour's: bucket, entity, intervals,
-    flags, interval flags, HF samples, last end, the counters, ...), with all of that but
-    the gauges' columns added."""
+    """The accumulator of a row of sums (raw rows' or an hour's: bucket, entity, rows, HF
+    samples, last end, whether any has flags, the counters, ...), with all of that but the
+    flags and the gauges' columns added."""
     acc = accs.get((row[0], row[1]))
     if acc is None:  # its first sums are the row's
         acc = accs[(row[0], row[1])] = _Acc(
-            list(row[7 : 7 + n_c]),
+            list(row[_META : _META + n_c]),
             [0] * n_g,
             [None] * n_g,
             [[] for _ in range(n_g)],
             row[2],
-            _or_flags(row[3]),
-            _or_flags(row[4]),
-            row[5],
-            row[6],
+            0,
+            0,
+            row[3],
+            row[4],
         )
         return acc
     acc.n += row[2]
-    acc.flags |= _or_flags(row[3])
-    acc.iflags |= _or_flags(row[4])
-    acc.hf_n += row[5]
-    acc.last_end = max(acc.last_end, row[6])
+    acc.hf_n += row[3]
+    acc.last_end = max(acc.last_end, row[4])
     for j in range(n_c):
-        acc.add_counter(j, row[7 + j])
+        acc.add_counter(j, row[_META + j])
     return acc
+
+
+def _add_flags(
+    accs: dict[tuple[int, int], _Acc], rows: Iterable[tuple[int, int, int, int]]
+) -> None:
+    """Rows' flags and interval flags (bucket, entity, flags, interval flags) OR-ed into
+    the accumulators they belong to."""
+    for b, entity_id, flags, iflags in rows:
+        acc = accs.get((b, entity_id))
+        if acc is not None:
+            acc.flags |= flags
+            acc.iflags |= iflags
 
 
 def _rollup_columns(layout: KindLayout) -> list[str]:
@@ -262,8 +276,13 @@ class _Reader:
         self.length_us = length_us
         self.rolled = rolled
         self._plans: dict[tuple[int, int, bool], Plan] = {}
-        self._totals: dict[tuple[str, int, int], tuple[Totals, list[RawInterval]]] = {}
+        self._totals: dict[tuple[str, int, int], Totals] = {}
         self._bucket_of: dict[int, int] = {}
+        # the raw intervals of a piece (source, after, until), and how many: read whole
+        # only where a piece's rows are folded one by one
+        self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
+        self._counts: dict[tuple[str, int, int], int] = {}
+        self._flagged: dict[tuple[str, int, int], int] = {}  # the intervals' flags OR-ed
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
         key = (after_us, until_us, rolled and self.rolled)
@@ -282,39 +301,68 @@ class _Reader:
         for first, last, offset in p.runs:
             yield HourRun(self.node_id, source, first, last, offset, self.length_us)
 
-    def intervals(
-        self, source: str, after_us: int, until_us: int, rolled: bool = True
-    ) -> tuple[Totals, list[RawInterval]]:
-        """Per bucket [intervals, duration, flags] of one source in (after, until], and the
-        intervals read raw (id, end, duration, flags; oldest first)."""
+    def intervals(self, source: str, after_us: int, until_us: int, rolled: bool = True) -> Totals:
+        """Per bucket [intervals, duration, flags] of one source in (after, until]: whole
+        hours from the rollups, the raw pieces summed by SQL at their one offset (and
+        bucketed one by one where the offset changes inside)."""
         key = (source, after_us, until_us) if rolled else (source + "\0raw", after_us, until_us)
         found = self._totals.get(key)
         if found is not None:
             return found
         p = self.plan(after_us, until_us, rolled)
         totals: Totals = {}
+
+        def add(b: int, n: int, duration: int, flags: int) -> None:
+            total = totals.get(b)
+            if total is None:
+                totals[b] = [n, duration, flags]
+            else:
+                total[0] += n
+                total[1] += duration
+                total[2] |= flags
+
         for run in self.runs(source, p):
             for b, n, duration, flags in self.queries.interval_buckets(run):
-                t = totals.setdefault(b, [0, 0, 0])
-                t[0] += n
-                t[1] += duration
-                t[2] |= _or_flags(flags)
-        raw: list[RawInterval] = []
-        length = self.length_us
+                add(b, n, duration, _or_flags(flags))
         for lo, hi, offset in constant_offsets(p.raw):
-            found_raw = self.queries.raw_intervals(self.node_id, source, lo, hi)
-            for _, end_us, duration_us, iflags in found_raw:
-                # bucket_end at the piece's one offset, or looked up where it changes
-                b = self.bucket(end_us) if offset is None else _aligned(end_us, offset, length)
-                total = totals.get(b)
-                if total is None:
-                    total = totals[b] = [0, 0, 0]
-                total[0] += 1
-                total[1] += duration_us
-                total[2] |= iflags
-            raw += found_raw
-        self._totals[key] = (totals, raw)
-        return totals, raw
+            if offset is None:  # bucket_end looked up per end
+                for _, end_us, duration_us, iflags in self.raw_piece(source, lo, hi):
+                    add(self.bucket(end_us), 1, duration_us, iflags)
+                continue
+            count = flagged = 0
+            piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
+            for b, n, duration, flags in self.queries.raw_interval_buckets(piece):
+                add(b, n, duration, _or_flags(flags))
+                count += n
+                flagged |= _or_flags(flags)
+            self._counts[(source, lo, hi)] = count
+            self._flagged[(source, lo, hi)] = flagged
+        self._totals[key] = totals
+        return totals
+
+    def raw_piece(self, source: str, after_us: int, until_us: int) -> list[RawInterval]:
+        """The source's intervals ending in (after, until], oldest first (id, end,
+        duration, flags)."""
+        key = (source, after_us, until_us)
+        found = self._raw.get(key)
+        if found is None:
+            found = self._raw[key] = self.queries.raw_intervals(
+                self.node_id, source, after_us, until_us
+            )
+            self._counts[key] = len(found)
+        return found
+
+    def flagged(self, source: str, after_us: int, until_us: int) -> bool:
+        """Whether an interval of the piece (after, until] has flags."""
+        found = self._flagged.get((source, after_us, until_us))
+        if found is None:
+            found = any(i[3] for i in self.raw_piece(source, after_us, until_us))
+        return bool(found)
+
+    def piece_count(self, source: str, after_us: int, until_us: int) -> int:
+        """How many of the source's intervals end in the piece (after, until]."""
+        found = self._counts.get((source, after_us, until_us))
+        return len(self.raw_piece(source, after_us, until_us)) if found is None else found
 
     def entities(
         self,
@@ -344,33 +392,51 @@ class _Reader:
         rolled: bool,
     ) -> dict[tuple[int, int], _Acc]:
         accs: dict[tuple[int, int], _Acc] = {}
-        counters, gauges = layout.counters, layout.gauges
         for run in self.runs(source, self.plan(after_us, until_us, rolled)):
-            for row in self.queries.kind_buckets(kind, counters, gauges, run):
-                if row[0] in frames:
-                    self._fold_hours(accs, row, len(counters), len(gauges))
-            if gauges:
-                for row in self.queries.gauge_hours(kind, gauges, run):
-                    acc = accs.get((row[0], row[1]))
-                    if acc is not None:
-                        for j, part in enumerate(row[2:]):
-                            if part is not None:
-                                acc.parts[j].append(part)
-        _, raw = self.intervals(source, after_us, until_us, rolled)
-        if raw:
-            ends = [i[1] for i in raw]  # in order: each piece's intervals by bisection
-            for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
-                infos = raw[bisect.bisect_right(ends, lo) : bisect.bisect_right(ends, hi)]
-                if not infos:
-                    continue
-                piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)
-                # buckets of one or two intervals mostly show a row as recorded (_single):
-                # read whole, those rows are at hand
-                few = len(infos) * self.length_us < 3 * (hi - lo)
-                summed = not few and offset is not None
-                if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
-                    self._fold_raw(kind, infos, frames, layout, accs)
+            self._fold_hours(kind, run, frames, layout, accs)
+        self.intervals(source, after_us, until_us, rolled)  # the pieces' intervals counted
+        for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
+            count = self.piece_count(source, lo, hi)
+            if not count:
+                continue
+            piece = RawRun(self.node_id, source, lo, hi, offset or 0, self.length_us)
+            # buckets of one or two intervals mostly show a row as recorded (_single): read
+            # whole, those rows are at hand
+            few = count * self.length_us < 3 * (hi - lo)
+            summed = not few and offset is not None
+            if not summed or not self._fold_raw_sql(kind, piece, frames, layout, accs):
+                self._fold_raw(kind, self.raw_piece(source, lo, hi), frames, layout, accs)
         return accs
+
+    def _fold_hours(
+        self,
+        kind: str,
+        run: HourRun,
+        frames: Mapping[int, object],
+        layout: KindLayout,
+        accs: dict[tuple[int, int], _Acc],
+    ) -> None:
+        """The run's rollup sums per bucket and entity (see :meth:`Queries.kind_buckets`),
+        their flags where some have any, and the gauges' weighted sums hour by hour."""
+        counters, gauges = layout.counters, layout.gauges
+        n_c, n_g = len(counters), len(gauges)
+        flagged = False
+        for row in self.queries.kind_buckets(kind, counters, gauges, run):
+            if row[0] in frames:
+                acc = _add_summed(accs, row, n_c, n_g)
+                for j in range(n_g):
+                    acc.wn[j] += row[_META + n_c + j] or 0
+                    acc.add_max(j, row[_META + n_c + n_g + j])
+                flagged = flagged or bool(row[_FLAGGED])
+        if flagged:
+            _add_flags(accs, self.queries.kind_flags(kind, run))
+        if gauges:
+            for row in self.queries.gauge_hours(kind, gauges, run):
+                found = accs.get((row[0], row[1]))
+                if found is not None:
+                    for j, part in enumerate(row[2:]):
+                        if part is not None:
+                            found.parts[j].append(part)
 
     def _fold_raw_sql(
         self,
@@ -389,13 +455,18 @@ class _Reader:
         except sqlite3.OperationalError:
             return False
         n_c, n_g = len(counters), len(gauges)
+        # whether a row or an interval has flags: then, and only then, they are read
+        flagged = self.flagged(run.source, run.after_us, run.until_us)
         for row in sums:
             if row[0] not in frames:
                 continue
             acc = _add_summed(accs, row, n_c, n_g)
             acc.single = None  # a bucket's only row is read again by _single
             for j in range(n_g):
-                acc.add_max(j, row[7 + n_c + j])
+                acc.add_max(j, row[_META + n_c + j])
+            flagged = flagged or bool(row[_FLAGGED])
+        if flagged:
+            _add_flags(accs, self.queries.raw_flags(kind, run))
         if gauges:
             self._fold_gauges(kind, gauges, run, accs)
         return True
@@ -420,16 +491,6 @@ class _Reader:
                     total = parts[-1]
                     parts[-1] = product if total is None else total + product
                     found.wn[j] += hf_n
-
-    @staticmethod
-    def _fold_hours(
-        accs: dict[tuple[int, int], _Acc], row: tuple[Any, ...], n_c: int, n_g: int
-    ) -> None:
-        """One bucket's rollup sums of one entity (see :meth:`Queries.kind_buckets`)."""
-        acc = _add_summed(accs, row, n_c, n_g)
-        for j in range(n_g):
-            acc.wn[j] += row[7 + n_c + j] or 0
-            acc.add_max(j, row[7 + n_c + n_g + j])
 
     def _fold_raw(
         self,
@@ -520,7 +581,7 @@ def window(
         newest = top if top is not None else _newest(queries, node_id, source)
         hi = hour_end(newest)
     reader = _Reader(queries, node_id, length_us, use_rollups and queries.rollups_ready())
-    frames = {b: t for b, t in reader.intervals(source, lo, hi)[0].items() if t[0]}
+    frames = {b: t for b, t in reader.intervals(source, lo, hi).items() if t[0]}
     if not frames:
         return Window(timeline, "", (), after_us, until_us)
     first_start = min(frames) - length_us
@@ -615,28 +676,47 @@ def slots(
             after, until = (found.lo, found.hi) if src == window.source else (a, z)
             what = (node_id, kind, src, length_us, fields.get(kind), rolled)
             known = kept.found(what, frames, after, until) if kept is not None else {}
-            todo = [b for b in frames if b not in known]
-            if todo:
+            read: dict[int, KindSlice | None] = {}
+            for run in _unknown_runs(frames, known):
                 wanted: Mapping[int, Span] = frames
-                if known:  # only the range of the buckets not known
-                    after = max(after, min(todo) - length_us)
-                    until = min(until, max(todo))
-                    wanted = {b: frames[b] for b in todo}
-                totals, _ = reader.intervals(src, after, until)
-                accs = reader.entities(kind, src, after, until, wanted, layout)
-                read = dict.fromkeys(todo, None)
+                lo, hi = after, until
+                if known:  # only the range of these buckets not known
+                    lo, hi = max(after, run[0] - length_us), min(until, run[-1])
+                    wanted = {b: frames[b] for b in run}
+                totals = reader.intervals(src, lo, hi)
+                accs = reader.entities(kind, src, lo, hi, wanted, layout)
+                part: dict[int, KindSlice | None] = dict.fromkeys(run, None)
                 for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
-                    read[b] = KindSlice(src, totals[b][1], iflags, rows)
+                    part[b] = KindSlice(src, totals[b][1], iflags, rows)
                 if kept is not None:
-                    kept.add(what, read, after, until)
-                known.update(read)
-            for b, part in known.items():
-                if part is not None:
-                    data[b].setdefault(kind, {})[src] = part
+                    kept.add(what, part, lo, hi)
+                read.update(part)
+            known.update(read)
+            for b, sliced in known.items():
+                if sliced is not None:
+                    data[b].setdefault(kind, {})[src] = sliced
     return [
         Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
         for b, f in sorted(frames.items(), reverse=True)
     ]
+
+
+def _unknown_runs(frames: Iterable[int], known: Mapping[int, object]) -> list[list[int]]:
+    """The buckets not known, oldest first, cut where a known one lies between: each run
+    is read over its own range (the edges of a window moved within a bucket, say, are two
+    short runs, not the whole window again)."""
+    runs: list[list[int]] = []
+    current: list[int] = []
+    for b in frames:
+        if b in known:
+            if current:
+                runs.append(current)
+                current = []
+        else:
+            current.append(b)
+    if current:
+        runs.append(current)
+    return runs
 
 
 class _Kept:
@@ -724,9 +804,17 @@ def _entity_data(
     accs: dict[tuple[int, int], _Acc],
 ) -> Iterable[tuple[int, dict[str, EntityData], int]]:
     """Per bucket: entity key -> EntityData, and the OR of the interval flags."""
+    # looked up once per entity id
+    entities = {e: queries.entity(e) for e in dict.fromkeys(e for _, e in accs)}
+    values_of = _values_maker(layout)
+    if len({key for key, _ in entities.values()}) == len(entities):
+        # one entity id per key (attributes unchanged): every bucket's rows are its own
+        yield from _one_id_each(queries, kind, source, node_id, layout, accs, entities, values_of)
+        return
     by_bucket: dict[int, dict[str, list[tuple[int, _Acc]]]] = {}
-    for (b, entity_id), acc in sorted(accs.items(), key=lambda item: item[0]):
-        key, _ = queries.entity(entity_id)
+    for b, entity_id in sorted(accs):
+        acc = accs[(b, entity_id)]
+        key = entities[entity_id][0]
         keys = by_bucket.get(b)
         if keys is None:
             keys = by_bucket[b] = {}
@@ -739,11 +827,81 @@ def _entity_data(
         rows: dict[str, EntityData] = {}
         iflags = 0
         for key, group in keys.items():
-            for _, acc in group:
+            if len(group) == 1:
+                entity_id, acc = group[0]
                 iflags |= acc.iflags
+                if acc.n != 1:  # the common case: one entity id, rows added up
+                    attrs = entities[entity_id][1]
+                    rows[key] = EntityData(key, attrs, values_of(acc), acc.flags, acc.hf_n)
+                    continue
+            else:
+                for _, acc in group:
+                    iflags |= acc.iflags
             single = _single(queries, kind, source, node_id, layout, group)
             rows[key] = single or _summed(queries, key, layout, group)
         yield b, rows, iflags
+
+
+def _one_id_each(
+    queries: Queries,
+    kind: str,
+    source: str,
+    node_id: int,
+    layout: KindLayout,
+    accs: dict[tuple[int, int], _Acc],
+    entities: Mapping[int, tuple[str, dict[str, str]]],
+    values_of: Callable[[_Acc], dict[str, Value]],
+) -> Iterable[tuple[int, dict[str, EntityData], int]]:
+    """:func:`_entity_data` where no two entity ids share a key, bucket by bucket."""
+    rows: dict[str, EntityData] = {}
+    iflags = 0
+    current: int | None = None
+    for b, entity_id in sorted(accs):
+        if b != current:
+            if current is not None:
+                yield current, rows, iflags
+            rows, iflags, current = {}, 0, b
+        acc = accs[(b, entity_id)]
+        key, attrs = entities[entity_id]
+        iflags |= acc.iflags
+        if acc.n != 1:  # the common case: rows added up
+            rows[key] = EntityData(key, attrs, values_of(acc), acc.flags, acc.hf_n)
+            continue
+        group = [(entity_id, acc)]
+        rows[key] = _single(queries, kind, source, node_id, layout, group) or _summed(
+            queries, key, layout, group
+        )
+    if current is not None:
+        yield current, rows, iflags
+
+
+def _values_maker(layout: KindLayout) -> Callable[[_Acc], dict[str, Value]]:
+    """The values of an entity with one entity id in a bucket, as one function per layout:
+    a counter's sum; a gauge's weighted average (its hours' parts added with ``fsum``),
+    then its maximum; in column order."""
+    if not layout.gauges:  # the counters, in column order
+        counters = layout.counters
+        return lambda acc: dict(zip(counters, acc.sums, strict=True))
+    names: list[str] = []
+    at: list[int] = []  # in [*sums, *averages, *maxima]
+    n_c, n_g = len(layout.counters), len(layout.gauges)
+    for name, gauge, j in layout.summed:
+        if gauge:
+            names += [name, max_column(name)]
+            at += [n_c + j, n_c + n_g + j]
+        else:
+            names.append(name)
+            at.append(j)
+
+    def values(acc: _Acc) -> dict[str, Value]:
+        averages: list[Value] = [
+            math.fsum([p for p in parts if p is not None]) / weight if weight else None
+            for parts, weight in zip(acc.parts, acc.wn, strict=True)
+        ]
+        flat: list[Value] = [*acc.sums, *averages, *acc.mx]
+        return {name: flat[i] for name, i in zip(names, at, strict=True)}
+
+    return values
 
 
 def _single(
@@ -798,15 +956,6 @@ def _summed(
 def _summed_one(
     queries: Queries, key: str, layout: KindLayout, entity_id: int, acc: _Acc
 ) -> EntityData:
-    """:func:`_summed` of an entity with one entity id in the bucket (the common case)."""
+    """:func:`_summed` of an entity with one entity id in the bucket."""
     _, attrs = queries.entity(entity_id)
-    values: dict[str, Value] = {}
-    for name, gauge, j in layout.summed:
-        if gauge:
-            weight = acc.wn[j]
-            parts = [p for p in acc.parts[j] if p is not None]
-            values[name] = math.fsum(parts) / weight if weight else None
-            values[max_column(name)] = acc.mx[j]
-        else:
-            values[name] = acc.sums[j]
-    return EntityData(key, attrs, values, acc.flags, acc.hf_n)
+    return EntityData(key, attrs, _values_maker(layout)(acc), acc.flags, acc.hf_n)

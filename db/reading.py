@@ -698,19 +698,27 @@ class Queries:
             run.params(),
         ).fetchall()
 
+    def raw_interval_buckets(self, run: RawRun) -> list[tuple[int, int, int, str]]:
+        """As :meth:`interval_buckets`, of the intervals ending in the run."""
+        return self._conn.execute(
+            f"SELECT {_RAW_BUCKET} AS b, COUNT(*), SUM(i.duration_us),"
+            f" group_concat(DISTINCT i.flags) FROM interval i WHERE {_RAW} GROUP BY b",
+            run.params(),
+        ).fetchall()
+
     def kind_buckets(
         self, kind: str, counters: Sequence[str], gauges: Sequence[str], run: HourRun
     ) -> list[tuple[Any, ...]]:
-        """Per bucket and entity: (bucket end, entity_id, rows, distinct flags, distinct
-        interval flags, hf_n, newest end, *counter sums, *gauge weights, *gauge maxima)."""
+        """Per bucket and entity: (bucket end, entity_id, rows, hf_n, newest end, whether
+        any row has flags, *counter sums, *gauge weights, *gauge maxima). The flags
+        themselves: :meth:`kind_flags`."""
         select = [
             f"{_BUCKET} AS b",
             "entity_id",
             "SUM(rows_n)",
-            "group_concat(DISTINCT flags)",
-            "group_concat(DISTINCT iflags)",
             "SUM(hf_n)",
             "MAX(last_end_us)",
+            "MAX(flags != 0 OR iflags != 0)",
             *(f"SUM({c})" for c in counters),
             *(f"SUM({wn_column(g)})" for g in gauges),
             *(f"MAX({max_column(g)})" for g in gauges),
@@ -725,23 +733,41 @@ class Queries:
         self, kind: str, counters: Sequence[str], gauges: Sequence[str], run: RawRun
     ) -> list[tuple[Any, ...]]:
         """As :meth:`kind_buckets`, from the raw rows of the intervals ending in the run:
-        per bucket and entity (bucket end, entity_id, rows, distinct flags, distinct
-        interval flags, hf_n, newest end, *counter sums, *gauge maxima). Integer sums and
-        maxima only (exact in SQL); a sum beyond 64 bits raises ``OperationalError``."""
+        per bucket and entity (bucket end, entity_id, rows, hf_n, newest end, whether any
+        row has flags, *counter sums, *gauge maxima). Integer sums and maxima only (exact in
+        SQL); a sum beyond 64 bits raises ``OperationalError``. The flags themselves, and
+        the intervals': :meth:`raw_flags`."""
         select = [
             f"{_RAW_BUCKET} AS b",
             "r.entity_id",
             "COUNT(*)",
-            "group_concat(DISTINCT r.flags)",
-            "group_concat(DISTINCT i.flags)",
             "SUM(r.hf_n)",
             "MAX(i.end_us)",
+            "MAX(r.flags != 0)",
             *(f"SUM(r.{c})" for c in counters),
             *(f"MAX(r.{max_column(g)})" for g in gauges),
         ]
         return self._conn.execute(
             f"SELECT {', '.join(select)} FROM {table_name(kind)} r"
             f" JOIN interval i ON i.id = r.interval_id WHERE {_RAW} GROUP BY b, r.entity_id",
+            run.params(),
+        ).fetchall()
+
+    def kind_flags(self, kind: str, run: HourRun) -> list[tuple[int, int, int, int]]:
+        """(bucket end, entity_id, flags, interval flags) of the run's hours that have any
+        (few: read apart, and only when :meth:`kind_buckets` says there are some)."""
+        return self._conn.execute(
+            f"SELECT {_BUCKET} AS b, entity_id, flags, iflags FROM {rollup_table(kind)}"
+            f" WHERE {_HOURS} AND (flags != 0 OR iflags != 0)",
+            run.params(),
+        ).fetchall()
+
+    def raw_flags(self, kind: str, run: RawRun) -> list[tuple[int, int, int, int]]:
+        """As :meth:`kind_flags`, of the raw rows of the intervals ending in the run."""
+        return self._conn.execute(
+            f"SELECT {_RAW_BUCKET} AS b, r.entity_id, r.flags, i.flags FROM {table_name(kind)} r"
+            f" JOIN interval i ON i.id = r.interval_id WHERE {_RAW}"
+            " AND (r.flags != 0 OR i.flags != 0)",
             run.params(),
         ).fetchall()
 

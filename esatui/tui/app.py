@@ -20,11 +20,12 @@ from typing import ClassVar
 
 from rich.text import Text
 from textual import events, work
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, ScreenStackError, UnknownModeError
 from textual.binding import Binding, BindingType
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.containers import Vertical
 from textual.message import Message
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
@@ -489,7 +490,16 @@ class MonitorApp(App[int]):
     def _gone(self) -> bool:
         """The screen's widgets are gone (the app is closing) while a message from a worker
         or the recorder was on its way: there is nothing to draw it on."""
-        return not self.screen.query(IntervalTable)
+        screen = self._on_view()
+        return screen is None or not screen.query(IntervalTable)
+
+    def _on_view(self) -> Screen[object] | None:
+        """The screen on view; none once the app has closed its screens (a recorder's
+        message may still be on its way)."""
+        try:
+            return self.screen
+        except (ScreenStackError, UnknownModeError):
+            return None
 
     def on_loaded(self, message: Loaded) -> None:
         if self._gone():
@@ -510,7 +520,7 @@ class MonitorApp(App[int]):
         self._render()
 
     def on_notice(self, message: Notice) -> None:
-        graph = getattr(self.screen, "notice", None)  # the graph view (g) says it
+        graph = getattr(self._on_view(), "notice", None)  # the graph view (g) says it
         if graph is not None:
             graph(message.text)
             return
@@ -520,7 +530,7 @@ class MonitorApp(App[int]):
         self._render_status()
 
     def on_recorded(self, message: Recorded) -> None:
-        graph = getattr(self.screen, "recorded", None)  # the graph view (g) follows too
+        graph = getattr(self._on_view(), "recorded", None)  # the graph view (g) follows too
         if graph is not None:
             graph()
             return

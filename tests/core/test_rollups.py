@@ -687,3 +687,72 @@ def test_an_open_reader_sees_the_fields_a_kind_gains_meanwhile(db_path: Path) ->
             after = load_slots(reader, *hourly, interval_len_us=HOUR_US, node=NODE)
     values = after[0].data["thing"]["test"].rows["a"].values
     assert values["extra"] == 2.0 and values["extra_max"] == 3.0
+
+
+def test_a_window_moved_within_its_buckets_reads_only_its_two_edges(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The buckets kept are not read again: a window moved by less than a bucket (the
+    monitor's sparklines at each new newest row) reads its partial first and last buckets,
+    each over its own range, and gives what a fresh reader gives."""
+    set_zone(monkeypatch, "UTC")
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 6 * 60 + 1):
+            store.write(thing_interval(base + 60 * m, m, 0.5, 2))
+    read: list[tuple[int, int]] = []
+    entities = buckets._Reader.entities
+
+    def spied(
+        self: buckets._Reader, kind: str, source: str, after: int, until: int, *a: object
+    ) -> object:
+        read.append((after, until))
+        return entities(self, kind, source, after, until, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(buckets._Reader, "entities", spied)
+    start = STARTS[0] + 10 * MINUTE
+    args = (["thing"], ["thing"])
+    with SqliteReader.open(db_path, keep_buckets=True) as kept:
+        load_slots(kept, *args, start, start + 4 * HOUR_US, interval_len_us=HOUR_US)
+        read.clear()
+        moved = (start + 7 * MINUTE, start + 4 * HOUR_US + 7 * MINUTE)
+        again = load_slots(kept, *args, *moved, interval_len_us=HOUR_US)
+    assert read == [(moved[0], hour_end(moved[0])), (hour_end(moved[1]) - HOUR_US, moved[1])]
+    with SqliteReader.open(db_path) as fresh:
+        assert again == load_slots(fresh, *args, *moved, interval_len_us=HOUR_US)
+
+
+@pytest.mark.parametrize("length", [15 * MINUTE, DAY])
+def test_a_flag_among_many_rows_is_in_its_bucket(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, length: int
+) -> None:
+    """Flags are read apart, where a bucket's sums say some row or interval has them: one
+    row's flag and one interval's flag among a day of unflagged ones reach their bucket, from
+    the raw rows (15 minutes) and from the rollups (a day)."""
+    set_zone(monkeypatch, "UTC")
+    day = STARTS[0] // DAY * DAY // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 24 * 60 + 1):
+            interval = thing_interval(day + 60 * m, m, 0.5, 2)
+            if m == 100:
+                interval = replace(interval, rows=(replace(interval.rows[0], flags=Flag.RESET),))
+            if m == 200:
+                interval = replace(interval, flags=Flag.GAP)
+            store.write(interval)
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["thing"], ["thing"], None, None, interval_len_us=length)
+    flagged = {
+        s.end_us: (part.flags, part.rows["a"].flags)
+        for s in slots
+        if (part := s.data["thing"]["test"]).flags or part.rows["a"].flags
+    }
+    row_flag, interval_flag = ((day + 6000) * 10**6, (day + 12000) * 10**6)
+    if length == DAY:
+        assert flagged == {(day * 10**6) + DAY: (Flag.GAP, Flag.RESET)}
+    else:
+        assert flagged == {
+            bucket_end(row_flag, length): (0, Flag.RESET),
+            bucket_end(interval_flag, length): (Flag.GAP, 0),
+        }
