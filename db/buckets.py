@@ -282,7 +282,6 @@ class _Reader:
         # only where a piece's rows are folded one by one
         self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
         self._counts: dict[tuple[str, int, int], int] = {}
-        self._flagged: dict[tuple[str, int, int], int] = {}  # the intervals' flags OR-ed
 
     def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
         key = (after_us, until_us, rolled and self.rolled)
@@ -329,14 +328,12 @@ class _Reader:
                 for _, end_us, duration_us, iflags in self.raw_piece(source, lo, hi):
                     add(self.bucket(end_us), 1, duration_us, iflags)
                 continue
-            count = flagged = 0
+            count = 0
             piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
             for b, n, duration, flags in self.queries.raw_interval_buckets(piece):
                 add(b, n, duration, _or_flags(flags))
                 count += n
-                flagged |= _or_flags(flags)
             self._counts[(source, lo, hi)] = count
-            self._flagged[(source, lo, hi)] = flagged
         self._totals[key] = totals
         return totals
 
@@ -351,13 +348,6 @@ class _Reader:
             )
             self._counts[key] = len(found)
         return found
-
-    def flagged(self, source: str, after_us: int, until_us: int) -> bool:
-        """Whether an interval of the piece (after, until] has flags."""
-        found = self._flagged.get((source, after_us, until_us))
-        if found is None:
-            found = any(i[3] for i in self.raw_piece(source, after_us, until_us))
-        return bool(found)
 
     def piece_count(self, source: str, after_us: int, until_us: int) -> int:
         """How many of the source's intervals end in the piece (after, until]."""
@@ -455,8 +445,9 @@ class _Reader:
         except sqlite3.OperationalError:
             return False
         n_c, n_g = len(counters), len(gauges)
-        # whether a row or an interval has flags: then, and only then, they are read
-        flagged = self.flagged(run.source, run.after_us, run.until_us)
+        # whether a row or its interval has flags (in the same statement as the sums: a
+        # recorder's write between two reads cannot part them): then the flags are read
+        flagged = False
         for row in sums:
             if row[0] not in frames:
                 continue

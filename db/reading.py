@@ -734,16 +734,16 @@ class Queries:
     ) -> list[tuple[Any, ...]]:
         """As :meth:`kind_buckets`, from the raw rows of the intervals ending in the run:
         per bucket and entity (bucket end, entity_id, rows, hf_n, newest end, whether any
-        row has flags, *counter sums, *gauge maxima). Integer sums and maxima only (exact in
-        SQL); a sum beyond 64 bits raises ``OperationalError``. The flags themselves, and
-        the intervals': :meth:`raw_flags`."""
+        row or its interval has flags, *counter sums, *gauge maxima). Integer sums and
+        maxima only (exact in SQL); a sum beyond 64 bits raises ``OperationalError``. The
+        flags themselves: :meth:`raw_flags`."""
         select = [
             f"{_RAW_BUCKET} AS b",
             "r.entity_id",
             "COUNT(*)",
             "SUM(r.hf_n)",
             "MAX(i.end_us)",
-            "MAX(r.flags != 0)",
+            "MAX(r.flags != 0 OR i.flags != 0)",
             *(f"SUM(r.{c})" for c in counters),
             *(f"MAX(r.{max_column(g)})" for g in gauges),
         ]

@@ -723,20 +723,21 @@ def test_a_window_moved_within_its_buckets_reads_only_its_two_edges(
         assert again == load_slots(fresh, *args, *moved, interval_len_us=HOUR_US)
 
 
+@pytest.mark.parametrize("with_row_flag", [True, False])
 @pytest.mark.parametrize("length", [15 * MINUTE, DAY])
 def test_a_flag_among_many_rows_is_in_its_bucket(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch, length: int
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, length: int, with_row_flag: bool
 ) -> None:
     """Flags are read apart, where a bucket's sums say some row or interval has them: one
     row's flag and one interval's flag among a day of unflagged ones reach their bucket, from
-    the raw rows (15 minutes) and from the rollups (a day)."""
+    the raw rows (15 minutes) and from the rollups (a day); and the interval's alone."""
     set_zone(monkeypatch, "UTC")
     day = STARTS[0] // DAY * DAY // 10**6
     with Store.open(db_path) as store:
         store.register("test", [THING])
         for m in range(1, 24 * 60 + 1):
             interval = thing_interval(day + 60 * m, m, 0.5, 2)
-            if m == 100:
+            if m == 100 and with_row_flag:
                 interval = replace(interval, rows=(replace(interval.rows[0], flags=Flag.RESET),))
             if m == 200:
                 interval = replace(interval, flags=Flag.GAP)
@@ -749,10 +750,11 @@ def test_a_flag_among_many_rows_is_in_its_bucket(
         if (part := s.data["thing"]["test"]).flags or part.rows["a"].flags
     }
     row_flag, interval_flag = ((day + 6000) * 10**6, (day + 12000) * 10**6)
+    reset = Flag.RESET if with_row_flag else 0
     if length == DAY:
-        assert flagged == {(day * 10**6) + DAY: (Flag.GAP, Flag.RESET)}
+        assert flagged == {(day * 10**6) + DAY: (Flag.GAP, reset)}
     else:
-        assert flagged == {
-            bucket_end(row_flag, length): (0, Flag.RESET),
-            bucket_end(interval_flag, length): (Flag.GAP, 0),
-        }
+        expected: dict[int, tuple[int, int]] = {bucket_end(interval_flag, length): (Flag.GAP, 0)}
+        if with_row_flag:
+            expected[bucket_end(row_flag, length)] = (0, Flag.RESET)
+        assert flagged == expected
