@@ -31,7 +31,7 @@ from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.distribution import Bin, entity_values, histogram
-from esatui.screens.model import RowKind
+from esatui.screens.model import RowKind, ScreenModel
 from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
 from tests.fixtures.hypervisor import hypervisor_samples
@@ -104,6 +104,21 @@ RECORDINGS = [(name, "sim_db") for name in DECLARING if name not in ("ESACPUU", 
 RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
 
 
+def built_over_halves(
+    reader: SqliteReader, name: str
+) -> Iterator[tuple[int | None, int | None, ScreenModel]]:
+    """(after, until, the screen built as recorded over it): the whole recording, then each
+    half."""
+    whole = catalog.build_model(reader, name, catalog.Query())
+    middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
+    for after, until in ((None, None), (middle, None), (None, middle)):
+        yield (
+            after,
+            until,
+            catalog.build_model(reader, name, catalog.Query(after_us=after, until_us=until)),
+        )
+
+
 @pytest.mark.parametrize(("name", "recording"), RECORDINGS)
 def test_each_column_of_each_entity_is_the_screen_as_recorded(
     request: pytest.FixtureRequest, name: str, recording: str
@@ -116,10 +131,7 @@ def test_each_column_of_each_entity_is_the_screen_as_recorded(
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
         node = reader.node(None)
         assert node is not None
-        whole = catalog.build_model(reader, name, catalog.Query())
-        middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
-        for after, until in ((None, None), (middle, None), (None, middle)):
-            model = catalog.build_model(reader, name, catalog.Query(after_us=after, until_us=until))
+        for after, until, model in built_over_halves(reader, name):
             keys = key_columns(model.columns)
             entities = {entity_key(keys, r) for r in model.rows}  # totals and subtotals too
             assert entities
@@ -186,12 +198,7 @@ def test_a_types_subtotal_adds_its_processors_as_the_screen_does(processors_db: 
     with SqliteReader.open(processors_db) as reader:
         node, subtotals = entities_of(reader, "ESACPUU", RowKind.SUBTOTAL)
         assert subtotals == {("CP", "Tot", "subtotal"), ("IFL", "Tot", "subtotal")}
-        whole = catalog.build_model(reader, "ESACPUU", catalog.Query())
-        middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
-        for after, until in ((None, None), (middle, None), (None, middle)):
-            model = catalog.build_model(
-                reader, "ESACPUU", catalog.Query(after_us=after, until_us=until)
-            )
+        for after, until, model in built_over_halves(reader, "ESACPUU"):
             for subtotal in subtotals:
                 for column in screen.row_columns.columns:
                     fast = interval_values(reader, screen, node, column, subtotal, after, until)
@@ -354,11 +361,7 @@ def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: P
     for path in (sim_db, db):
         with SqliteReader.open(path) as reader:
             node, (total,) = entities_of(reader, "ESALNXC", RowKind.TOTAL)
-            whole = catalog.build_model(reader, "ESALNXC", catalog.Query())
-            middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
-            for after, until in ((None, None), (middle, None), (None, middle)):
-                query = catalog.Query(after_us=after, until_us=until)
-                model = catalog.build_model(reader, "ESALNXC", query)
+            for after, until, model in built_over_halves(reader, "ESALNXC"):
                 for column in screen.row_columns.columns:
                     fast = interval_values(reader, screen, node, column, total, after, until)
                     assert fast is not None, (path, column)
