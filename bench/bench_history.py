@@ -3,10 +3,13 @@
 
 The month is the store benchmark's recording (8 CPUs, 4 APQNs, hypervisor crypto, one
 interval a minute). The monitor holds a screenful of 1-day buckets (30 of them: the month);
-``d`` then builds the screen as recorded over those buckets, takes each interval's value of
-the column into its bucket and computes the statistics and the histogram
-(``esatui/tui/distribution.py: distribution_lines``, what the view worker runs). Measured in
-the calling thread's CPU time (getrusage), median of the runs.
+``d`` then reads each interval's value of the column (from the entity's own rows where the
+screen declares the column a row column, from its members' for a total row, else from the
+screen built as recorded over those buckets) into its bucket and computes the statistics and
+the histogram (``esatui/tui/distribution.py: distribution_lines``, what the view worker
+runs). Measured in the calling thread's CPU time (getrusage), median of the runs. The bar is
+judged per way of reading: a row of one entity, a total row, and a column made of several
+kinds (built as recorded).
 """
 
 from __future__ import annotations
@@ -29,12 +32,21 @@ TITLE = "History: a distribution over a month of 1-minute intervals; a compariso
 BAR_MS = 200.0
 DAY_US = 86_400_000_000
 WEEK_US = 7 * DAY_US
-# screen, column, row: one row per interval (hypervisor crypto); a CPU of eight, and their
-# ``all`` row (a total: every CPU's rows, added up per interval as the build adds them)
+ENTITY, TOTAL, BUILT = "an entity's row", "a total row", "a column of several kinds (built)"
+# screen, column, row, way: one row per interval (hypervisor crypto, esatui's own cost); a
+# CPU of eight, and their ``all`` row (a total: every CPU's rows, added up per interval as the
+# build adds them); columns that combine kinds (the processors' CPU per operation, the
+# summary's crypto rate, an APQN's share of its card), for which the screen is built
 CASES = (
-    ("ESACRYPT", "ms_op_virt", RowKind.DATA),
-    ("ESALNXC", "steal", RowKind.DATA),
-    ("ESALNXC", "steal", RowKind.TOTAL),
+    ("ESACRYPT", "ms_op_virt", RowKind.DATA, ENTITY),
+    ("ESAPOLL", "nserv_us", RowKind.DATA, ENTITY),
+    ("ESAPOLL", "hserv_us", RowKind.DATA, ENTITY),
+    ("ESAOVHD", "cpu_pct", RowKind.DATA, ENTITY),
+    ("ESALNXC", "steal", RowKind.DATA, ENTITY),
+    ("ESALNXC", "steal", RowKind.TOTAL, TOTAL),
+    ("ESAPOLL", "cp_us_op", RowKind.DATA, BUILT),
+    ("ESASSUM", "crypto_ops_s", RowKind.DATA, BUILT),
+    ("ESACRYQ", "share_pct", RowKind.DATA, BUILT),
 )
 
 
@@ -72,20 +84,13 @@ def run(opts: Options) -> Result:
     span = "3 days" if opts.quick else "a month"
     runs = opts.runs(7, 2)
     total_runs = opts.runs(3, 1)
-    medians: list[float] = []
-    totals: list[float] = []
+    ways: dict[str, list[tuple[float, str]]] = {ENTITY: [], TOTAL: [], BUILT: []}
     with SqliteReader.open(month) as reader:
-        for screen, column, kind in CASES:
+        for screen, column, kind, way in CASES:
             median = open_distribution(
-                result,
-                reader,
-                screen,
-                column,
-                kind,
-                runs if kind is RowKind.DATA else total_runs,
-                span,
+                result, reader, screen, column, kind, runs if way == ENTITY else total_runs, span
             )
-            (medians if kind is RowKind.DATA else totals).append(median)
+            ways[way].append((median, f"{screen}'s {column}" + (" total" if way == TOTAL else "")))
         query = catalog.Query(interval_len_us=DAY_US, limit=SCREENFUL)
         bucketed = catalog.build_model(reader, "ESALNXC", query)
         newest = max(r.end_us for r in bucketed.rows)
@@ -104,42 +109,42 @@ def run(opts: Options) -> Result:
     if not opts.quick:  # the hypervisor's processors (D0R2) are in the year's recording
         year, _ = cached_recording(Path(opts.out_dir), "year", YEAR_SPEC)
         with SqliteReader.open(year) as reader:
-            medians.append(
-                open_distribution(
-                    result,
-                    reader,
-                    "ESACPUU",
-                    "steal",
-                    RowKind.DATA,
-                    runs,
-                    "the year's last 30 days",
-                    30,
+            ways[ENTITY].append(
+                (
+                    open_distribution(
+                        result,
+                        reader,
+                        "ESACPUU",
+                        "steal",
+                        RowKind.DATA,
+                        runs,
+                        "the year's last 30 days",
+                        30,
+                    ),
+                    "ESACPUU's steal",
                 )
             )
-            totals.append(
-                open_distribution(
-                    result,
-                    reader,
-                    "ESACPUU",
-                    "total",
-                    RowKind.SUBTOTAL,
-                    total_runs,
-                    "the year's last 30 days",
-                    30,
+            ways[TOTAL].append(
+                (
+                    open_distribution(
+                        result,
+                        reader,
+                        "ESACPUU",
+                        "total",
+                        RowKind.SUBTOTAL,
+                        total_runs,
+                        "the year's last 30 days",
+                        30,
+                    ),
+                    "ESACPUU's IFL Tot",
                 )
             )
-    worst = max(medians)
-    result.target(
-        f"opening a distribution over {span} of 1-minute data (SPEC section 8): an entity's row",
-        f"< {BAR_MS:g} ms",
-        f"{fmt(worst, 'ms')} CPU median, the slower screen",
-        worst < BAR_MS,
-    )
-    result.target(
-        f"opening a distribution over {span} of 1-minute data (SPEC section 8): a total row",
-        f"< {BAR_MS:g} ms",
-        f"{fmt(max(totals), 'ms')} CPU median, the slower of ESALNXC's all and ESACPUU's"
-        " IFL Tot (from every processor's rows)",
-        max(totals) < BAR_MS,
-    )
+    for way, measured in ways.items():
+        worst, which = max(measured)
+        result.target(
+            f"opening a distribution over {span} of 1-minute data (SPEC section 8): {way}",
+            f"< {BAR_MS:g} ms",
+            f"{fmt(worst, 'ms')} CPU median, the slowest ({which})",
+            worst < BAR_MS,
+        )
     return result

@@ -95,6 +95,12 @@ def pct(part: Value, whole: float | None) -> float | None:
     return part * 100.0 / whole
 
 
+def cpu_pct(duration_us: int, cpu_us: Value) -> float | None:
+    """CPU time (µs) as a percent of one CPU over an interval of ``duration_us`` (a row
+    column's way round: the duration first)."""
+    return pct(number(cpu_us), duration_us)
+
+
 def per_second(delta: Value, duration_us: int) -> float | None:
     if not isinstance(delta, int | float) or duration_us <= 0:
         return None

@@ -133,18 +133,29 @@ def dq_per_op_real(d: CryptoDeltas) -> float | None:
 
 
 def rate(d: CryptoDeltas, name: str) -> float | None:
-    return per_second(d.get(name), d.duration_us)
+    return per_second_of(d.duration_us, d.get(name))
+
+
+def per_second_of(duration_us: int, delta: Value) -> float | None:
+    """A counter's delta per second of the interval (:func:`rate`, a row column's way round:
+    the duration first)."""
+    return per_second(delta, duration_us)
 
 
 def unsuccessful_dq_s(d: CryptoDeltas) -> float | None:
-    """Guest dequeues that found no reply, per second: (ΔCRYNOVPR − ΔCRYNOVPC) / dt.
+    """Guest dequeues that found no reply, per second: (ΔCRYNOVPR − ΔCRYNOVPC) / dt."""
+    return unsuccessful_per_s(d.duration_us, d.get("virt_dq"), d.get("virt_done"))
 
-    Both fields are provisional; if they say fewer dequeues than completions the reading is
-    wrong somewhere, and the screen shows ``.`` rather than a negative rate."""
-    dq, done = d.get("virt_dq"), d.get("virt_done")
-    if not isinstance(dq, int | float) or not isinstance(done, int | float) or dq < done:
+
+def unsuccessful_per_s(duration_us: int, virt_dq: Value, virt_done: Value) -> float | None:
+    """:func:`unsuccessful_dq_s` of the two counters. Both fields are provisional; if they
+    say fewer dequeues than completions the reading is wrong somewhere, and the screen shows
+    ``.`` rather than a negative rate."""
+    if not isinstance(virt_dq, int | float) or not isinstance(virt_done, int | float):
         return None
-    return per_second(dq - done, d.duration_us)
+    if virt_dq < virt_done:
+        return None
+    return per_second(virt_dq - virt_done, duration_us)
 
 
 def excess_dq_s(d: CryptoDeltas, side: str) -> float | None:
@@ -196,25 +207,79 @@ class ServiceTimes:
 
     @property
     def dserv_pct(self) -> float | None:
-        if self.dserv is None or not self.vserv:
-            return None
-        return 100.0 * self.dserv / self.vserv
+        return dserv_share(self.dserv, self.vserv)
+
+
+def dserv_share(dserv: float | None, vserv: float | None) -> float | None:
+    """DSERV as a percentage of VSERV (both per VNQ)."""
+    if dserv is None or not vserv:
+        return None
+    return 100.0 * dserv / vserv
 
 
 SPLIT = ("hserv_us", "nserv_us", "dserv_us")
 
 
 def split_recorded(d: CryptoDeltas) -> bool:
-    """Whether HSERV, NSERV and DSERV were kept in this interval.
+    """Whether HSERV, NSERV and DSERV were kept in this interval (:func:`split_kept`)."""
+    return split_kept(d.get("hserv_us"), d.get("nserv_us"), d.get("dserv_us"), d.get("vserv_us"))
+
+
+def split_kept(hserv_us: Value, nserv_us: Value, dserv_us: Value, vserv_us: Value) -> bool:
+    """Whether an interval's HSERV, NSERV and DSERV were kept.
 
     A 112- or 128-byte record lacks them; a 360-byte record from a CP without the
     accumulators (before APAR VM66534) carries them as zeros. Guest requests that took time
     (ΔCRYVSERV > 0) while all three stood still mean "not kept", never "no time"."""
-    split = [d.get(name) for name in SPLIT]
+    split = (hserv_us, nserv_us, dserv_us)
     if not all(isinstance(v, int | float) for v in split):
         return False
-    vserv = d.get("vserv_us")
-    return any(split) or not (isinstance(vserv, int | float) and vserv > 0)
+    return any(split) or not (isinstance(vserv_us, int | float) and vserv_us > 0)
+
+
+# what :func:`split_kept` reads, with the VNQs: the fields of a split time per VNQ
+KEPT = ("virt_nq", "hserv_us", "nserv_us", "dserv_us", "vserv_us")
+
+
+def split_per_vnq(
+    value: Value, virt_nq: Value, hserv_us: Value, nserv_us: Value, dserv_us: Value, vserv_us: Value
+) -> float | None:
+    """One of HSERV, NSERV, DSERV (``value``) per VNQ; ``None`` where the split was not
+    kept (:data:`KEPT` after ``value``: what :func:`service_times` gives for it)."""
+    return ratio(value, virt_nq) if split_kept(hserv_us, nserv_us, dserv_us, vserv_us) else None
+
+
+def dserv_pct(
+    virt_nq: Value, hserv_us: Value, nserv_us: Value, dserv_us: Value, vserv_us: Value
+) -> float | None:
+    """``service_times(...).dserv_pct`` of the :data:`KEPT` fields."""
+    dserv = split_per_vnq(dserv_us, virt_nq, hserv_us, nserv_us, dserv_us, vserv_us)
+    return dserv_share(dserv, ratio(vserv_us, virt_nq))
+
+
+def hserv_or_parts(hserv: float | None, nserv: float | None, rserv: float | None) -> float | None:
+    """HSERV per VNQ: the accumulator where kept, else NSERV + RSERV (seed 002: "RSERV plus
+    NSERV is approximately equal to HSERV")."""
+    if hserv is not None:
+        return hserv
+    if nserv is None or rserv is None:
+        return None
+    return nserv + rserv
+
+
+def hserv_per_vnq(
+    virt_nq: Value,
+    hserv_us: Value,
+    nserv_us: Value,
+    dserv_us: Value,
+    vserv_us: Value,
+    rserv_us: Value,
+) -> float | None:
+    """:func:`hserv_or_parts` of the :data:`KEPT` fields and RSERV."""
+    kept = split_kept(hserv_us, nserv_us, dserv_us, vserv_us)
+    hserv = ratio(hserv_us, virt_nq) if kept else None
+    nserv = ratio(nserv_us, virt_nq) if kept else None
+    return hserv_or_parts(hserv, nserv, ratio(rserv_us, virt_nq))
 
 
 def service_times(d: CryptoDeltas) -> ServiceTimes:

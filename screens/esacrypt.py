@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, per_second, ratio
+from esatui.screens.common import TIME, interval_row, number, ratio
 from esatui.screens.model import Column, Level, Row, Threshold, Value
 from esatui.screens.row_columns import RowColumn, RowColumns, one_entity
 
@@ -115,7 +115,7 @@ COLUMNS = (
 
 
 def _rate_of(counter: str) -> RowColumn:
-    return RowColumn((counter,), lambda duration_us, delta: per_second(delta, duration_us), True)
+    return RowColumn((counter,), C.per_second_of, timed=True)
 
 
 ROW_COLUMNS = RowColumns(

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from esatui.db.records import max_column
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, pct
+from esatui.screens.common import TIME, cpu_pct, interval_row, number
 from esatui.screens.model import Column, Row, Value
+from esatui.screens.row_columns import RowColumn, RowColumns, as_recorded, one_entity
 
 _GROUP = ("esatui process",)
 _CPU_HOW = (
@@ -74,6 +75,28 @@ def _collector_column(name: str) -> Column:
     )
 
 
+def _ms(us: Value) -> float | None:
+    n = number(us)
+    return None if n is None else n / 1000
+
+
+ROW_COLUMNS = RowColumns(
+    "esatui",
+    {
+        "cpu_ms": RowColumn(("cpu_us",), _ms),
+        "cpu_pct": RowColumn(("cpu_us",), cpu_pct, timed=True),
+        "samples": RowColumn(("samples",), as_recorded),
+        "reads": RowColumn(("reads",), as_recorded),
+        "bytes_written": RowColumn(("store_bytes",), as_recorded),
+        "collect_ms_max": RowColumn((max_column("collect_ms"),), as_recorded),
+    },
+    one_entity("self"),
+)
+"""The esatui process's columns, each of one interval's ``esatui`` row: what the build shows
+and what the distribution view reads per interval (each source's own CPU is of another kind:
+for those the screen is built)."""
+
+
 def _build(ctx: Context) -> Built:
     names: set[str] = set()
     for slot in ctx.slots:
@@ -89,20 +112,12 @@ def _build(ctx: Context) -> Built:
         me = own.rows.get("self")
         values: dict[str, Value] = {}
         if me is not None:
-            cpu_us = number(me.values.get("cpu_us"))
-            values = {
-                "cpu_ms": None if cpu_us is None else cpu_us / 1000,
-                "cpu_pct": pct(cpu_us, own.duration_us),
-                "samples": me.values.get("samples"),
-                "reads": me.values.get("reads"),
-                "bytes_written": me.values.get("store_bytes"),
-                "collect_ms_max": me.values.get(max_column("collect_ms")),
-            }
+            get = me.values.get
+            values = {cid: c.of(own.duration_us, get) for cid, c in ROW_COLUMNS.columns.items()}
         collectors = slot.get("collector")
         for name in names:
             entity = collectors.rows.get(name) if collectors else None
-            cpu = number(entity.values.get("cpu_us")) if entity else None
-            values[f"{name}_ms"] = None if cpu is None else cpu / 1000
+            values[f"{name}_ms"] = _ms(entity.values.get("cpu_us")) if entity else None
         rows.append(interval_row(slot, values))
     return Built(columns, rows)
 
@@ -121,4 +136,5 @@ SCREEN = ScreenDef(
         Reads("esatui", ("cpu_us", "samples", "reads", "store_bytes", max_column("collect_ms"))),
         Reads("collector", ("cpu_us",)),
     ),
+    row_columns=ROW_COLUMNS,
 )

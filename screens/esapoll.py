@@ -23,11 +23,12 @@ from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens import crypto_cost as K
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number
+from esatui.screens.common import TIME, interval_row, number, ratio
 from esatui.screens.esacpuu import LCPU_READS
 from esatui.screens.model import Column, Row, Value
 from esatui.screens.poll_trade import cost_note, trade_off
 from esatui.screens.poll_trade import fit as _fit
+from esatui.screens.row_columns import RowColumn, RowColumns, one_entity
 
 ZCRYPT_BUS = "zcrypt_bus"
 BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
@@ -193,13 +194,34 @@ def guest_poll(slot: Slot) -> GuestPoll:
 
 
 def hserv(st: C.ServiceTimes) -> float | None:
-    """HSERV per VNQ: the accumulator where kept, else NSERV + RSERV (seed 002: "RSERV plus
-    NSERV is approximately equal to HSERV")."""
-    if st.hserv is not None:
-        return st.hserv
-    if st.nserv is None or st.rserv is None:
-        return None
-    return st.nserv + st.rserv
+    """HSERV per VNQ (:func:`crypto.hserv_or_parts`)."""
+    return C.hserv_or_parts(st.hserv, st.nserv, st.rserv)
+
+
+def _split_of(field: str) -> RowColumn:
+    return RowColumn((field, *C.KEPT), C.split_per_vnq)
+
+
+ROW_COLUMNS = RowColumns(
+    C.CRYPTO,
+    {
+        "ops_s": RowColumn(("virt_nq",), C.per_second_of, timed=True),
+        "vserv_us": RowColumn(("vserv_us", "virt_nq"), ratio),
+        "nserv_us": _split_of("nserv_us"),
+        "rserv_us": RowColumn(("rserv_us", "virt_nq"), ratio),
+        "dserv_us": _split_of("dserv_us"),
+        "dserv_pct": RowColumn(C.KEPT, C.dserv_pct),
+        "dq_per_op_virt": RowColumn(("virt_dq", "virt_nq"), ratio),
+        "dq_per_op_real": RowColumn(("real_dq", "real_nq"), ratio),
+        "unsucc_dq_s": RowColumn(("virt_dq", "virt_done"), C.unsuccessful_per_s, timed=True),
+        "poll_ms": RowColumn(("vserv_us", "virt_nq", "rserv_us", "real_nq"), C.wait_beyond_ms),
+        "hserv_us": RowColumn((*C.KEPT, "rserv_us"), C.hserv_per_vnq),
+    },
+    one_entity(C.CRYPTO_KEY),
+)
+"""ESAPOLL's columns that one interval's D5R9 row makes, with the functions the build's own
+(:func:`esapoll_values`) are made of: what the distribution view reads per interval (the
+guest's poll setting and the CPU cost come from other kinds: for those the screen is built)."""
 
 
 def esapoll_values(
@@ -453,4 +475,5 @@ SCREEN = ScreenDef(
     needs="the z/VM monitor (monreader or a MONWRITE file) with D5R9 crypto records",
     prefer=C.PREFER,
     reads=(C.CRYPTO_READS, BUS_READS, LCPU_READS),
+    row_columns=ROW_COLUMNS,
 )

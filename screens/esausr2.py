@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, pct
+from esatui.screens.common import TIME, cpu_pct, interval_row, number
 from esatui.screens.model import Column, Row, Value
 from esatui.screens.row_columns import RowColumn, RowColumns, as_recorded
 
@@ -39,14 +39,10 @@ def _mb(kib: Value) -> float | None:
     return None if value is None else value / 1024
 
 
-def _cpu_pct(duration_us: int, cpu_us: Value) -> float | None:
-    return pct(number(cpu_us), duration_us)
-
-
 ROW_COLUMNS = RowColumns(
     "guest",
     {
-        "cpu_pct": RowColumn(("cpu_us",), _cpu_pct, timed=True),
+        "cpu_pct": RowColumn(("cpu_us",), cpu_pct, timed=True),
         "vcpus": RowColumn(("vcpus",), as_recorded),
         "mem_used_mb": RowColumn(("mem_used_kib",), _mb),
         "mem_max_mb": RowColumn(("mem_max_kib",), _mb),

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from esatui.collectors.host import CPU
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
+from esatui.collectors.monitor.kinds import CRYPTO
 from esatui.collectors.vmcp import VCPU
 from esatui.db.buckets import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
@@ -56,7 +57,8 @@ def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_screens_that_declare_them() -> None:
-    assert DECLARING == ["ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAUSR2"]
+    declaring = ["ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAPOLL", "ESAUSR2", "ESAOVHD"]
+    assert declaring == DECLARING
     for name in DECLARING:
         screen = catalog.get(name)
         assert screen.row_columns is not None and screen.row_columns.kind == screen.timeline[0]
@@ -100,8 +102,51 @@ def host_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return host_recording(tmp_path_factory.mktemp("row-columns") / "host.sqlite", 12)
 
 
+def odd_crypto(minutes: int = 10) -> list[Sample]:
+    """D5R9 counters whose intervals take each way of the crypto columns: the split kept,
+    the split standing still while VSERV moves (not kept), no operation at all, fewer
+    guest dequeues than completions, a reading without the split, and uneven ratios."""
+    names = (
+        *("virt_nq", "real_nq", "virt_dq", "real_dq", "virt_done", "real_done"),
+        *("virt_rej", "real_rej", "vserv_us", "rserv_us", "hserv_us", "nserv_us", "dserv_us"),
+    )
+    totals = dict.fromkeys(names, 10**9)
+    samples = []
+    for i in range(minutes + 1):
+        values: dict[str, int | None] = dict(totals)
+        way = i % 5
+        if i:
+            for n, name in enumerate(names):
+                step = (7 * i + 3 * n) * 1_013 + i * i
+                if way == 2 and not name.endswith("_us"):
+                    step = 0  # no operation
+                if way == 1 and name in ("hserv_us", "nserv_us", "dserv_us"):
+                    step = 0  # the split stood still: not kept
+                if way == 3 and name == "virt_dq":
+                    step = 5  # fewer dequeues than completions
+                totals[name] += step
+            values = dict(totals)
+        if way == 4:
+            for name in ("hserv_us", "nserv_us", "dserv_us"):
+                values[name] = None
+        # one layout throughout: a key whose attributes change is read from the slots
+        attrs = {"layout": "D5R9/360", "record_length": "360"}
+        reading = Reading("crypto", "system", values, attrs)
+        samples.append(Sample("monitor", START_US + i * 60_000_000, (reading,)))
+    return samples
+
+
+@pytest.fixture(scope="module")
+def crypto_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("row-columns") / "crypto.sqlite"
+    with Store.open(db) as store:
+        write(store, "monitor", (CRYPTO,), odd_crypto())
+    return db
+
+
 RECORDINGS = [(name, "sim_db") for name in DECLARING if name not in ("ESACPUU", "ESALNXC")]
 RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
+RECORDINGS += [("ESACRYPT", "crypto_db"), ("ESAPOLL", "crypto_db")]
 
 
 def built_over_halves(
@@ -315,11 +360,16 @@ def test_rows_that_are_neither_build_the_screen(sim_db: Path) -> None:
     screen = catalog.get("ESALNXC")
     with SqliteReader.open(sim_db) as reader:
         node, _ = entities_of(reader, "ESALNXC", RowKind.TOTAL)
-        # a column the screen does not declare, and a screen that declares none
+        # a column the screen does not declare, columns of other kinds, a screen that
+        # declares none
         data = min(entities_of(reader, "ESALNXC", RowKind.DATA)[1])
         assert interval_values(reader, screen, node, "time", data, None, None) is None
         esapoll = catalog.get("ESAPOLL")
-        assert interval_values(reader, esapoll, node, "poll_ms", (), None, None) is None
+        assert interval_values(reader, esapoll, node, "poll_ms", (), None, None) is not None
+        for other_kinds in ("guest_poll", "cp_us_op"):  # the AP bus, the processors
+            assert interval_values(reader, esapoll, node, other_kinds, (), None, None) is None
+        esassum = catalog.get("ESASSUM")
+        assert interval_values(reader, esassum, node, "crypto_ops_s", (), None, None) is None
         # ESACPUU's processors from three sources: the slots choose among them
         cpuu = catalog.get("ESACPUU")
         assert interval_values(reader, cpuu, node, "steal", ("CP", "0"), None, None) is None
