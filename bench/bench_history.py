@@ -4,12 +4,13 @@
 The month is the store benchmark's recording (8 CPUs, 4 APQNs, hypervisor crypto, one
 interval a minute). The monitor holds a screenful of 1-day buckets (30 of them: the month);
 ``d`` then reads each interval's value of the column (from the entity's own rows where the
-screen declares the column a row column, from its members' for a total row, else from the
-screen built as recorded over those buckets) into its bucket and computes the statistics and
+screen declares the column a row column, from its members' for a total row, from slots of
+the kinds it reads where it is a slot column, else from the screen built as recorded over
+those buckets) into its bucket and computes the statistics and
 the histogram (``esatui/tui/distribution.py: distribution_lines``, what the view worker
 runs). Measured in the calling thread's CPU time (getrusage), median of the runs. The bar is
-judged per way of reading: a row of one entity, a total row, and a column made of several
-kinds (built as recorded).
+judged per way of reading: a row of one entity, a total row, a column of its slot's kinds
+(read from slots of those kinds alone), and a column for which the screen is built.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ TITLE = "History: a distribution over a month of 1-minute intervals; a compariso
 BAR_MS = 200.0
 DAY_US = 86_400_000_000
 WEEK_US = 7 * DAY_US
-ENTITY, TOTAL, BUILT = "an entity's row", "a total row", "a column of several kinds (built)"
+ENTITY, TOTAL = "an entity's row", "a total row"
+SLOT, BUILT = "a column of its slot's kinds", "a column built as recorded"
 # screen, column, row, way: one row per interval (hypervisor crypto, esatui's own cost); a
 # CPU of eight, and their ``all`` row (a total: every CPU's rows, added up per interval as the
-# build adds them); columns that combine kinds (the processors' CPU per operation, the
-# summary's crypto rate, an APQN's share of its card), for which the screen is built
+# build adds them); columns of a slot's kinds (the processors' CPU per operation over the
+# crypto row, the summary's crypto rate and steal: screens/slot_columns.py); columns for
+# which the screen is built (an APQN's share of its card, the summary's busy by CPU type)
 CASES = (
     ("ESACRYPT", "ms_op_virt", RowKind.DATA, ENTITY),
     ("ESAPOLL", "nserv_us", RowKind.DATA, ENTITY),
@@ -44,9 +47,11 @@ CASES = (
     ("ESAOVHD", "cpu_pct", RowKind.DATA, ENTITY),
     ("ESALNXC", "steal", RowKind.DATA, ENTITY),
     ("ESALNXC", "steal", RowKind.TOTAL, TOTAL),
-    ("ESAPOLL", "cp_us_op", RowKind.DATA, BUILT),
-    ("ESASSUM", "crypto_ops_s", RowKind.DATA, BUILT),
+    ("ESAPOLL", "cp_us_op", RowKind.DATA, SLOT),
+    ("ESASSUM", "crypto_ops_s", RowKind.DATA, SLOT),
+    ("ESASSUM", "steal_pct", RowKind.DATA, SLOT),
     ("ESACRYQ", "share_pct", RowKind.DATA, BUILT),
+    ("ESASSUM", "busy_cpu", RowKind.DATA, BUILT),
 )
 
 
@@ -84,7 +89,7 @@ def run(opts: Options) -> Result:
     span = "3 days" if opts.quick else "a month"
     runs = opts.runs(7, 2)
     total_runs = opts.runs(3, 1)
-    ways: dict[str, list[tuple[float, str]]] = {ENTITY: [], TOTAL: [], BUILT: []}
+    ways: dict[str, list[tuple[float, str]]] = {ENTITY: [], TOTAL: [], SLOT: [], BUILT: []}
     with SqliteReader.open(month) as reader:
         for screen, column, kind, way in CASES:
             median = open_distribution(

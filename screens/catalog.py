@@ -25,6 +25,7 @@ from esatui.screens.render import date_range, format_duration, hms, moment_text
 if TYPE_CHECKING:
     from esatui.screens.crypto_costs import CostTable
     from esatui.screens.row_columns import RowColumns
+    from esatui.screens.slot_columns import SlotColumns
 
 # Modules that define screens, each with a module-level SCREEN.
 SCREEN_MODULES = (
@@ -110,6 +111,8 @@ class ScreenDef:
     streams: bool = False
     # columns one recorded row of the timeline kind makes (screens/row_columns.py)
     row_columns: RowColumns | None = None
+    # columns a slot makes from some of its kinds, the rows having no key (slot_columns.py)
+    slot_columns: SlotColumns | None = None
 
     @property
     def view_options(self) -> tuple[str, ...]:

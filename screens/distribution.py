@@ -34,6 +34,7 @@ from esatui.screens.rowkey import (
     key_columns,
     measured_columns,
 )
+from esatui.screens.slot_columns import slot_values
 
 STATS = ("mean", "p50", "p95", "p99", "max")
 """The statistics ``export --stats`` and the distribution view offer, in this order."""
@@ -129,7 +130,8 @@ def recorded_values(
 ) -> list[IntervalValue]:
     """``column_id`` of ``entity`` in each recorded interval inside the bucketed model's
     range, oldest first: from the entity's own rows where the screen declares the column
-    (``screens/row_columns.py``), else from the screen built as recorded."""
+    (``screens/row_columns.py``), from slots of the kinds it reads where the screen declares
+    it so (``screens/slot_columns.py``), else from the screen built as recorded."""
     screen = catalog.get(bucketed.name)
     node = reader.node(query.node)
     if node is not None and not screen.fleet:
@@ -137,6 +139,10 @@ def recorded_values(
         found = interval_values(
             reader, screen, node, column_id, entity, after, until, query.options
         )
+        if found is None:
+            found = slot_values(
+                reader, screen, node, column_id, entity, after, until, query.options
+            )
         if found is not None:
             return found
     recorded = recorded_model(reader, bucketed.name, query, bucketed)

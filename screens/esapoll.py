@@ -17,7 +17,7 @@ in this recording's numbers.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
@@ -29,6 +29,7 @@ from esatui.screens.model import Column, Row, Value
 from esatui.screens.poll_trade import cost_note, trade_off
 from esatui.screens.poll_trade import fit as _fit
 from esatui.screens.row_columns import RowColumn, RowColumns, one_entity
+from esatui.screens.slot_columns import SlotColumn, SlotColumns
 
 ZCRYPT_BUS = "zcrypt_bus"
 BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
@@ -222,6 +223,42 @@ ROW_COLUMNS = RowColumns(
 """ESAPOLL's columns that one interval's D5R9 row makes, with the functions the build's own
 (:func:`esapoll_values`) are made of: what the distribution view reads per interval (the
 guest's poll setting and the CPU cost come from other kinds: for those the screen is built)."""
+
+
+def _cost_of(part: str) -> SlotColumn:
+    """A cost column of the slot: the processors' times over its crypto row's VNQs."""
+
+    def value(slot: Slot, config: Mapping[str, str]) -> Value:
+        d = C.crypto_deltas(slot)
+        if d is None:
+            return None
+        cost = K.operation_cost(K.cpu_time(slot, config), d.get("virt_nq"), d.duration_us)
+        made: Value = getattr(cost, part)
+        return made
+
+    return SlotColumn((C.CRYPTO, K.LCPU), value)
+
+
+SLOT_COLUMNS = SlotColumns(
+    {
+        "guest_poll": SlotColumn((ZCRYPT_BUS,), lambda slot, config: guest_poll(slot)),
+        **{
+            part: _cost_of(part)
+            for part in (
+                "total_busy_per_kvnq",
+                "guest_busy_per_kvnq",
+                "cp_busy_per_kvnq",
+                "guest_us_op",
+                "cp_us_op",
+            )
+        },
+    },
+    has_row=lambda slot: C.crypto_deltas(slot) is not None,
+    row_kinds=(C.CRYPTO,),
+)
+"""ESAPOLL's columns of other kinds than the D5R9 row: the guest's poll setting (the AP
+bus) and the CPU an operation costs (the processors), each of its slot as :func:`_build`
+makes them; a slot has a row where it has a D5R9 row."""
 
 
 def esapoll_values(
@@ -476,4 +513,5 @@ SCREEN = ScreenDef(
     prefer=C.PREFER,
     reads=(C.CRYPTO_READS, BUS_READS, LCPU_READS),
     row_columns=ROW_COLUMNS,
+    slot_columns=SLOT_COLUMNS,
 )

@@ -7,7 +7,7 @@ that explains it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from esatui.db.slots import Slot
@@ -32,6 +32,7 @@ from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Level, Row, Threshold, Value
+from esatui.screens.slot_columns import SlotColumn, SlotColumns
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
@@ -215,19 +216,33 @@ def encrypted_paging_pct(slot: Slot) -> float | None:
     return value if isinstance(value, float) else None
 
 
+def _of_slot(kinds: tuple[str, ...], value: Callable[[Slot], Value]) -> SlotColumn:
+    return SlotColumn(kinds, lambda slot, config: value(slot))
+
+
+SLOT_COLUMNS = SlotColumns(
+    {
+        "steal_pct": _of_slot(("cpu",), guest_steal_pct),
+        "monitor_cpu_pct": _of_slot(("esatui",), monitor_cpu_pct),
+        "zcrypt_req_s": _of_slot(("zcrypt_card",), zcrypt_req_s),
+        "crypto_ops_s": _of_slot((C.CRYPTO,), crypto_ops_s),
+        "crypto_ms_op": _of_slot((C.CRYPTO,), crypto_ms_op),
+        "polls_per_op": _of_slot((C.CRYPTO,), polls_per_op),
+        "paging_enc_pct": _of_slot((PAGING,), encrypted_paging_pct),
+        "spin_pct": _of_slot(("lcpu", SPIN_LOCK, SPIN_CPU), spin_pct),
+    }
+)
+"""The columns after the CPU types (:data:`FIXED`), each of its slot and the kinds it
+reads (the CPU types' columns depend on the whole range's view: not these)."""
+
+
 def fixed_values(slot: Slot) -> dict[str, Value]:
     """The values of the columns after the CPU types (:data:`FIXED`) for one slot: ESASSUM's
     and ESANODE's."""
-    return {
-        "steal_pct": guest_steal_pct(slot),
-        "monitor_cpu_pct": monitor_cpu_pct(slot),
-        "zcrypt_req_s": zcrypt_req_s(slot),
-        "crypto_ops_s": crypto_ops_s(slot),
-        "crypto_ms_op": crypto_ms_op(slot),
-        "polls_per_op": polls_per_op(slot),
-        "paging_enc_pct": encrypted_paging_pct(slot),
-        "spin_pct": spin_pct(slot),
-    }
+    return {cid: column.value(slot, _NO_CONFIG) for cid, column in SLOT_COLUMNS.columns.items()}
+
+
+_NO_CONFIG: Mapping[str, str] = {}  # none of them reads the configuration
 
 
 def fixed_levels(
@@ -301,4 +316,5 @@ SCREEN = ScreenDef(
         Reads(SPIN_LOCK, LOCK_FIELDS),
         Reads(SPIN_CPU, SPIN_CPU_FIELDS),
     ),
+    slot_columns=SLOT_COLUMNS,
 )

@@ -1,0 +1,167 @@
+"""Columns a slot makes from some of its kinds (issue 17's distribution over a month): read
+from slots holding only those kinds, they are the screen's values as recorded to the last
+bit; where the screen does not declare them, the distribution builds the screen."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from esatui.collectors.model import Reading, Sample
+from esatui.collectors.monitor.kinds import PAGING
+from esatui.db.navigator import Navigator
+from esatui.db.slots import KindSlice
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.db.store import Store
+from esatui.screens import catalog
+from esatui.screens.distribution import entity_values
+from esatui.screens.slot_columns import slot_values
+from tests.fixtures.recording import START_US, host_recording, write
+from tests.graphs.conftest import simulate
+from tests.screens.test_row_columns import built_over_halves
+
+DECLARING = [name for name, screen in catalog.screens().items() if screen.slot_columns]
+
+
+def test_the_screens_that_declare_them() -> None:
+    assert DECLARING == ["ESASSUM", "ESAPOLL"]
+    for name in DECLARING:
+        screen = catalog.get(name)
+        assert screen.slot_columns is not None
+        listed = {c.id for c in screen.columns}
+        readable = {*screen.timeline, *screen.kinds}
+        assert set(screen.slot_columns.row_kinds) <= readable
+        for cid, column in screen.slot_columns.columns.items():
+            assert cid in listed, cid
+            assert set(column.kinds) <= readable, cid
+        if screen.row_columns is not None:  # a column is read one way
+            assert not set(screen.row_columns.columns) & set(screen.slot_columns.columns)
+
+
+@pytest.fixture(scope="module")
+def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every kind but encrypted paging: the host, vmcp, SMAPI, the monitor (D5R9, D0R2,
+    spin locks), zcrypt and esatui's own rows."""
+    return simulate(tmp_path_factory.mktemp("slot-columns") / "sim.sqlite")
+
+
+def paging_samples(minutes: int = 6) -> list[Sample]:
+    """D3R2's encrypted paging of two processors, uneven, one of them missing a minute."""
+    totals = {cpu: {"enc_pages": 0, "dec_pages": 0, "enc_us": 0, "dec_us": 0} for cpu in (0, 1)}
+    samples = []
+    for i in range(minutes + 1):
+        readings = []
+        for cpu in (1, 0):
+            if cpu == 1 and i == 3:
+                continue
+            for n, name in enumerate(totals[cpu]):
+                totals[cpu][name] += i and (31 * i + 7 * n + 3 * cpu) * (100 if "us" in name else 1)
+            readings.append(Reading("paging_enc", str(cpu), dict(totals[cpu])))
+        samples.append(Sample("monitor", START_US + i * 60_000_000, tuple(readings)))
+    return samples
+
+
+@pytest.fixture(scope="module")
+def paging_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """:func:`paging_samples` beside a host recording (the slots: its CPUs' intervals)."""
+    db = tmp_path_factory.mktemp("slot-columns") / "paging.sqlite"
+    host_recording(db, n_intervals=6)
+    with Store.open(db) as store:
+        write(store, "monitor", (PAGING,), paging_samples())
+    return db
+
+
+@pytest.mark.parametrize(
+    ("name", "recording"), [("ESASSUM", "sim_db"), ("ESAPOLL", "sim_db"), ("ESASSUM", "paging_db")]
+)
+def test_each_declared_column_is_the_screen_as_recorded(
+    request: pytest.FixtureRequest, name: str, recording: str
+) -> None:
+    """Every declared column, over the whole recording and each half: equal (==, None
+    included) to the screen built as recorded from slots of every kind."""
+    screen = catalog.get(name)
+    assert screen.slot_columns is not None
+    with SqliteReader.open(request.getfixturevalue(recording)) as reader:
+        node = reader.node(None)
+        assert node is not None
+        known = 0
+        for after, until, model in built_over_halves(reader, name):
+            assert model.rows
+            for column in screen.slot_columns.columns:
+                fast = slot_values(reader, screen, node, column, (), after, until)
+                assert fast is not None, column
+                assert fast == entity_values(model, column, ()), column
+                known += sum(v is not None for _, v in fast)
+        assert known >= len(model.rows)  # values, not only Nones
+
+
+class _Only(Mapping[str, Mapping[str, KindSlice]]):
+    """A slot's data that lets a function read the kinds named, and fails on any other."""
+
+    def __init__(self, data: Mapping[str, Mapping[str, KindSlice]], kinds: set[str]) -> None:
+        self._data, self._kinds = data, kinds
+
+    def __getitem__(self, kind: str) -> Mapping[str, KindSlice]:
+        assert kind in self._kinds, f"reads {kind}, not declared"
+        return self._data[kind]
+
+    def get(self, kind: str, default: object = None) -> Any:
+        assert kind in self._kinds, f"reads {kind}, not declared"
+        return self._data.get(kind, default)
+
+    def __iter__(self) -> Iterator[str]:
+        raise AssertionError("reads every kind")
+
+    def __len__(self) -> int:
+        raise AssertionError("reads every kind")
+
+
+@pytest.mark.parametrize("recording", ["sim_db", "paging_db"])
+def test_each_column_reads_only_the_kinds_it_declares(
+    request: pytest.FixtureRequest, recording: str
+) -> None:
+    """Slots of every kind, each column given only its own: a kind read but not declared
+    fails even where another kind would have given the same value."""
+    with SqliteReader.open(request.getfixturevalue(recording)) as reader:
+        node = reader.node(None)
+        assert node is not None
+        for name in DECLARING:
+            screen = catalog.get(name)
+            made = screen.slot_columns
+            assert made is not None
+            window = Navigator(reader, catalog.screen_timeline(screen, node, None)).window(
+                None, None, limit=None
+            )
+            if not window.spans:
+                continue  # ESAPOLL beside no D5R9
+            config = reader.config_at(node, window.spans[-1].end_us)
+            for slot in reader.slots(window, screen.kinds):
+                made.has_row(replace(slot, data=_Only(slot.data, set(made.row_kinds))))
+                for column in made.columns.values():
+                    column.value(replace(slot, data=_Only(slot.data, set(column.kinds))), config)
+
+
+def test_the_paging_recording_has_paging(paging_db: Path) -> None:
+    with SqliteReader.open(paging_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        screen = catalog.get("ESASSUM")
+        found = slot_values(reader, screen, node, "paging_enc_pct", (), None, None)
+        assert found is not None and sum(v is not None for _, v in found) >= 5
+
+
+def test_what_is_not_declared_builds_the_screen(sim_db: Path) -> None:
+    with SqliteReader.open(sim_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        esassum, esapoll = catalog.get("ESASSUM"), catalog.get("ESAPOLL")
+        # the CPU types' columns depend on the whole range's view
+        assert slot_values(reader, esassum, node, "busy_ifl", (), None, None) is None
+        assert slot_values(reader, esapoll, node, "nserv_us", (), None, None) is None  # a row's
+        assert slot_values(reader, esapoll, node, "cp_us_op", ("x",), None, None) is None
+        options = frozenset({"normalized"})
+        assert slot_values(reader, esassum, node, "steal_pct", (), None, None, options) is None
