@@ -24,7 +24,6 @@ in a database not rolled up yet.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import math
 import os
@@ -33,65 +32,21 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from esatui.db.calendar import (
+    bucket_end,
+    bucket_starts,
+    near_change,
+    shifted,
+    utc_offset_us,
+)
 from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
 from esatui.db.reading import HourRun, KindLayout, Queries, RawInterval, RawRow, RawRun
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
-
-
-def bucket_end(end_us: int, length_us: int) -> int:
-    """The end of the bucket of ``length_us`` containing ``end_us``, aligned to local time
-    (15-minute buckets end at :00, :15 ...; daily ones at local midnight)."""
-    return _aligned(end_us, utc_offset_us(end_us), length_us)
-
-
-def _aligned(end_us: int, offset_us: int, length_us: int) -> int:
-    return -((-(end_us + offset_us)) // length_us) * length_us - offset_us
-
-
-def utc_offset_us(time_us: int) -> int:
-    return int(time.localtime(time_us // 1_000_000).tm_gmtoff) * 1_000_000
-
-
-_QUARTER_US = 900_000_000
-
-
-def bucket_runs(ends: Sequence[int], length_us: int) -> list[tuple[int, int, int]]:
-    """Ascending ``ends`` cut into runs in one bucket each: (its :func:`bucket_end`, first
-    index, index after the last). The local time's offset is read once per quarter hour a
-    run spans (per end in a quarter hour whose two ends disagree on it), so a month of
-    1-minute intervals costs a few thousand ``localtime`` calls and one bisection per run."""
-    offsets: dict[int, int | None] = {}
-
-    def offset_in(quarter: int) -> int | None:
-        if quarter not in offsets:
-            first = utc_offset_us(quarter * _QUARTER_US)
-            last = utc_offset_us((quarter + 1) * _QUARTER_US - 1)
-            offsets[quarter] = first if first == last else None
-        return offsets[quarter]
-
-    runs: list[tuple[int, int, int]] = []
-    i = 0
-    while i < len(ends):
-        quarter = ends[i] // _QUARTER_US
-        offset = offset_in(quarter)
-        if offset is None:
-            runs.append((bucket_end(ends[i], length_us), i, i + 1))
-            i += 1
-            continue
-        bucket = _aligned(ends[i], offset, length_us)
-        # the run: ends up to the bucket's, in quarter hours of the same offset
-        while (quarter + 1) * _QUARTER_US <= bucket and offset_in(quarter + 1) == offset:
-            quarter += 1
-        last = min(bucket, (quarter + 1) * _QUARTER_US - 1)
-        stop = bisect.bisect_right(ends, last, i)
-        runs.append((bucket, i, stop))
-        i = stop
-    return runs
 
 
 @dataclass(frozen=True)
@@ -205,6 +160,9 @@ class _Acc:
             self.mx[j] = value
 
 
+_Row = TypeVar("_Row", bound=tuple[Any, ...])
+
+
 @functools.cache
 def _or_flags(distinct: str | None) -> int:
     """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
@@ -263,6 +221,13 @@ def _rollup_columns(layout: KindLayout) -> list[str]:
     ]
 
 
+def _fixed(rows: list[_Row], fix: Callable[[int], int] | None) -> list[_Row]:
+    """Rows whose first column is a bucket end, with it made the calendar's by ``fix``."""
+    if fix is None:
+        return rows
+    return [(fix(row[0]), *row[1:]) for row in rows]  # type: ignore[misc]
+
+
 Totals = dict[int, list[int]]  # bucket end -> [intervals, summed duration, flags OR-ed]
 
 
@@ -296,6 +261,20 @@ class _Reader:
             found = self._bucket_of[end_us] = bucket_end(end_us, self.length_us)
         return found
 
+    def fixer(self, after_us: int, until_us: int) -> Callable[[int], int] | None:
+        """How a bucket SQL found for ends in (after, until] at their one local offset (the
+        arithmetic bucket, :data:`reading._BUCKET`) becomes the calendar's, where a
+        daylight-saving change is near; ``None`` where they are the same. Inside a piece
+        of one offset every calendar boundary is an arithmetic one, so each arithmetic
+        bucket lies in one calendar bucket: that of its last end in the piece."""
+        if not near_change(after_us, until_us, self.length_us):
+            return None
+
+        def fix(b: int) -> int:
+            return self.bucket(min(b, until_us))
+
+        return fix
+
     def runs(self, source: str, p: Plan) -> Iterable[HourRun]:
         for first, last, offset in p.runs:
             yield HourRun(self.node_id, source, first, last, offset, self.length_us)
@@ -321,7 +300,8 @@ class _Reader:
                 total[2] |= flags
 
         for run in self.runs(source, p):
-            for b, n, duration, flags in self.queries.interval_buckets(run):
+            fix = self.fixer(run.first - HOUR_US, run.last)
+            for b, n, duration, flags in _fixed(self.queries.interval_buckets(run), fix):
                 add(b, n, duration, _or_flags(flags))
         for lo, hi, offset in constant_offsets(p.raw):
             if offset is None:  # bucket_end looked up per end
@@ -330,7 +310,8 @@ class _Reader:
                 continue
             count = 0
             piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
-            for b, n, duration, flags in self.queries.raw_interval_buckets(piece):
+            fix = self.fixer(lo, hi)
+            for b, n, duration, flags in _fixed(self.queries.raw_interval_buckets(piece), fix):
                 add(b, n, duration, _or_flags(flags))
                 count += n
             self._counts[(source, lo, hi)] = count
@@ -410,8 +391,9 @@ class _Reader:
         their flags where some have any, and the gauges' weighted sums hour by hour."""
         counters, gauges = layout.counters, layout.gauges
         n_c, n_g = len(counters), len(gauges)
+        fix = self.fixer(run.first - HOUR_US, run.last)
         flagged = False
-        for row in self.queries.kind_buckets(kind, counters, gauges, run):
+        for row in _fixed(self.queries.kind_buckets(kind, counters, gauges, run), fix):
             if row[0] in frames:
                 acc = _add_summed(accs, row, n_c, n_g)
                 for j in range(n_g):
@@ -419,9 +401,9 @@ class _Reader:
                     acc.add_max(j, row[_META + n_c + n_g + j])
                 flagged = flagged or bool(row[_FLAGGED])
         if flagged:
-            _add_flags(accs, self.queries.kind_flags(kind, run))
+            _add_flags(accs, _fixed(self.queries.kind_flags(kind, run), fix))
         if gauges:
-            for row in self.queries.gauge_hours(kind, gauges, run):
+            for row in _fixed(self.queries.gauge_hours(kind, gauges, run), fix):
                 found = accs.get((row[0], row[1]))
                 if found is not None:
                     for j, part in enumerate(row[2:]):
@@ -440,8 +422,9 @@ class _Reader:
         weigh in a gauge's average read into Python, added as :meth:`_fold_raw` adds them.
         ``False``, with nothing folded, when a sum is beyond 64 bits."""
         counters, gauges = layout.counters, layout.gauges
+        fix = self.fixer(run.after_us, run.until_us)
         try:
-            sums = self.queries.raw_buckets(kind, counters, gauges, run)
+            sums = _fixed(self.queries.raw_buckets(kind, counters, gauges, run), fix)
         except sqlite3.OperationalError:
             return False
         n_c, n_g = len(counters), len(gauges)
@@ -457,18 +440,24 @@ class _Reader:
                 acc.add_max(j, row[_META + n_c + j])
             flagged = flagged or bool(row[_FLAGGED])
         if flagged:
-            _add_flags(accs, self.queries.raw_flags(kind, run))
+            _add_flags(accs, _fixed(self.queries.raw_flags(kind, run), fix))
         if gauges:
-            self._fold_gauges(kind, gauges, run, accs)
+            self._fold_gauges(kind, gauges, run, accs, fix)
         return True
 
     def _fold_gauges(
-        self, kind: str, gauges: Sequence[str], run: RawRun, accs: dict[tuple[int, int], _Acc]
+        self,
+        kind: str,
+        gauges: Sequence[str],
+        run: RawRun,
+        accs: dict[tuple[int, int], _Acc],
+        fix: Callable[[int], int] | None,
     ) -> None:
         """The gauges' weighted sums of the run's raw rows, added as :meth:`_fold_raw` adds
         them: the products (SQL's, as the rollups' are) in interval-end order within each UTC
         hour."""
-        for b, hour, entity_id, hf_n, *products in self.queries.raw_gauges(kind, gauges, run):
+        rows = _fixed(self.queries.raw_gauges(kind, gauges, run), fix)
+        for b, hour, entity_id, hf_n, *products in rows:
             found = accs.get((b, entity_id))
             if found is None:
                 continue  # a bucket not in the window
@@ -557,10 +546,10 @@ def window(
     top = edge if newest_first else None
     if limit is not None:
         if newest_first:
-            floor = bucket_end(edge, length_us) - limit * length_us
+            floor = shifted(bucket_end(edge, length_us), -limit, length_us)
             after_us = floor if after_us is None else max(after_us, floor)
         else:
-            ceiling = bucket_end(edge, length_us) + (limit - 1) * length_us
+            ceiling = shifted(bucket_end(edge, length_us), limit - 1, length_us)
             until_us = ceiling if until_us is None else min(until_us, ceiling)
     lo = after_us
     if lo is None:
@@ -575,12 +564,13 @@ def window(
     frames = {b: t for b, t in reader.intervals(source, lo, hi).items() if t[0]}
     if not frames:
         return Window(timeline, "", (), after_us, until_us)
-    first_start = min(frames) - length_us
-    last_end = max(frames)
+    ends = sorted(frames)
+    starts = bucket_starts(ends, length_us)  # a bucket's real length: 23 h on a change day
     spans = tuple(
-        Span(b - length_us, b, t[1], t[2], partial_bucket(length_us, t[1], t[0]))
-        for b, t in sorted(frames.items())
+        Span(a, b, frames[b][1], frames[b][2], partial_bucket(b - a, frames[b][1], frames[b][0]))
+        for a, b in zip(starts, ends, strict=True)
     )
+    first_start, last_end = starts[0], ends[-1]
     return Window(
         timeline,
         source,
@@ -672,7 +662,7 @@ def slots(
                 wanted: Mapping[int, Span] = frames
                 lo, hi = after, until
                 if known:  # only the range of these buckets not known
-                    lo, hi = max(after, run[0] - length_us), min(until, run[-1])
+                    lo, hi = max(after, frames[run[0]].start_us), min(until, run[-1])
                     wanted = {b: frames[b] for b in run}
                 totals = reader.intervals(src, lo, hi)
                 accs = reader.entities(kind, src, lo, hi, wanted, layout)
@@ -680,14 +670,14 @@ def slots(
                 for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
                     part[b] = KindSlice(src, totals[b][1], iflags, rows)
                 if kept is not None:
-                    kept.add(what, part, lo, hi)
+                    kept.add(what, frames, part, lo, hi)
                 read.update(part)
             known.update(read)
             for b, sliced in known.items():
                 if sliced is not None:
                     data[b].setdefault(kind, {})[src] = sliced
     return [
-        Slot(b - length_us, b, f.duration_us, f.flags, data[b], f.partial)
+        Slot(f.start_us, b, f.duration_us, f.flags, data[b], f.partial)
         for b, f in sorted(frames.items(), reverse=True)
     ]
 
@@ -725,31 +715,28 @@ class _Kept:
         self.version: tuple[object, ...] = ()
 
     def found(
-        self, what: tuple[object, ...], frames: Mapping[int, object], after: int, until: int
+        self, what: tuple[object, ...], frames: Mapping[int, Span], after: int, until: int
     ) -> dict[int, KindSlice | None]:
         """The buckets of ``frames`` known, of those wholly inside (after, until]."""
         out: dict[int, KindSlice | None] = {}
-        length = what[3]
-        assert isinstance(length, int)
-        for b in frames:
+        for b, span in frames.items():
             key = (*what, b)
-            if b - length >= after and b <= until and key in self.slices:
+            if span.start_us >= after and b <= until and key in self.slices:
                 out[b] = self.slices[key]
         return out
 
     def add(
         self,
         what: tuple[object, ...],
+        frames: Mapping[int, Span],
         read: Mapping[int, KindSlice | None],
         after: int,
         until: int,
     ) -> None:
         """Keeps the buckets read in (after, until] that lie wholly inside it."""
-        length = what[3]
-        assert isinstance(length, int)
         for b, part in read.items():
             key = (*what, b)
-            if b - length >= after and b <= until and key not in self.slices:
+            if frames[b].start_us >= after and b <= until and key not in self.slices:
                 self.slices[key] = part
                 self.rows += _rows(part)
         while self.rows > self.LIMIT and self.slices:

@@ -21,7 +21,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
-from esatui.db.buckets import bucket_end, bucket_runs
+from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number

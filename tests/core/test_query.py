@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
-from esatui.db.buckets import bucket_end
+from esatui.db.calendar import bucket_end
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from tests.fixtures.reading import load_slots

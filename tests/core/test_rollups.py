@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from esatui.collectors.model import Kind, counter, gauge
 from esatui.db import buckets
-from esatui.db.buckets import bucket_end, hourly_offsets, plan, utc_offset_us
+from esatui.db.buckets import hourly_offsets, plan
+from esatui.db.calendar import bucket_end, utc_offset_us
 from esatui.db.maintenance import prune
 from esatui.db.records import EntityRow, Flag, Interval, max_column
 from esatui.db.schema import HOUR_US, READY_KEY, hour_end

@@ -27,7 +27,7 @@ from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.monitor.kinds import CRYPTO
 from esatui.collectors.vmcp import VCPU
-from esatui.db.buckets import bucket_end, bucket_runs
+from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
