@@ -4,7 +4,9 @@ the store keeps through late writes, retention and backfill are what a replay gi
 
 from __future__ import annotations
 
+import bisect
 import contextlib
+import functools
 import json
 import math
 import os
@@ -14,8 +16,10 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 from unittest import mock
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -172,6 +176,56 @@ def record(path: Path, specs: Sequence[SourceSpec], intervals: Sequence[Interval
 # --- the rules, written out on the intervals themselves --------------------------------
 
 
+@functools.cache
+def boundaries(zone: str, length: int, first_us: int, last_us: int) -> tuple[int, ...]:
+    """Every bucket end from ``first`` to ``last``, found minute by minute from the zone's
+    own rules (``zoneinfo``, not the ``time`` module's offsets the code reads): for a
+    length that divides an hour, every minute whose local time is a multiple of it; for
+    any other, the first minute at which the local clock (the most it has read so far)
+    reaches the next multiple."""
+    tz = ZoneInfo(zone)
+    calendar = HOUR_US % length != 0
+    out: list[int] = []
+    next_wall: int | None = None
+    for minute in range(first_us // MINUTE, last_us // MINUTE + 1):
+        t = minute * MINUTE
+        offset = datetime.fromtimestamp(t / 1e6, tz).utcoffset()
+        assert offset is not None
+        wall = t + int(offset.total_seconds()) * 1_000_000
+        if not calendar:
+            if wall % length == 0:
+                out.append(t)
+            continue
+        if next_wall is None:
+            next_wall = -(-wall // length) * length
+        if wall >= next_wall:
+            out.append(t)
+            next_wall = (wall // length + 1) * length
+    return tuple(out)
+
+
+class Buckets:
+    """Buckets of a length over a recording's range: an end's bucket is the first boundary
+    at or after it, its start the boundary before."""
+
+    def __init__(self, zone: str, length: int, ends: Sequence[int], back: int = 0) -> None:
+        margin = (back + 1) * length + 3 * DAY
+        lo = (min(ends) - margin) // DAY * DAY
+        hi = (max(ends) + margin) // DAY * DAY
+        self.ends = boundaries(zone, length, lo, hi)
+
+    def end(self, t: int) -> int:
+        return self.ends[bisect.bisect_left(self.ends, t)]
+
+    def start(self, b: int) -> int:
+        return self.ends[bisect.bisect_left(self.ends, b) - 1]
+
+    def back(self, b: int, n: int) -> int:
+        at = bisect.bisect_left(self.ends, b) - n
+        assert at >= 0
+        return self.ends[at]
+
+
 def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kept literal on purpose
     specs: Sequence[SourceSpec],
     intervals: Sequence[Interval],
@@ -181,7 +235,11 @@ def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kep
     until: int | None,
     length: int,
     limit: int | None,
+    zone: str,
 ) -> list[Slot]:
+    cut = Buckets(zone, length, [i.end_us for i in intervals], limit or 0)
+    end_of = cut.end
+
     def within(i: Interval) -> bool:
         return (after is None or i.end_us > after) and (until is None or i.end_us <= until)
 
@@ -194,19 +252,19 @@ def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kep
         return []
     _, members = chosen
     if limit is not None:
-        floor = bucket_end(max(i.end_us for i in members), length) - limit * length
+        floor = cut.back(end_of(max(i.end_us for i in members)), limit)
         after = floor if after is None else max(after, floor)
         members = [i for i in members if within(i)]
     frames: dict[int, list[Interval]] = {}
     for i in members:
-        frames.setdefault(bucket_end(i.end_us, length), []).append(i)
+        frames.setdefault(end_of(i.end_us), []).append(i)
     data: dict[int, dict[str, dict[str, KindSlice]]] = {b: {} for b in frames}
     for kind in dict.fromkeys([timeline, *kinds]):
         for src in sorted(s.name for s in specs if kind in s.kinds):
             placed: dict[int, list[Interval]] = {}
             for i in intervals:
-                if i.source == src and within(i) and bucket_end(i.end_us, length) in frames:
-                    placed.setdefault(bucket_end(i.end_us, length), []).append(i)
+                if i.source == src and within(i) and end_of(i.end_us) in frames:
+                    placed.setdefault(end_of(i.end_us), []).append(i)
             for b, found in placed.items():
                 rows = [
                     (i, r)
@@ -232,9 +290,10 @@ def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kep
         for i in frames[b]:
             flags |= i.flags
         covered = sum(i.duration_us for i in frames[b])
+        start = cut.start(b)  # the bucket's real length: 23 or 25 hours on a change day
         # partial: short of the bucket by more than half of one of its intervals
-        partial = covered < length - covered / len(frames[b]) / 2
-        slots.append(Slot(b - length, b, covered, flags, data[b], partial))
+        partial = covered < (b - start) - covered / len(frames[b]) / 2
+        slots.append(Slot(start, b, covered, flags, data[b], partial))
     return slots
 
 
@@ -330,7 +389,9 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
             raw = load_slots(
                 reader, *args, interval_len_us=length, limit=limit, node=NODE, use_rollups=False
             )
-        expected = reference(specs, intervals, timeline, kinds, after, until, length, limit)
+        expected = reference(
+            specs, intervals, timeline, kinds, after, until, length, limit, zone_name
+        )
     assert raw == expected
     assert rolled == expected
     assert replayed(path) == rollup_dump(path)
