@@ -139,7 +139,9 @@ def bucket_end(end_us: int, length_us: int) -> int:
 
 def bucket_start(end_us: int, length_us: int) -> int:
     """The start of the bucket ending at ``end_us`` (a bucket end): the previous end."""
-    return shifted(end_us, -1, length_us)
+    if not on_calendar(length_us) or _quiet(end_us - length_us, end_us):
+        return end_us - length_us
+    return _first_reach((_index(end_us, length_us) - 1) * length_us)
 
 
 def shifted(end_us: int, buckets: int, length_us: int) -> int:
@@ -148,7 +150,12 @@ def shifted(end_us: int, buckets: int, length_us: int) -> int:
     plain = end_us + buckets * length_us
     if not on_calendar(length_us) or _quiet(min(plain, end_us) - length_us, max(plain, end_us)):
         return plain
-    return _first_reach((_index(end_us, length_us) + buckets) * length_us)
+    # a bucket at a time: where the clock skips more than a bucket, several multiples of
+    # the length share one end
+    b = end_us
+    for _ in range(abs(buckets)):
+        b = bucket_end(b + 1, length_us) if buckets > 0 else bucket_start(b, length_us)
+    return b
 
 
 def bucket_starts(ends: Sequence[int], length_us: int) -> list[int]:

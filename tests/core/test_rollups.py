@@ -4,9 +4,7 @@ the store keeps through late writes, retention and backfill are what a replay gi
 
 from __future__ import annotations
 
-import bisect
 import contextlib
-import functools
 import json
 import math
 import os
@@ -16,10 +14,8 @@ import sqlite3
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 from unittest import mock
-from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -35,6 +31,7 @@ from esatui.db.schema import HOUR_US, READY_KEY, hour_end
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
+from tests.fixtures.local_calendar import Buckets
 from tests.fixtures.reading import load_slots, sql
 
 MINUTE = 60_000_000
@@ -124,8 +121,10 @@ def random_rows(rng: random.Random, kinds: Sequence[str]) -> tuple[EntityRow, ..
 
 
 @st.composite
-def recordings(draw: st.DrawFn) -> tuple[list[SourceSpec], list[Interval]]:
-    start = draw(st.sampled_from(STARTS)) + draw(st.integers(0, 3)) * 1_234_567
+def recordings(
+    draw: st.DrawFn, starts: Sequence[int] = STARTS
+) -> tuple[list[SourceSpec], list[Interval]]:
+    start = draw(st.sampled_from(starts)) + draw(st.integers(0, 3)) * 1_234_567
     n_sources = draw(st.integers(1, 3))
     specs = [
         SourceSpec(
@@ -174,56 +173,6 @@ def record(path: Path, specs: Sequence[SourceSpec], intervals: Sequence[Interval
 
 
 # --- the rules, written out on the intervals themselves --------------------------------
-
-
-@functools.cache
-def boundaries(zone: str, length: int, first_us: int, last_us: int) -> tuple[int, ...]:
-    """Every bucket end from ``first`` to ``last``, found minute by minute from the zone's
-    own rules (``zoneinfo``, not the ``time`` module's offsets the code reads): for a
-    length that divides an hour, every minute whose local time is a multiple of it; for
-    any other, the first minute at which the local clock (the most it has read so far)
-    reaches the next multiple."""
-    tz = ZoneInfo(zone)
-    calendar = HOUR_US % length != 0
-    out: list[int] = []
-    next_wall: int | None = None
-    for minute in range(first_us // MINUTE, last_us // MINUTE + 1):
-        t = minute * MINUTE
-        offset = datetime.fromtimestamp(t / 1e6, tz).utcoffset()
-        assert offset is not None
-        wall = t + int(offset.total_seconds()) * 1_000_000
-        if not calendar:
-            if wall % length == 0:
-                out.append(t)
-            continue
-        if next_wall is None:
-            next_wall = -(-wall // length) * length
-        if wall >= next_wall:
-            out.append(t)
-            next_wall = (wall // length + 1) * length
-    return tuple(out)
-
-
-class Buckets:
-    """Buckets of a length over a recording's range: an end's bucket is the first boundary
-    at or after it, its start the boundary before."""
-
-    def __init__(self, zone: str, length: int, ends: Sequence[int], back: int = 0) -> None:
-        margin = (back + 1) * length + 3 * DAY
-        lo = (min(ends) - margin) // DAY * DAY
-        hi = (max(ends) + margin) // DAY * DAY
-        self.ends = boundaries(zone, length, lo, hi)
-
-    def end(self, t: int) -> int:
-        return self.ends[bisect.bisect_left(self.ends, t)]
-
-    def start(self, b: int) -> int:
-        return self.ends[bisect.bisect_left(self.ends, b) - 1]
-
-    def back(self, b: int, n: int) -> int:
-        at = bisect.bisect_left(self.ends, b) - n
-        assert at >= 0
-        return self.ends[at]
 
 
 def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kept literal on purpose

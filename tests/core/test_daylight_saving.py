@@ -1,0 +1,269 @@
+"""Buckets over daylight-saving changes: on the local calendar (a day of 23 or 25 hours is
+one bucket), lengths that divide an hour as UTC pieces; every interval in one bucket, the
+buckets tiling the range, their sums those of the raw rows that end in them."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from esatui.db.calendar import bucket_end, bucket_start, bucket_starts, shifted
+from esatui.db.records import Interval
+from esatui.db.slots import Slot
+from esatui.db.sqlite_reader import SqliteReader
+from esatui.screens import catalog
+from tests.core.test_rollups import (
+    NODE,
+    SourceSpec,
+    local_zone,
+    record,
+    recordings,
+    reference,
+    set_zone,
+)
+from tests.fixtures.local_calendar import Buckets
+from tests.fixtures.reading import load_slots
+from tests.fixtures.recording import host_recording
+
+MINUTE = 60_000_000
+HOUR = 60 * MINUTE
+DAY = 24 * HOUR
+
+# (zone, the change: the first instant at the new offset); Berlin and New York in spring and
+# autumn, Sydney's autumn (April) and spring (October), Kolkata none (its day of Berlin's)
+BERLIN_SPRING = 1_774_746_000_000_000  # 2026-03-29 01:00 UTC: 02:00 CET becomes 03:00 CEST
+BERLIN_AUTUMN = 1_792_890_000_000_000  # 2026-10-25 01:00 UTC: 03:00 CEST becomes 02:00 CET
+CHANGES = (
+    ("Europe/Berlin", BERLIN_SPRING),
+    ("Europe/Berlin", BERLIN_AUTUMN),
+    ("America/New_York", 1_772_953_200_000_000),  # 2026-03-08 07:00 UTC
+    ("America/New_York", 1_793_512_800_000_000),  # 2026-11-01 06:00 UTC
+    ("Australia/Sydney", 1_775_318_400_000_000),  # 2026-04-04 16:00 UTC: AEDT to AEST
+    ("Australia/Sydney", 1_791_043_200_000_000),  # 2026-10-03 16:00 UTC: AEST to AEDT
+    ("Asia/Kolkata", BERLIN_SPRING),
+)
+LENGTHS = (30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR, DAY)
+
+
+def utc(day: str, hour: int) -> int:
+    return int(datetime.fromisoformat(day).replace(hour=hour, tzinfo=UTC).timestamp()) * 10**6
+
+
+@pytest.mark.parametrize(
+    ("zone", "at", "length", "start", "end"),
+    [
+        # a day of 23 and of 25 hours, local midnight to local midnight
+        ("Europe/Berlin", BERLIN_SPRING, DAY, utc("2026-03-28", 23), utc("2026-03-29", 22)),
+        ("Europe/Berlin", BERLIN_AUTUMN, DAY, utc("2026-10-24", 22), utc("2026-10-25", 23)),
+        (
+            "America/New_York",
+            utc("2026-03-08", 12),
+            DAY,
+            utc("2026-03-08", 5),
+            utc("2026-03-09", 4),
+        ),
+        (
+            "Australia/Sydney",
+            utc("2026-04-05", 0),
+            DAY,
+            utc("2026-04-04", 13),
+            utc("2026-04-05", 14),
+        ),
+        (
+            "Australia/Sydney",
+            utc("2026-10-04", 0),
+            DAY,
+            utc("2026-10-03", 14),
+            utc("2026-10-04", 13),
+        ),
+        (
+            "Asia/Kolkata",
+            BERLIN_SPRING,
+            DAY,
+            utc("2026-03-28", 18) + 30 * MINUTE,
+            utc("2026-03-29", 18) + 30 * MINUTE,
+        ),
+        # 3 hours: 00:00-03:00 local holds 2 hours in spring (the end at the change is the
+        # last of CET), 4 in autumn
+        ("Europe/Berlin", BERLIN_SPRING, 3 * HOUR, utc("2026-03-28", 23), BERLIN_SPRING),
+        ("Europe/Berlin", BERLIN_SPRING + 1, 3 * HOUR, BERLIN_SPRING, utc("2026-03-29", 4)),
+        ("Europe/Berlin", BERLIN_AUTUMN, 3 * HOUR, utc("2026-10-24", 22), utc("2026-10-25", 2)),
+        # 2 hours: 02:00-04:00 local is 1 hour in spring, 3 in autumn
+        ("Europe/Berlin", BERLIN_SPRING + 1, 2 * HOUR, BERLIN_SPRING, utc("2026-03-29", 2)),
+        ("Europe/Berlin", BERLIN_AUTUMN, 2 * HOUR, utc("2026-10-25", 0), utc("2026-10-25", 3)),
+        # 1 hour: the repeated hour is two buckets, never one of two hours
+        ("Europe/Berlin", BERLIN_AUTUMN, HOUR, utc("2026-10-25", 0), BERLIN_AUTUMN),
+        ("Europe/Berlin", BERLIN_AUTUMN + 1, HOUR, BERLIN_AUTUMN, utc("2026-10-25", 2)),
+        (
+            "Asia/Kolkata",
+            BERLIN_SPRING,
+            HOUR,
+            BERLIN_SPRING - 30 * MINUTE,
+            BERLIN_SPRING + 30 * MINUTE,
+        ),
+    ],
+)
+def test_the_bucket_holding_a_change(
+    monkeypatch: pytest.MonkeyPatch, zone: str, at: int, length: int, start: int, end: int
+) -> None:
+    set_zone(monkeypatch, zone)
+    assert bucket_end(at, length) == end
+    assert bucket_start(end, length) == start
+    assert bucket_end(start, length) == start  # the previous bucket ends where it starts
+    assert bucket_end(start + 1, length) == end
+    assert shifted(start, 1, length) == end
+    assert shifted(end, -1, length) == start
+
+
+@pytest.mark.parametrize(("zone", "change"), CHANGES)
+@pytest.mark.parametrize("length", [*LENGTHS, 45 * MINUTE, 5 * MINUTE])
+def test_bucket_ends_are_the_calendars_over_two_days(
+    monkeypatch: pytest.MonkeyPatch, zone: str, change: int, length: int
+) -> None:
+    """Every minute's end (and one a microsecond after) over the change's two days: its
+    bucket, the bucket's start, and the bucket a few on, as the zone's own rules say."""
+    set_zone(monkeypatch, zone)
+    cut = Buckets(zone, length, [change - DAY, change + DAY], back=5)
+    ends = []
+    for t in range(change - DAY, change + DAY, 7 * MINUTE):
+        for end in (t, t + 1):
+            b = bucket_end(end, length)
+            assert b == cut.end(end), end
+            assert bucket_start(b, length) == cut.start(b)
+            assert shifted(b, -3, length) == cut.back(b, 3)
+            assert shifted(cut.back(b, 3), 3, length) == b
+            ends.append(b)
+    ends = sorted(set(ends))
+    assert bucket_starts(ends, length) == [cut.start(b) for b in ends]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    change=st.sampled_from(CHANGES),
+    length=st.sampled_from(LENGTHS),
+    before_h=st.sampled_from([1, 3, 14, 27]),
+    limit=st.one_of(st.none(), st.integers(1, 6)),
+    data=st.data(),
+)
+def test_buckets_over_a_change_tile_the_range_and_hold_their_rows(
+    tmp_path_factory: pytest.TempPathFactory,
+    change: tuple[str, int],
+    length: int,
+    before_h: int,
+    limit: int | None,
+    data: st.DataObject,
+) -> None:
+    zone, at = change
+    specs, intervals = data.draw(recordings(starts=(at - before_h * HOUR,)))
+    path = tmp_path_factory.mktemp("dst") / "db.sqlite"
+    record(path, specs, intervals)
+    timeline = data.draw(st.sampled_from(sorted({k for s in specs for k in s.kinds})))
+    ends = [i.end_us for i in intervals]
+    point = st.one_of(st.none(), st.integers(min(ends) - MINUTE, max(ends)))
+    after, until = sorted(data.draw(st.tuples(point, point)), key=lambda t: t or 0)
+    if after is not None and until is not None and after > until:
+        after, until = until, after
+    kinds = ["thing", "other"]
+    args = ([timeline], kinds, after, until)
+    with local_zone(zone), SqliteReader.open(path) as reader:
+        rolled = load_slots(reader, *args, interval_len_us=length, limit=limit, node=NODE)
+        raw = load_slots(
+            reader, *args, interval_len_us=length, limit=limit, node=NODE, use_rollups=False
+        )
+    expected = reference(specs, intervals, timeline, kinds, after, until, length, limit, zone)
+    assert raw == expected
+    assert rolled == expected
+    _tile(rolled, specs, intervals, timeline, after, until, length)
+
+
+def _tile(
+    slots: list[Slot],
+    specs: list[SourceSpec],
+    intervals: list[Interval],
+    timeline: str,
+    after: int | None,
+    until: int | None,
+    length: int,
+) -> None:
+    """The buckets do not overlap, each is of its length give or take the hour changed, and
+    every interval of the shown source ending in the range and in a bucket is in one."""
+    oldest = sorted(slots, key=lambda s: s.end_us)
+    for a, b in itertools.pairwise(oldest):
+        assert a.end_us <= b.start_us
+    for s in oldest:
+        assert abs((s.end_us - s.start_us) - length) <= HOUR
+    if not oldest:
+        return
+    shown = {src for s in oldest for src in (s.data.get(timeline) or {})}
+    for i in intervals:
+        if i.source not in shown or not any(r.kind == timeline for r in i.rows):
+            continue
+        if (after is not None and i.end_us <= after) or (until is not None and i.end_us > until):
+            continue
+        holding = [s for s in oldest if s.start_us < i.end_us <= s.end_us]
+        if oldest[0].start_us < i.end_us <= oldest[-1].end_us:
+            assert len(holding) == 1
+
+
+# --- recordings over a change: one row for the change day --------------------------------
+
+
+@pytest.fixture
+def berlin(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    set_zone(monkeypatch, "Europe/Berlin")
+    yield
+
+
+def times(path: Path, length: int, screen: str = "ESALNXC") -> list[tuple[int, int, bool]]:
+    """The (start, end, partial) of the screen's rows, oldest first, one per bucket."""
+    with SqliteReader.open(path) as reader:
+        model = catalog.build_model(reader, screen, catalog.Query(interval_len_us=length))
+    return sorted({(r.start_us, r.end_us, r.partial) for r in model.rows})
+
+
+def test_four_hours_over_the_spring_change_are_one_day(berlin: None, db_path: Path) -> None:
+    """4 hours of 1-minute intervals over 2026-03-29 01:00 UTC: one daily row, the day of 23
+    hours (local midnight to local midnight); 3-hour buckets of 2 hours (00:00-03:00 local)
+    and 3 hours."""
+    host_recording(db_path, n_intervals=240, interval_s=60, start_us=utc("2026-03-29", 0))
+    day_start, day_end = utc("2026-03-28", 23), utc("2026-03-29", 22)
+    assert times(db_path, DAY) == [(day_start, day_end, True)]
+    assert times(db_path, DAY, "ESASSUM") == [(day_start, day_end, True)]
+    assert times(db_path, 3 * HOUR) == [
+        (day_start, BERLIN_SPRING, True),  # 00:00 to 03:00 local: 2 hours, 1 recorded
+        (BERLIN_SPRING, utc("2026-03-29", 4), False),
+    ]
+
+
+def test_four_hours_over_the_autumn_change_are_one_day(berlin: None, db_path: Path) -> None:
+    host_recording(db_path, n_intervals=240, interval_s=60, start_us=utc("2026-10-24", 23))
+    day_start, day_end = utc("2026-10-24", 22), utc("2026-10-25", 23)
+    assert times(db_path, DAY) == [(day_start, day_end, True)]
+    assert times(db_path, 3 * HOUR) == [
+        (day_start, utc("2026-10-25", 2), True),  # 00:00 to 03:00 local: 4 hours, 3 recorded
+        (utc("2026-10-25", 2), utc("2026-10-25", 5), True),
+    ]
+    assert times(db_path, HOUR)[1:3] == [  # the repeated hour: two buckets
+        (utc("2026-10-25", 0), BERLIN_AUTUMN, False),
+        (BERLIN_AUTUMN, utc("2026-10-25", 2), False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("start", "hours"), [(utc("2026-03-28", 23), 23), (utc("2026-10-24", 22), 25)]
+)
+def test_a_whole_change_day_is_whole_not_partial(
+    berlin: None, db_path: Path, start: int, hours: int
+) -> None:
+    """A day of 23 or 25 hours that the recording covers is one bucket, not partial."""
+    host_recording(db_path, n_intervals=hours * 12, interval_s=300, start_us=start)
+    assert times(db_path, DAY) == [(start, start + hours * HOUR, False)]
+    with SqliteReader.open(db_path) as reader:
+        model = catalog.build_model(reader, "ESALNXC", catalog.Query(interval_len_us=DAY))
+    assert {r.covered_us for r in model.rows} == {hours * HOUR}
