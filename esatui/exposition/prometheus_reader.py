@@ -27,6 +27,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from esatui.db.calendar import bucket_end, bucket_start, changes, on_calendar
 from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -39,6 +40,7 @@ from esatui.exposition.catalog import (
     families,
 )
 from esatui.exposition.exporter import CONFIG_METRIC, INTERVAL_METRIC, MEASURED_METRIC
+from esatui.screens.render import format_duration
 
 MAX_POINTS = 10_000  # per range query (Prometheus refuses more than 11,000)
 DEFAULT_RANGE_S = 86_400.0  # an unbounded range: the last day the node has data for
@@ -207,6 +209,8 @@ class PrometheusReader:
             # one interval of another timeline: the spans that overlap it by half at least
             first = _grid_floor(after + plan.step / 2, plan.step)
             until = max(first, _grid_floor(until_us / 1e6 + plan.step / 2, plan.step))
+        if timeline.length_us is not None:
+            first, until = _one_offset(first, until, plan.step, timeline.length_us, newest_first)
         if first > until:
             return empty
         found = self._timeline_source(timeline, plan, first, until)
@@ -447,6 +451,35 @@ def _delay(interval_s: float) -> float:
 
 def _us(seconds: float) -> int:
     return round(seconds * 1_000_000)
+
+
+def _one_offset(
+    first: float, until: float, step: float, length_us: int, newest_first: bool
+) -> tuple[float, float]:
+    """The span ends first..until (s) cut to one side of a daylight-saving change: a range
+    query's step is fixed, so the bucket of the local calendar that holds a change (a day
+    of 23 or 25 hours, see ``db/calendar.py``) is not one of its points, and the buckets on
+    either side are points of two grids. The side the window is read from is kept (the
+    newest end's, or the first's); a window that holds nothing but the change's bucket is
+    declined with an error that says so."""
+    if not on_calendar(length_us):
+        return first, until  # buckets that divide an hour: one grid across a change
+    found = changes(_us(first - step), _us(until))
+    if not found:
+        return first, until
+    change = found[-1 if newest_first else 0][0]
+    end = bucket_end(change, length_us) / 1e6  # the change's bucket, (start, end]
+    start = bucket_start(bucket_end(change, length_us), length_us) / 1e6
+    if newest_first and until > end:
+        return _one_offset(end + step, until, step, length_us, newest_first)
+    if not newest_first and first <= start:
+        return _one_offset(first, start, step, length_us, newest_first)
+    day = time.strftime("%Y-%m-%d", time.localtime(change / 1e6))
+    raise PrometheusError(
+        f"Prometheus: the {format_duration(length_us / 1e6)} interval holding the"
+        f" daylight-saving change of {day} is not one step of a range query; read it from"
+        " the SQLite database, or at a length that divides an hour"
+    )
 
 
 def _grid_floor(t: float, step: float) -> float:
