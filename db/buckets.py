@@ -1,4 +1,5 @@
-"""Windows and slots of a chosen length (SQLite): buckets aligned to the local clock.
+"""Windows and slots of a chosen length (SQLite): buckets aligned to the local clock (where
+they end and start, across daylight-saving changes: ``db/calendar.py``).
 
 What a bucket holds: every interval, of every source, whose end lies in the bucket and in the
 range asked for, the rule the hourly rollups are kept by (an interval belongs to the hour its
@@ -19,7 +20,9 @@ bucket (the local offset is a whole number of hours and the same over the hour) 
 the rollups, summed into buckets by SQL (integers only); the rest comes from the raw rows:
 the range's partial first and last hours, the hour in which the local offset changes, every
 hour when the offset is not whole hours (India's +5:30) or the length is not, and everything
-in a database not rolled up yet.
+in a database not rolled up yet. SQL puts rows into the arithmetic buckets of their piece's
+one offset; near a daylight-saving change those are mapped to the calendar's
+(:meth:`_Reader.fixer`).
 """
 
 from __future__ import annotations

@@ -148,13 +148,15 @@ class SourceInfo:
     last_us: int
 
 
-# The bucket of an hour: as ``buckets.bucket_end`` for any end in the hour, when the local
-# offset is a whole number of hours and the same over the hour.
+# The bucket of an hour: the arithmetic bucket at the local offset, ``calendar.aligned``, of
+# any end in the hour, when the offset is a whole number of hours and the same over the
+# hour (``calendar.bucket_end`` unless a daylight-saving change is near: then
+# ``buckets._Reader.fixer`` maps it to the calendar's).
 _BUCKET = "((hour_end_us + :off + :len - 1) / :len) * :len - :off"
 _HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hour_end_us <= :last"
 
 
-# The bucket of an interval's end (``buckets.bucket_end``) at a constant local offset.
+# The arithmetic bucket of an interval's end at a constant local offset (as ``_BUCKET``).
 _RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
 # The UTC hour of an interval's end (``schema.hour_end``)
 _RAW_HOUR = "((i.end_us + :hour - 1) / :hour) * :hour"
