@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from esatui.db.calendar import bucket_end, bucket_start, bucket_starts, shifted
+from esatui.db.calendar import bucket_end, bucket_runs, bucket_start, bucket_starts, shifted
 from esatui.db.records import Interval
 from esatui.db.slots import Slot
 from esatui.db.sqlite_reader import SqliteReader
@@ -126,19 +126,23 @@ def test_the_bucket_holding_a_change(
 def test_bucket_ends_are_the_calendars_over_two_days(
     monkeypatch: pytest.MonkeyPatch, zone: str, change: int, length: int
 ) -> None:
-    """Every minute's end (and one a microsecond after) over the change's two days: its
-    bucket, the bucket's start, and the bucket a few on, as the zone's own rules say."""
+    """An end every 7 minutes (and one a microsecond after) over the change's two days: its
+    bucket, the bucket's start, the bucket a few on and the runs of ends in one bucket, as
+    the zone's own rules say."""
     set_zone(monkeypatch, zone)
     cut = Buckets(zone, length, [change - DAY, change + DAY], back=5)
     ends = []
-    for t in range(change - DAY, change + DAY, 7 * MINUTE):
-        for end in (t, t + 1):
-            b = bucket_end(end, length)
-            assert b == cut.end(end), end
-            assert bucket_start(b, length) == cut.start(b)
-            assert shifted(b, -3, length) == cut.back(b, 3)
-            assert shifted(cut.back(b, 3), 3, length) == b
-            ends.append(b)
+    recorded = [e for t in range(change - DAY, change + DAY, 7 * MINUTE) for e in (t, t + 1)]
+    # the distribution view's runs (its buckets of recorded ends)
+    for b, first, stop in bucket_runs(recorded, length):
+        assert {cut.end(e) for e in recorded[first:stop]} == {b}
+    for end in recorded:
+        b = bucket_end(end, length)
+        assert b == cut.end(end), end
+        assert bucket_start(b, length) == cut.start(b)
+        assert shifted(b, -3, length) == cut.back(b, 3)
+        assert shifted(cut.back(b, 3), 3, length) == b
+        ends.append(b)
     ends = sorted(set(ends))
     assert bucket_starts(ends, length) == [cut.start(b) for b in ends]
 
