@@ -28,6 +28,7 @@ from collections.abc import Sequence
 HOUR_US = 3_600_000_000
 DAY_US = 24 * HOUR_US
 _BLOCK_US = 64 * DAY_US
+_MOST_SKIPPED_US = 2 * HOUR_US  # the most a change moves the clock (Troll station's 2 hours)
 
 
 def utc_offset_us(time_us: int) -> int:
@@ -150,8 +151,10 @@ def shifted(end_us: int, buckets: int, length_us: int) -> int:
     plain = end_us + buckets * length_us
     if not on_calendar(length_us) or _quiet(min(plain, end_us) - length_us, max(plain, end_us)):
         return plain
-    # a bucket at a time: where the clock skips more than a bucket, several multiples of
-    # the length share one end
+    if length_us > _MOST_SKIPPED_US:  # one end per multiple of the length
+        return _first_reach((_index(end_us, length_us) + buckets) * length_us)
+    # a bucket at a time: where the clock skips a bucket or more, several multiples of the
+    # length share one end
     b = end_us
     for _ in range(abs(buckets)):
         b = bucket_end(b + 1, length_us) if buckets > 0 else bucket_start(b, length_us)

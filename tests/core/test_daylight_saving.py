@@ -8,6 +8,7 @@ import itertools
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -36,7 +37,8 @@ HOUR = 60 * MINUTE
 DAY = 24 * HOUR
 
 # (zone, the change: the first instant at the new offset); Berlin and New York in spring and
-# autumn, Sydney's autumn (April) and spring (October), Kolkata none (its day of Berlin's)
+# autumn, Sydney's autumn (April) and spring (October), Kolkata none (its day of Berlin's),
+# Troll's of 2 hours
 BERLIN_SPRING = 1_774_746_000_000_000  # 2026-03-29 01:00 UTC: 02:00 CET becomes 03:00 CEST
 BERLIN_AUTUMN = 1_792_890_000_000_000  # 2026-10-25 01:00 UTC: 03:00 CEST becomes 02:00 CET
 CHANGES = (
@@ -47,6 +49,8 @@ CHANGES = (
     ("Australia/Sydney", 1_775_318_400_000_000),  # 2026-04-04 16:00 UTC: AEDT to AEST
     ("Australia/Sydney", 1_791_043_200_000_000),  # 2026-10-03 16:00 UTC: AEST to AEDT
     ("Asia/Kolkata", BERLIN_SPRING),
+    ("Antarctica/Troll", BERLIN_SPRING),  # +00 to +02: a change of 2 hours
+    ("Antarctica/Troll", BERLIN_AUTUMN),
 )
 LENGTHS = (30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR, DAY)
 
@@ -183,7 +187,16 @@ def test_buckets_over_a_change_tile_the_range_and_hold_their_rows(
     expected = reference(specs, intervals, timeline, kinds, after, until, length, limit, zone)
     assert raw == expected
     assert rolled == expected
-    _tile(rolled, specs, intervals, timeline, after, until, length)
+    _tile(rolled, specs, intervals, timeline, after, until, length, _moved(zone, at))
+
+
+def _moved(zone: str, at: int) -> int:
+    """How far the clock moves at the change (zoneinfo's offsets either side)."""
+    tz = ZoneInfo(zone)
+    before = datetime.fromtimestamp(at / 1e6 - 1, tz).utcoffset()
+    after = datetime.fromtimestamp(at / 1e6, tz).utcoffset()
+    assert before is not None and after is not None
+    return abs(int((after - before).total_seconds())) * 1_000_000
 
 
 def _tile(
@@ -194,25 +207,28 @@ def _tile(
     after: int | None,
     until: int | None,
     length: int,
+    moved: int,
 ) -> None:
-    """The buckets do not overlap, each is of its length give or take the hour changed, and
-    every interval of the shown source ending in the range and in a bucket is in one."""
+    """The buckets do not overlap, each is of its length give or take the time the clock
+    ``moved``, and every interval of the shown source ending in the range and within the
+    buckets' span is in exactly one."""
     oldest = sorted(slots, key=lambda s: s.end_us)
     for a, b in itertools.pairwise(oldest):
         assert a.end_us <= b.start_us
     for s in oldest:
-        assert abs((s.end_us - s.start_us) - length) <= HOUR
+        assert abs((s.end_us - s.start_us) - length) <= moved
     if not oldest:
         return
-    shown = {src for s in oldest for src in (s.data.get(timeline) or {})}
+
+    def within(i: Interval) -> bool:
+        return (after is None or i.end_us > after) and (until is None or i.end_us <= until)
+
+    # the timeline's source: the first (by name) with an interval in the range
+    sources = sorted(s.name for s in specs if timeline in s.kinds)
+    source = next(src for src in sources if any(i.source == src and within(i) for i in intervals))
     for i in intervals:
-        if i.source not in shown or not any(r.kind == timeline for r in i.rows):
-            continue
-        if (after is not None and i.end_us <= after) or (until is not None and i.end_us > until):
-            continue
-        holding = [s for s in oldest if s.start_us < i.end_us <= s.end_us]
-        if oldest[0].start_us < i.end_us <= oldest[-1].end_us:
-            assert len(holding) == 1
+        if i.source == source and within(i) and oldest[0].start_us < i.end_us <= oldest[-1].end_us:
+            assert len([s for s in oldest if s.start_us < i.end_us <= s.end_us]) == 1
 
 
 # --- recordings over a change: one row for the change day --------------------------------
