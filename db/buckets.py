@@ -35,7 +35,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from esatui.db.calendar import (
     bucket_end,
@@ -163,9 +163,6 @@ class _Acc:
             self.mx[j] = value
 
 
-_Row = TypeVar("_Row", bound=tuple[Any, ...])
-
-
 @functools.cache
 def _or_flags(distinct: str | None) -> int:
     """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
@@ -224,11 +221,13 @@ def _rollup_columns(layout: KindLayout) -> list[str]:
     ]
 
 
-def _fixed(rows: list[_Row], fix: Callable[[int], int] | None) -> list[_Row]:
+def _fixed(
+    rows: Sequence[tuple[Any, ...]], fix: Callable[[int], int] | None
+) -> Sequence[tuple[Any, ...]]:
     """Rows whose first column is a bucket end, with it made the calendar's by ``fix``."""
     if fix is None:
         return rows
-    return [(fix(row[0]), *row[1:]) for row in rows]  # type: ignore[misc]
+    return [(fix(row[0]), *row[1:]) for row in rows]
 
 
 Totals = dict[int, list[int]]  # bucket end -> [intervals, summed duration, flags OR-ed]

@@ -130,13 +130,14 @@ def test_the_bucket_holding_a_change(
 def test_bucket_ends_are_the_calendars_over_two_days(
     monkeypatch: pytest.MonkeyPatch, zone: str, change: int, length: int
 ) -> None:
-    """An end every 7 minutes (and one a microsecond after) over the change's two days: its
-    bucket, the bucket's start, the bucket a few on and the runs of ends in one bucket, as
-    the zone's own rules say."""
+    """An end every 7 minutes (and one a microsecond after) over the change's two days, and
+    at the change: its bucket, the bucket's start, the bucket a few on and the runs of ends
+    in one bucket, as the zone's own rules say."""
     set_zone(monkeypatch, zone)
     cut = Buckets(zone, length, [change - DAY, change + DAY], back=5)
     ends = []
-    recorded = [e for t in range(change - DAY, change + DAY, 7 * MINUTE) for e in (t, t + 1)]
+    every_7 = [e for t in range(change - DAY, change + DAY, 7 * MINUTE) for e in (t, t + 1)]
+    recorded = sorted({*every_7, change - 1, change, change + 1})  # and at the change
     # the distribution view's runs (its buckets of recorded ends)
     for b, first, stop in bucket_runs(recorded, length):
         assert {cut.end(e) for e in recorded[first:stop]} == {b}
