@@ -246,7 +246,12 @@ def split_per_vnq(
 ) -> float | None:
     """One of HSERV, NSERV, DSERV (``value``) per VNQ; ``None`` where the split was not
     kept (:data:`KEPT` after ``value``: what :func:`service_times` gives for it)."""
-    return ratio(value, virt_nq) if split_kept(hserv_us, nserv_us, dserv_us, vserv_us) else None
+    return kept_per_vnq(value, virt_nq, split_kept(hserv_us, nserv_us, dserv_us, vserv_us))
+
+
+def kept_per_vnq(value: Value, virt_nq: Value, kept: bool) -> float | None:
+    """A split time per VNQ where the split was kept (:func:`split_kept`), else ``None``."""
+    return ratio(value, virt_nq) if kept else None
 
 
 def dserv_pct(
@@ -277,8 +282,7 @@ def hserv_per_vnq(
 ) -> float | None:
     """:func:`hserv_or_parts` of the :data:`KEPT` fields and RSERV."""
     kept = split_kept(hserv_us, nserv_us, dserv_us, vserv_us)
-    hserv = ratio(hserv_us, virt_nq) if kept else None
-    nserv = ratio(nserv_us, virt_nq) if kept else None
+    hserv, nserv = kept_per_vnq(hserv_us, virt_nq, kept), kept_per_vnq(nserv_us, virt_nq, kept)
     return hserv_or_parts(hserv, nserv, ratio(rserv_us, virt_nq))
 
 
@@ -287,9 +291,7 @@ def service_times(d: CryptoDeltas) -> ServiceTimes:
     kept = split_recorded(d)
 
     def per_vnq(name: str) -> float | None:
-        if name in SPLIT and not kept:
-            return None
-        return ratio(d.get(name), vnq)
+        return kept_per_vnq(d.get(name), vnq, kept) if name in SPLIT else ratio(d.get(name), vnq)
 
     return ServiceTimes(
         vnq=vnq if isinstance(vnq, int) else None,

@@ -73,7 +73,7 @@ def _node_values(slot: Slot, config: Mapping[str, str]) -> dict[str, Value]:
         values[f"busy_{cpu_type.lower()}"] = typed.busy
     busy = [typed.busy for typed in use.values() if typed.busy is not None]
     values["busy"] = sum(busy) if busy else None
-    values.update(fixed_values(slot))  # the same figures as the node's ESASSUM
+    values.update(fixed_values(slot, config))  # the same figures as the node's ESASSUM
     return values
 
 

@@ -232,8 +232,7 @@ def _cost_of(part: str) -> SlotColumn:
         d = C.crypto_deltas(slot)
         if d is None:
             return None
-        cost = K.operation_cost(K.cpu_time(slot, config), d.get("virt_nq"), d.duration_us)
-        made: Value = getattr(cost, part)
+        made: Value = getattr(operation_cost(d, K.cpu_time(slot, config)), part)
         return made
 
     return SlotColumn((C.CRYPTO, K.LCPU), value)
@@ -265,28 +264,24 @@ def esapoll_values(
     d: C.CryptoDeltas, poll: GuestPoll, cpu: K.CpuTime | None = None
 ) -> dict[str, Value]:
     """ESAPOLL's columns (all but ``time``) for one interval's deltas and the processors'
-    times over the same interval."""
-    st = C.service_times(d)
-    cost = K.operation_cost(cpu, d.get("virt_nq"), d.duration_us)
+    times over the same interval: the D5R9 row's from :data:`ROW_COLUMNS` (what the
+    distribution view reads), the cost from :func:`operation_cost` (as the slot columns)."""
+    made = {cid: c.of(d.duration_us, d.get) for cid, c in ROW_COLUMNS.columns.items()}
+    cost = operation_cost(d, cpu)
     return {
         "guest_poll": poll,
-        "ops_s": C.rate(d, "virt_nq"),
-        "vserv_us": st.vserv,
-        "nserv_us": st.nserv,
-        "rserv_us": st.rserv,
-        "dserv_us": st.dserv,
-        "dserv_pct": st.dserv_pct,
-        "dq_per_op_virt": C.dq_per_op_virt(d),
-        "dq_per_op_real": C.dq_per_op_real(d),
-        "unsucc_dq_s": C.unsuccessful_dq_s(d),
-        "poll_ms": C.poll_ms(d),
-        "hserv_us": hserv(st),
+        **{c.id: made[c.id] for c in COLUMNS if c.id in made},
         "total_busy_per_kvnq": cost.total_busy_per_kvnq,
         "guest_busy_per_kvnq": cost.guest_busy_per_kvnq,
         "cp_busy_per_kvnq": cost.cp_busy_per_kvnq,
         "guest_us_op": cost.guest_us_op,
         "cp_us_op": cost.cp_us_op,
     }
+
+
+def operation_cost(d: C.CryptoDeltas, cpu: K.CpuTime | None) -> K.OperationCost:
+    """What the interval's virtual NQs cost of the processors' times ``cpu``."""
+    return K.operation_cost(cpu, d.get("virt_nq"), d.duration_us)
 
 
 # --- the explanation ---------------------------------------------------------------------

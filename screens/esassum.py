@@ -236,13 +236,10 @@ SLOT_COLUMNS = SlotColumns(
 reads (the CPU types' columns depend on the whole range's view: not these)."""
 
 
-def fixed_values(slot: Slot) -> dict[str, Value]:
-    """The values of the columns after the CPU types (:data:`FIXED`) for one slot: ESASSUM's
-    and ESANODE's."""
-    return {cid: column.value(slot, _NO_CONFIG) for cid, column in SLOT_COLUMNS.columns.items()}
-
-
-_NO_CONFIG: Mapping[str, str] = {}  # none of them reads the configuration
+def fixed_values(slot: Slot, config: Mapping[str, str]) -> dict[str, Value]:
+    """The values of the columns after the CPU types (:data:`FIXED`) for one slot and the
+    node's configuration: ESASSUM's and ESANODE's."""
+    return {cid: column.value(slot, config) for cid, column in SLOT_COLUMNS.columns.items()}
 
 
 def fixed_levels(
@@ -272,7 +269,7 @@ def _build(ctx: Context) -> Built:
             if t in use:
                 values[f"cpus_{t.lower()}"] = use[t].count
                 values[f"busy_{t.lower()}"] = use[t].busy
-        values.update(fixed_values(slot))
+        values.update(fixed_values(slot, ctx.config))
         if view == "hypervisor":
             lcpus = slot.get("lcpu", LCPU_PREFER)
             if lcpus is not None:

@@ -67,10 +67,11 @@ def slot_values(
 ) -> list[IntervalValue] | None:
     """``column_id``'s value in every recorded interval ending in (after_us, until_us],
     oldest first, from slots holding only the kinds it reads; ``None`` where the screen
-    does not declare it (or a row is an entity's, or a view option is on)."""
+    does not declare it, a row is an entity's, or one of the screen's own view options is
+    on (the monitor carries options from screen to screen: others change nothing here)."""
     made = screen.slot_columns
     column = None if made is None else made.columns.get(column_id)
-    if made is None or column is None or entity or options:
+    if made is None or column is None or entity or options & set(screen.view_options):
         return None
     timeline = replace(screen_timeline(screen, node, None), fields=read_fields(screen))
     window = Navigator(reader, timeline).window(after_us, until_us, limit=None, snap=False)

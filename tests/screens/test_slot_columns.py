@@ -4,6 +4,7 @@ bit; where the screen does not declare them, the distribution builds the screen.
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -11,18 +12,21 @@ from typing import Any
 
 import pytest
 
+from esatui.cli import main
 from esatui.collectors.model import Reading, Sample
-from esatui.collectors.monitor.kinds import PAGING
+from esatui.collectors.monitor.kinds import CRYPTO, PAGING
 from esatui.db.navigator import Navigator
 from esatui.db.slots import KindSlice
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.distribution import entity_values
+from esatui.screens.row_columns import IntervalValue
 from esatui.screens.slot_columns import slot_values
-from tests.fixtures.recording import START_US, host_recording, write
+from tests.fixtures.recording import CONFIG, START_US, host_recording, write
 from tests.graphs.conftest import simulate
-from tests.screens.test_row_columns import built_over_halves
+from tests.screens import crypto_data as D
+from tests.screens.test_row_columns import built_over_halves, odd_crypto
 
 DECLARING = [name for name, screen in catalog.screens().items() if screen.slot_columns]
 
@@ -66,6 +70,37 @@ def paging_samples(minutes: int = 6) -> list[Sample]:
 
 
 @pytest.fixture(scope="module")
+def offset_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A host recording with D5R9 on the monitor's own clock (20 s after the host's minute,
+    two minutes lost) and encrypted paging on a clock 7 s before it: each kind placed into
+    the host's slots by its own intervals."""
+    db = tmp_path_factory.mktemp("slot-columns") / "offset.sqlite"
+    host_recording(db, n_intervals=10)
+    crypto = [
+        replace(sample, time_us=sample.time_us + 20_000_000)
+        for n, sample in enumerate(odd_crypto())
+        if n not in (4, 5)
+    ]
+    paging = [replace(s, time_us=s.time_us - 7_000_000) for s in paging_samples(10)]
+    with Store.open(db) as store:
+        write(store, "monitor", (CRYPTO,), crypto, node=CONFIG["node"])
+        write(store, "monitor", (PAGING,), paging, node=CONFIG["node"])
+    return db
+
+
+@pytest.fixture(scope="module")
+def poll_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Seed 002's three runs with this Linux's AP bus on a clock 3 ms off, its poll setting
+    changing every interval."""
+    where = tmp_path_factory.mktemp("slot-columns")
+    db = where / "poll.sqlite"
+    monwrite = D.seed002_file(where / "f.mon")
+    assert main(["collect", "--source", f"monwrite:{monwrite}", "--db", str(db)]) == 0
+    D.add_guest_poll(db, D.SEED002_START_US, [250, "irq", 50])
+    return db
+
+
+@pytest.fixture(scope="module")
 def paging_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """:func:`paging_samples` beside a host recording (the slots: its CPUs' intervals)."""
     db = tmp_path_factory.mktemp("slot-columns") / "paging.sqlite"
@@ -75,14 +110,27 @@ def paging_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return db
 
 
-@pytest.mark.parametrize(
-    ("name", "recording"), [("ESASSUM", "sim_db"), ("ESAPOLL", "sim_db"), ("ESASSUM", "paging_db")]
-)
+def bits(values: list[IntervalValue]) -> list[tuple[int, object]]:
+    """Values as compared: floats by their bits (-0.0 is not 0.0, a NaN equals itself)."""
+    return [(end, struct.pack("<d", v) if isinstance(v, float) else v) for end, v in values]
+
+
+SLOTTED = [
+    ("ESASSUM", "sim_db", ()),
+    ("ESAPOLL", "sim_db", ()),
+    ("ESASSUM", "paging_db", ("paging_enc_pct",)),
+    ("ESASSUM", "offset_db", ("crypto_ops_s", "crypto_ms_op", "paging_enc_pct", "steal_pct")),
+    ("ESAPOLL", "poll_db", ("guest_poll", "cp_us_op", "guest_us_op", "total_busy_per_kvnq")),
+]
+
+
+@pytest.mark.parametrize(("name", "recording", "varied"), SLOTTED)
 def test_each_declared_column_is_the_screen_as_recorded(
-    request: pytest.FixtureRequest, name: str, recording: str
+    request: pytest.FixtureRequest, name: str, recording: str, varied: tuple[str, ...]
 ) -> None:
-    """Every declared column, over the whole recording and each half: equal (==, None
-    included) to the screen built as recorded from slots of every kind."""
+    """Every declared column, over the whole recording and each half: equal (floats by
+    bits, None included) to the screen built as recorded from slots of every kind; the
+    columns ``varied`` take more than one value, so a row in the wrong slot shows."""
     screen = catalog.get(name)
     assert screen.slot_columns is not None
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
@@ -94,8 +142,10 @@ def test_each_declared_column_is_the_screen_as_recorded(
             for column in screen.slot_columns.columns:
                 fast = slot_values(reader, screen, node, column, (), after, until)
                 assert fast is not None, column
-                assert fast == entity_values(model, column, ()), column
+                assert bits(fast) == bits(entity_values(model, column, ())), column
                 known += sum(v is not None for _, v in fast)
+                if after is None and until is None and column in varied:
+                    assert len({v for _, v in fast if v is not None}) > 1, column
         assert known >= len(model.rows)  # values, not only Nones
 
 
@@ -120,7 +170,7 @@ class _Only(Mapping[str, Mapping[str, KindSlice]]):
         raise AssertionError("reads every kind")
 
 
-@pytest.mark.parametrize("recording", ["sim_db", "paging_db"])
+@pytest.mark.parametrize("recording", ["sim_db", "paging_db", "offset_db", "poll_db"])
 def test_each_column_reads_only_the_kinds_it_declares(
     request: pytest.FixtureRequest, recording: str
 ) -> None:
@@ -163,5 +213,48 @@ def test_what_is_not_declared_builds_the_screen(sim_db: Path) -> None:
         assert slot_values(reader, esassum, node, "busy_ifl", (), None, None) is None
         assert slot_values(reader, esapoll, node, "nserv_us", (), None, None) is None  # a row's
         assert slot_values(reader, esapoll, node, "cp_us_op", ("x",), None, None) is None
-        options = frozenset({"normalized"})
-        assert slot_values(reader, esassum, node, "steal_pct", (), None, None, options) is None
+        # an option of another screen (the monitor carries them along) changes nothing
+        options = frozenset({"normalized", "sort:busy"})
+        assert slot_values(reader, esassum, node, "steal_pct", (), None, None, options)
+
+
+@pytest.mark.parametrize(
+    ("name", "column", "recording"),
+    [
+        ("ESASSUM", "crypto_ops_s", "offset_db"),
+        ("ESASSUM", "steal_pct", "sim_db"),
+        ("ESAPOLL", "cp_us_op", "poll_db"),
+        ("ESAPOLL", "guest_poll", "poll_db"),
+    ],
+)
+def test_the_view_reads_the_slots_of_its_kinds(
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+    name: str,
+    column: str,
+    recording: str,
+) -> None:
+    """``d`` as the monitor draws it takes the slot columns' way (nothing built) and draws
+    what the screen built as recorded gives."""
+    from esatui.screens import distribution
+    from esatui.tui.distribution import distribution_lines
+
+    with SqliteReader.open(request.getfixturevalue(recording)) as reader:
+        query = catalog.Query(interval_len_us=2 * 60_000_000)
+        bucketed = catalog.build_model(reader, name, query)
+        built: list[str] = []
+        real_build = distribution.recorded_model
+
+        def recorded_model(*args: Any, **kwargs: Any) -> Any:
+            built.append(name)
+            return real_build(*args, **kwargs)
+
+        monkeypatch.setattr(distribution, "recorded_model", recorded_model)
+        fast = distribution_lines(reader, bucketed, query, column, (), 100)
+        assert not built  # the slots of its kinds, not the screen
+        monkeypatch.setattr(distribution, "slot_values", lambda *args, **kwargs: None)
+        slow = distribution_lines(reader, bucketed, query, column, (), 100)
+        assert built
+        assert fast == slow
+        (counted,) = [line for line in fast if line.startswith("Histogram of ")]
+        assert int(counted.split()[2]) > 0
