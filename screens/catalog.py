@@ -285,6 +285,9 @@ def model_of(
     partial = partial_note(built.rows, query.interval_len_us)
     if partial:
         notes = (*notes, partial)
+    calendar = calendar_note([(s.start_us, s.end_us) for s in slots], query.interval_len_us)
+    if calendar:
+        notes = (*notes, calendar)
     if config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     if not slots:
@@ -373,6 +376,23 @@ def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
     return (
         f"{PARTIAL_MARK} partial: the recording covers only part of the "
         f"{format_duration(length_us / 1e6)}: {'; '.join(shown)}{more}."
+    )
+
+
+def calendar_note(spans: Sequence[tuple[int, int]], length_us: int | None) -> str | None:
+    """Which buckets of the (start, end) ``spans`` are not ``length_us`` long: buckets on the
+    local calendar that hold a change of the local clock (a 23- or 25-hour day, a 3-hour
+    bucket of 2 or 4), which a CSV or JSON row shows only by its ``time``."""
+    if length_us is None:
+        return None
+    odd = sorted({(end, end - start) for start, end in spans if end - start != length_us})
+    if not odd:
+        return None
+    shown = [f"{moment_text(end)} is {format_duration(long / 1e6)}" for end, long in odd[-3:]]
+    more = f" (and {len(odd) - 3} more)" if len(odd) > 3 else ""
+    return (
+        f"Buckets on the local calendar: the one ending {'; '.join(shown)}{more}"
+        " (the local clock changed in it)."
     )
 
 

@@ -34,6 +34,7 @@ from esatui.screens.catalog import (
     Query,
     ScreenDef,
     built_type_note,
+    calendar_note,
     partial_note,
 )
 from esatui.screens.model import Column, Row, ScreenModel
@@ -261,10 +262,13 @@ def _model(
     partial = partial_note(partial_firsts, query.interval_len_us)
     if partial:
         notes = (*notes, partial)
+    spans = found.window.spans
+    calendar = calendar_note([(s.start_us, s.end_us) for s in spans], query.interval_len_us)
+    if calendar:
+        notes = (*notes, calendar)
     if found.config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     facts = HeaderFacts.of(found.config)
-    spans = found.window.spans
     return ScreenModel(
         name=screen.name,
         title=screen.title,
