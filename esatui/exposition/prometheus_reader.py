@@ -12,7 +12,10 @@ half interval: contrib/prometheus.yml) a span's counters are exactly the deltas 
 recorded, as its SQLite export shows them; a decrease (the recorder restarted) counts as
 the value after it, as the interval builder counts a reset. Gauges are the series at
 t + D (one interval) or their average and maximum over the bucket's scrapes (a bucket).
-These are range queries at the span's length, one per metric family a screen reads.
+These are range queries at the span's length, one per metric family a screen reads;
+buckets on the local calendar (longer than an hour, or not dividing one) are read in runs
+of one length, so the bucket that holds a daylight-saving change (a day of 23 or 25 hours)
+is a range query of its own whose step is its real length.
 """
 
 from __future__ import annotations
@@ -25,9 +28,9 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from esatui.db.calendar import bucket_end, bucket_start, changes, on_calendar
+from esatui.db.calendar import bucket_end, bucket_start, near_change, on_calendar, shifted
 from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -40,7 +43,6 @@ from esatui.exposition.catalog import (
     families,
 )
 from esatui.exposition.exporter import CONFIG_METRIC, INTERVAL_METRIC, MEASURED_METRIC
-from esatui.screens.render import format_duration
 
 MAX_POINTS = 10_000  # per range query (Prometheus refuses more than 11,000)
 DEFAULT_RANGE_S = 86_400.0  # an unbounded range: the last day the node has data for
@@ -58,6 +60,15 @@ class _Plan:
     step: float  # span length (s)
     delay: float  # D (s): how long after a span's end its counters are read
     node: str
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Span ends first, first + step ... last (s) on one grid: one range query each."""
+
+    plan: _Plan
+    first: float
+    last: float
 
 
 def _quote(value: str) -> str:
@@ -192,54 +203,55 @@ class PrometheusReader:
         last = self._last_data_s(plan.node)
         if last is None:
             return empty
-        newest_end = _grid_floor(last - plan.delay, plan.step)
-        until = (
-            newest_end
-            if until_us is None
-            else min(newest_end, _grid_floor(until_us / 1e6, plan.step))
-        )
+        length = timeline.length_us
+        grid = _Grid(plan.step, length if length is not None and on_calendar(length) else None)
+        newest_end = grid.floor(last - plan.delay)
+        until = newest_end if until_us is None else min(newest_end, grid.floor(until_us / 1e6))
         if after_us is not None:
             after = after_us / 1e6
         elif limit is not None and newest_first:
-            after = until - limit * plan.step
+            after = grid.shifted(until, -limit)
         else:
             after = until - DEFAULT_RANGE_S
-        first = _grid_floor(after, plan.step) + plan.step
+        first = grid.shifted(grid.floor(after), 1)
         if snap and after_us is not None and until_us is not None:
             # one interval of another timeline: the spans that overlap it by half at least
-            first = _grid_floor(after + plan.step / 2, plan.step)
-            until = max(first, _grid_floor(until_us / 1e6 + plan.step / 2, plan.step))
-        if timeline.length_us is not None:
-            first, until = _one_offset(first, until, plan.step, timeline.length_us, newest_first)
+            first = grid.floor(after + plan.step / 2)
+            until = max(first, grid.floor(until_us / 1e6 + plan.step / 2))
         if first > until:
             return empty
-        found = self._timeline_source(timeline, plan, first, until)
+        runs = tuple(_Run(replace(plan, step=step), a, b) for step, a, b in grid.runs(first, until))
+        found = self._timeline_source(timeline, runs)
         if found is None:
             return empty
         source, ends = found
-        spans = [Span(_us(e - plan.step), _us(e), _us(plan.step), 0) for e in ends]
+        spans = [Span(_us(e - step), _us(e), _us(step), 0) for e, step in ends]
         if limit is not None:
             spans = spans[-limit:] if newest_first else spans[:limit]
-        return Window(timeline, source, tuple(spans), after_us, until_us, backend=plan)
+        return Window(timeline, source, tuple(spans), after_us, until_us, backend=runs)
 
     def _timeline_source(
-        self, timeline: Timeline, plan: _Plan, first: float, until: float
-    ) -> tuple[str, list[float]] | None:
+        self, timeline: Timeline, runs: Sequence[_Run]
+    ) -> tuple[str, list[tuple[float, float]]] | None:
         """The first timeline kind (and preferred source) with data: its source and the ends
-        of the spans where it has some."""
+        of the spans where it has some, each with its span's length (s)."""
         for kind in timeline.kinds:
             fams = self._by_kind.get(kind)
             if not fams:
                 continue
             family = fams[0]
             by_source = ENTITY_LABELS[kind].by_source
-            expr = f"count by (source) ({family.exposed}{{node={_quote(plan.node)}}})"
-            ends_by_source: dict[str, list[float]] = {}
-            for labels, points in self._range(
-                expr, first + plan.delay, until + plan.delay, plan.step
-            ):
-                source = labels.get("source", "") if by_source else SOURCE_OF[kind]
-                ends_by_source[source] = sorted(round(t - plan.delay, 3) for t, _ in points)
+            ends_by_source: dict[str, list[tuple[float, float]]] = {}
+            for run in runs:
+                plan = run.plan
+                expr = f"count by (source) ({family.exposed}{{node={_quote(plan.node)}}})"
+                for labels, points in self._range(
+                    expr, run.first + plan.delay, run.last + plan.delay, plan.step
+                ):
+                    source = labels.get("source", "") if by_source else SOURCE_OF[kind]
+                    ends_by_source.setdefault(source, []).extend(
+                        (round(t - plan.delay, 3), plan.step) for t, _ in points
+                    )
             if not ends_by_source:
                 continue
             order = sorted(
@@ -249,24 +261,32 @@ class PrometheusReader:
                     s,
                 ),
             )
-            return order[0], ends_by_source[order[0]]
+            return order[0], sorted(ends_by_source[order[0]])
         return None
 
     def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
-        plan = window.backend
-        if not window.spans or not isinstance(plan, _Plan):
+        if not window.spans or not isinstance(window.backend, tuple):
             return []
         ends = [s.end_us / 1e6 for s in window.spans]
-        first, last = ends[0], ends[-1]
         index = {round(e, 3): i for i, e in enumerate(ends)}
+        # the runs of one step (a daylight-saving change's bucket is a run of its own) that
+        # hold the window's spans, cut to them
+        runs = [
+            (r.plan, max(r.first, ends[0]), min(r.last, ends[-1]))
+            for r in window.backend
+            if isinstance(r, _Run) and r.first <= ends[-1] and r.last >= ends[0]
+        ]
         # per span: kind -> source -> key -> (attrs, values)
         rows: list[dict[str, dict[str, dict[str, tuple[dict[str, str], dict[str, Value]]]]]] = [
             {} for _ in ends
         ]
         bucketed = window.timeline.length_us is not None
-        measured = self._measured(plan, first, last)
+        measured: dict[str, dict[float, int]] = {}
+        for plan, first, last in runs:
+            for source, durations in self._measured(plan, first, last).items():
+                measured.setdefault(source, {}).update(durations)
         for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
-            for family in self._by_kind.get(kind, []):
+            for family, (plan, first, last) in itertools.product(self._by_kind.get(kind, []), runs):
                 for labels, points in self._family_points(family, plan, first, last, bucketed):
                     source = labels.get("source", SOURCE_OF.get(kind, ""))
                     key, attrs = _entity(kind, labels)
@@ -453,33 +473,44 @@ def _us(seconds: float) -> int:
     return round(seconds * 1_000_000)
 
 
-def _one_offset(
-    first: float, until: float, step: float, length_us: int, newest_first: bool
-) -> tuple[float, float]:
-    """The span ends first..until (s) cut to one side of a daylight-saving change: a range
-    query's step is fixed, so the bucket of the local calendar that holds a change (a day
-    of 23 or 25 hours, see ``db/calendar.py``) is not one of its points, and the buckets on
-    either side are points of two grids. The side the window is read from is kept (the
-    newest end's, or the first's); a window that holds nothing but the change's bucket is
-    declined with an error that says so."""
-    if not on_calendar(length_us):
-        return first, until  # buckets that divide an hour: one grid across a change
-    found = changes(_us(first - step), _us(until))
-    if not found:
-        return first, until
-    change = found[-1 if newest_first else 0][0]
-    end = bucket_end(change, length_us) / 1e6  # the change's bucket, (start, end]
-    start = bucket_start(bucket_end(change, length_us), length_us) / 1e6
-    if newest_first and until > end:
-        return _one_offset(end + step, until, step, length_us, newest_first)
-    if not newest_first and first <= start:
-        return _one_offset(first, start, step, length_us, newest_first)
-    day = time.strftime("%Y-%m-%d", time.localtime(change / 1e6))
-    raise PrometheusError(
-        f"Prometheus: the {format_duration(length_us / 1e6)} interval holding the"
-        f" daylight-saving change of {day} is not one step of a range query; read it from"
-        " the SQLite database, or at a length that divides an hour"
-    )
+@dataclass(frozen=True)
+class _Grid:
+    """A window's span ends (s): multiples of ``step`` in local time, or, for buckets on
+    the local calendar (``length_us``), the calendar's ends (``db/calendar.py``), whose
+    bucket that holds a daylight-saving change is longer or shorter than the others."""
+
+    step: float
+    length_us: int | None
+
+    def floor(self, t: float) -> float:
+        """The latest span end at or before ``t``."""
+        if self.length_us is None:
+            return _grid_floor(t, self.step)
+        end = bucket_end(_us(t), self.length_us)
+        return (end if end <= _us(t) else bucket_start(end, self.length_us)) / 1e6
+
+    def shifted(self, end: float, buckets: int) -> float:
+        """The end ``buckets`` spans after (before, if negative) the span end ``end``."""
+        if self.length_us is None:
+            return end + buckets * self.step
+        return shifted(_us(end), buckets, self.length_us) / 1e6
+
+    def runs(self, first: float, last: float) -> list[tuple[float, float, float]]:
+        """The span ends first..last as runs of one length (step, first, last): a range
+        query has one step, so the bucket that holds a change is read as a run of its own,
+        at its real length (a day of 23 or 25 hours)."""
+        if self.length_us is None or not near_change(_us(first), _us(last), self.length_us):
+            return [(self.step, first, last)]
+        runs: list[tuple[float, float, float]] = []
+        end = _us(first)
+        while end <= _us(last):
+            step = (end - bucket_start(end, self.length_us)) / 1e6
+            if runs and runs[-1][0] == step:
+                runs[-1] = (step, runs[-1][1], end / 1e6)
+            else:
+                runs.append((step, end / 1e6, end / 1e6))
+            end = shifted(end, 1, self.length_us)
+        return runs
 
 
 def _grid_floor(t: float, step: float) -> float:
