@@ -94,15 +94,18 @@ def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
 def constant_offsets(
     ranges: Iterable[tuple[int, int]],
 ) -> Iterable[tuple[int, int, int | None]]:
-    """The ranges cut into pieces of at most a day, on UTC hours, each with the local
-    offset every end in it has (``None`` where it changes inside: a zone changes its
-    offset at most once a day, so a piece whose ends agree has one offset throughout)."""
+    """The ranges cut into pieces (lo, hi] of at most a day, on UTC hours, each with the
+    local offset every end in it has (``None`` where it changes inside: a zone changes its
+    offset at most once a day, so a piece whose two ends agree has one offset throughout).
+    The ends compared are lo and hi themselves: a piece starting a microsecond before a
+    change holds an end at the change, a calendar boundary that is off the new offset's
+    grid, so it is read interval by interval."""
     day = 24 * HOUR_US
     for lo, hi in ranges:
         t = lo
         while t < hi:
             end = min(hour_end(t + day), hi)
-            first, last = utc_offset_us(t + 1), utc_offset_us(end)
+            first, last = utc_offset_us(t), utc_offset_us(end)
             yield t, end, first if first == last else None
             t = end
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from esatui.db import buckets
 from esatui.db.calendar import bucket_end, bucket_runs, bucket_start, bucket_starts, shifted
 from esatui.db.records import Interval
 from esatui.db.slots import Slot
@@ -288,3 +289,28 @@ def test_a_whole_change_day_is_whole_not_partial(
     with SqliteReader.open(db_path) as reader:
         model = catalog.build_model(reader, "ESALNXC", catalog.Query(interval_len_us=DAY))
     assert {r.covered_us for r in model.rows} == {hours * HOUR}
+
+
+@pytest.mark.parametrize("before", [1, 2, 0])
+def test_raw_rows_read_from_a_microsecond_before_the_spring_change(
+    berlin: None, db_path: Path, before: int
+) -> None:
+    """A raw piece (change - 1 µs, ...] holds the interval ending at the change, the end of
+    the 2-hour bucket 00:00-03:00 local (1 hour): the piece has two offsets, so its rows
+    are bucketed one by one and that interval stays in the bucket it ends."""
+    host_recording(db_path, n_intervals=36, interval_s=300, start_us=utc("2026-03-29", 0))
+    after = BERLIN_SPRING - before
+    with SqliteReader.open(db_path) as reader:
+        node = reader.node(None)
+        node_id = reader.queries.node_id(node) if node is not None else None
+        assert node_id is not None
+        timeline = catalog.screen_timeline(catalog.get("ESALNXC"), node, 2 * HOUR)
+        args = (reader.queries, node_id, timeline, after, None, 2, False, False)
+        window = buckets.window(*args, use_rollups=False)
+    spans = [(s.start_us, s.end_us, s.duration_us) for s in window.spans]
+    change_bucket = (utc("2026-03-28", 23), BERLIN_SPRING, 5 * MINUTE)  # its last interval
+    after_change = [
+        (BERLIN_SPRING, utc("2026-03-29", 2), HOUR),
+        (utc("2026-03-29", 2), utc("2026-03-29", 4), HOUR),
+    ]
+    assert spans == ([change_bucket, *after_change] if before else after_change)[:2]
