@@ -3,9 +3,12 @@
 A bucket of length L holds the intervals whose end lies in (start, end]. Two rules:
 
 - L divides an hour (1 min ... 30 min, 1 h): the ends are aligned at the zone's offset, as
-  before (``_aligned``): the same instants whichever side of an hour's change, so the
+  before (``aligned``): the same instants whichever side of an hour's change, so the
   buckets are whole UTC-aligned pieces and the repeated hour of an autumn change is two
-  buckets, never one of two hours.
+  buckets, never one of two hours. Near a change that L does not divide (Lord Howe's 30
+  minutes at 1 h) the aligned ends of the two sides would overlap: there the calendar rule
+  below holds (the hour that holds the change is one of 90 minutes in autumn, the half
+  hour left of it in spring).
 - any other L (2 h, 3 h, 1 day, 45 min ...): the local calendar. A bucket ends where the
   local clock first reaches a multiple of L (local midnight for a day): on the day the
   clocks change the bucket that holds the change is one bucket of L less or more the hour
@@ -15,7 +18,9 @@ A bucket of length L holds the intervals whose end lies in (start, end]. Two rul
 
 Without a change near, both rules are plain arithmetic (``end - L`` is the start, ``k L``
 further the k-th bucket on); the changes are found once per 64 days of a zone (a zone
-changes its offset at most once a day) and kept per zone.
+changes its offset at most once a day) and kept per zone. Where a change moves the clock
+by L or more (Troll's 2 hours at 2 h, Apia's skipped day in 2011 at 1 day) several
+multiples of L share one end, and ``shifted`` counts a bucket at a time.
 """
 
 from __future__ import annotations
@@ -25,10 +30,10 @@ import os
 import time
 from collections.abc import Sequence
 
-HOUR_US = 3_600_000_000
+from esatui.db.schema import HOUR_US
+
 DAY_US = 24 * HOUR_US
 _BLOCK_US = 64 * DAY_US
-_MOST_SKIPPED_US = 2 * HOUR_US  # the most a change moves the clock (Troll station's 2 hours)
 
 
 def utc_offset_us(time_us: int) -> int:
@@ -42,7 +47,8 @@ def aligned(end_us: int, offset_us: int, length_us: int) -> int:
 
 
 def on_calendar(length_us: int) -> bool:
-    """Whether buckets of ``length_us`` follow the local calendar (see the module)."""
+    """Whether buckets of ``length_us`` follow the local calendar everywhere (see the
+    module); the others follow it only near a change they do not divide."""
     return HOUR_US % length_us != 0
 
 
@@ -109,10 +115,20 @@ def _first_reach(wall_us: int) -> int:
     raise AssertionError("unreachable")
 
 
-def _quiet(after_us: int, until_us: int) -> bool:
-    """No change in (after - a day, until]: there the boundaries are plain arithmetic (a
-    change repeats at most a day of the clock)."""
-    return not changes(after_us - DAY_US, until_us)
+def _near(after_us: int, until_us: int, length_us: int) -> list[Change]:
+    """The changes in (after - a day, until] that move buckets of ``length_us`` off the
+    arithmetic ones (a change repeats at most a day of the clock): every change for a
+    length on the calendar, else those it does not divide (Lord Howe's 30 minutes at an
+    hour), near which the calendar rule is used too. Where there are none the boundaries
+    are plain arithmetic at the local offset."""
+    found = changes(after_us - DAY_US, until_us)
+    if on_calendar(length_us):
+        return found
+    return [c for c in found if (c[2] - c[1]) % length_us != 0]
+
+
+def _quiet(after_us: int, until_us: int, length_us: int) -> bool:
+    return not _near(after_us, until_us, length_us)
 
 
 def _index(end_us: int, length_us: int) -> int:
@@ -133,14 +149,14 @@ def bucket_end(end_us: int, length_us: int) -> int:
     """The end of the bucket of ``length_us`` holding ``end_us``: 15-minute buckets end at
     :00, :15 ...; daily ones at local midnight."""
     b = aligned(end_us, utc_offset_us(end_us), length_us)
-    if not on_calendar(length_us) or _quiet(b - length_us, b):
+    if _quiet(b - length_us, b, length_us):
         return b
     return _first_reach(_index(end_us, length_us) * length_us)
 
 
 def bucket_start(end_us: int, length_us: int) -> int:
     """The start of the bucket ending at ``end_us`` (a bucket end): the previous end."""
-    if not on_calendar(length_us) or _quiet(end_us - length_us, end_us):
+    if _quiet(end_us - length_us, end_us, length_us):
         return end_us - length_us
     return _first_reach((_index(end_us, length_us) - 1) * length_us)
 
@@ -149,12 +165,13 @@ def shifted(end_us: int, buckets: int, length_us: int) -> int:
     """The end of the bucket ``buckets`` after (before, if negative) the one ending at
     ``end_us`` (a bucket end)."""
     plain = end_us + buckets * length_us
-    if not on_calendar(length_us) or _quiet(min(plain, end_us) - length_us, max(plain, end_us)):
+    near = _near(min(plain, end_us) - length_us, max(plain, end_us), length_us)
+    if not near:
         return plain
-    if length_us > _MOST_SKIPPED_US:  # one end per multiple of the length
+    if all(abs(c[2] - c[1]) < length_us for c in near):  # one end per multiple of the length
         return _first_reach((_index(end_us, length_us) + buckets) * length_us)
-    # a bucket at a time: where the clock skips a bucket or more, several multiples of the
-    # length share one end
+    # a bucket at a time: where the clock skips a bucket or more (Troll's 2 hours at 2
+    # hours, Apia's whole day in 2011), several multiples of the length share one end
     b = end_us
     for _ in range(abs(buckets)):
         b = bucket_end(b + 1, length_us) if buckets > 0 else bucket_start(b, length_us)
@@ -165,7 +182,7 @@ def bucket_starts(ends: Sequence[int], length_us: int) -> list[int]:
     """:func:`bucket_start` of ascending bucket ends (arithmetic where no change is near)."""
     if not ends:
         return []
-    if not on_calendar(length_us) or _quiet(ends[0] - length_us, ends[-1]):
+    if _quiet(ends[0] - length_us, ends[-1], length_us):
         return [b - length_us for b in ends]
     return [bucket_start(b, length_us) for b in ends]
 
@@ -173,7 +190,7 @@ def bucket_starts(ends: Sequence[int], length_us: int) -> list[int]:
 def near_change(after_us: int, until_us: int, length_us: int) -> bool:
     """Whether a bucket of ``length_us`` holding an end in (after, until] may differ from
     the arithmetic one at the ends' own offset."""
-    return on_calendar(length_us) and not _quiet(after_us - length_us, until_us + length_us)
+    return not _quiet(after_us - length_us, until_us + length_us, length_us)
 
 
 _QUARTER_US = 900_000_000
@@ -185,7 +202,7 @@ def bucket_runs(ends: Sequence[int], length_us: int) -> list[tuple[int, int, int
     run; at lengths that divide an hour (many short runs) the local time's offset is read
     once per quarter hour a run spans (per end in a quarter hour whose two ends disagree on
     it), so a month of 1-minute intervals costs a few thousand ``localtime`` calls."""
-    if on_calendar(length_us):
+    if on_calendar(length_us) or (ends and near_change(ends[0], ends[-1], length_us)):
         runs: list[tuple[int, int, int]] = []
         i = 0
         while i < len(ends):

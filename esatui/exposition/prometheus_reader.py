@@ -13,9 +13,9 @@ recorded, as its SQLite export shows them; a decrease (the recorder restarted) c
 the value after it, as the interval builder counts a reset. Gauges are the series at
 t + D (one interval) or their average and maximum over the bucket's scrapes (a bucket).
 These are range queries at the span's length, one per metric family a screen reads;
-buckets on the local calendar (longer than an hour, or not dividing one) are read in runs
-of one length, so the bucket that holds a daylight-saving change (a day of 23 or 25 hours)
-is a range query of its own whose step is its real length.
+buckets are read in runs of one length, so a bucket on the local calendar that holds a
+daylight-saving change (a day of 23 or 25 hours, see ``db/calendar.py``) is a range query of
+its own whose step is its real length.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from esatui.db.calendar import bucket_end, bucket_start, near_change, on_calendar, shifted
+from esatui.db.calendar import bucket_end, bucket_start, near_change, shifted
 from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -203,8 +203,7 @@ class PrometheusReader:
         last = self._last_data_s(plan.node)
         if last is None:
             return empty
-        length = timeline.length_us
-        grid = _Grid(plan.step, length if length is not None and on_calendar(length) else None)
+        grid = _Grid(plan.step, timeline.length_us)
         newest_end = grid.floor(last - plan.delay)
         until = newest_end if until_us is None else min(newest_end, grid.floor(until_us / 1e6))
         if after_us is not None:
@@ -475,9 +474,10 @@ def _us(seconds: float) -> int:
 
 @dataclass(frozen=True)
 class _Grid:
-    """A window's span ends (s): multiples of ``step`` in local time, or, for buckets on
-    the local calendar (``length_us``), the calendar's ends (``db/calendar.py``), whose
-    bucket that holds a daylight-saving change is longer or shorter than the others."""
+    """A window's span ends (s): an interval's, multiples of ``step`` in local time; a
+    bucket's (``length_us``), the ends of ``db/calendar.py``, where the bucket that holds
+    a daylight-saving change may be longer or shorter than the others (on the local
+    calendar: a day of 23 or 25 hours, an hour of 30 or 90 minutes at Lord Howe)."""
 
     step: float
     length_us: int | None

@@ -39,9 +39,13 @@ DAY = 24 * HOUR
 
 # (zone, the change: the first instant at the new offset); Berlin and New York in spring and
 # autumn, Sydney's autumn (April) and spring (October), Kolkata none (its day of Berlin's),
-# Troll's of 2 hours
+# Troll's of 2 hours, St John's at -3:30 and -2:30, Lord Howe's of 30 minutes, Apia's
+# skipped day (2011-12-30: the clock went from 29 December 23:59:59 -10 to 31 December +14)
 BERLIN_SPRING = 1_774_746_000_000_000  # 2026-03-29 01:00 UTC: 02:00 CET becomes 03:00 CEST
 BERLIN_AUTUMN = 1_792_890_000_000_000  # 2026-10-25 01:00 UTC: 03:00 CEST becomes 02:00 CET
+LORD_HOWE_AUTUMN = 1_775_314_800_000_000  # 2026-04-04 15:00 UTC: 02:00 +11 becomes 01:30 +10:30
+LORD_HOWE_SPRING = 1_791_041_400_000_000  # 2026-10-03 15:30 UTC: 02:00 +10:30 becomes 02:30 +11
+APIA_SKIP = 1_325_239_200_000_000  # 2011-12-30 10:00 UTC
 CHANGES = (
     ("Europe/Berlin", BERLIN_SPRING),
     ("Europe/Berlin", BERLIN_AUTUMN),
@@ -52,6 +56,11 @@ CHANGES = (
     ("Asia/Kolkata", BERLIN_SPRING),
     ("Antarctica/Troll", BERLIN_SPRING),  # +00 to +02: a change of 2 hours
     ("Antarctica/Troll", BERLIN_AUTUMN),
+    ("America/St_Johns", 1_772_947_800_000_000),  # 2026-03-08 05:30 UTC
+    ("America/St_Johns", 1_793_507_400_000_000),  # 2026-11-01 04:30 UTC
+    ("Australia/Lord_Howe", LORD_HOWE_AUTUMN),
+    ("Australia/Lord_Howe", LORD_HOWE_SPRING),
+    ("Pacific/Apia", APIA_SKIP),
 )
 LENGTHS = (30 * MINUTE, HOUR, 2 * HOUR, 3 * HOUR, DAY)
 
@@ -112,6 +121,32 @@ def utc(day: str, hour: int) -> int:
             BERLIN_SPRING - 30 * MINUTE,
             BERLIN_SPRING + 30 * MINUTE,
         ),
+        # an hour over Lord Howe's 30-minute change, on the calendar: 01:00-02:00 whole and
+        # the half hour left of 02:00-03:00 in spring; 01:00-02:00 of 90 minutes in autumn
+        (
+            "Australia/Lord_Howe",
+            LORD_HOWE_SPRING,
+            HOUR,
+            LORD_HOWE_SPRING - HOUR,
+            LORD_HOWE_SPRING,
+        ),
+        (
+            "Australia/Lord_Howe",
+            LORD_HOWE_SPRING + 1,
+            HOUR,
+            LORD_HOWE_SPRING,
+            LORD_HOWE_SPRING + 30 * MINUTE,
+        ),
+        (
+            "Australia/Lord_Howe",
+            LORD_HOWE_AUTUMN,
+            HOUR,
+            LORD_HOWE_AUTUMN - HOUR,
+            LORD_HOWE_AUTUMN + 30 * MINUTE,
+        ),
+        # Apia's skipped 30 December: 29 December ends at the change, 31 December is next
+        ("Pacific/Apia", APIA_SKIP, DAY, APIA_SKIP - DAY, APIA_SKIP),
+        ("Pacific/Apia", APIA_SKIP + 1, DAY, APIA_SKIP, APIA_SKIP + DAY),
     ],
 )
 def test_the_bucket_holding_a_change(
@@ -153,10 +188,11 @@ def test_bucket_ends_are_the_calendars_over_two_days(
     assert bucket_starts(ends, length) == [cut.start(b) for b in ends]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     change=st.sampled_from(CHANGES),
-    length=st.sampled_from(LENGTHS),
+    # and lengths that are not whole hours: the raw path whose SQL buckets the fixer maps
+    length=st.sampled_from([*LENGTHS, 45 * MINUTE, 90 * MINUTE]),
     before_h=st.sampled_from([1, 3, 14, 27]),
     limit=st.one_of(st.none(), st.integers(1, 6)),
     data=st.data(),
@@ -175,7 +211,11 @@ def test_buckets_over_a_change_tile_the_range_and_hold_their_rows(
     record(path, specs, intervals)
     timeline = data.draw(st.sampled_from(sorted({k for s in specs for k in s.kinds})))
     ends = [i.end_us for i in intervals]
-    point = st.one_of(st.none(), st.integers(min(ends) - MINUTE, max(ends)))
+    point = st.one_of(
+        st.none(),
+        st.integers(min(ends) - MINUTE, max(ends)),
+        st.sampled_from([at - 1, at, at + 1, at - HOUR, at + HOUR]),  # at the change
+    )
     after, until = sorted(data.draw(st.tuples(point, point)), key=lambda t: t or 0)
     if after is not None and until is not None and after > until:
         after, until = until, after

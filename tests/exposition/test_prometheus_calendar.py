@@ -152,3 +152,19 @@ def test_lengths_that_divide_an_hour_cross_the_change() -> None:
     window = reader.window(hourly, None, None, limit=4)
     ends = [utc_s("2026-03-28", 23), *(utc_s("2026-03-29", h) for h in (0, 1, 2))]
     assert [s.end_us / 1e6 for s in window.spans] == ends
+
+
+def test_an_hour_over_lord_howes_half_hour_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 30-minute change of 2026-10-03 15:30 UTC (02:00 +10:30 becomes 02:30 +11): the
+    hour 01:00-02:00 ends at the change, 02:00-03:00 is the half hour left of it."""
+    set_zone(monkeypatch, "Australia/Lord_Howe")
+    reader = Ranged(utc_s("2026-10-03", 18))
+    hourly = Timeline("n1", ("cpu",), (), 3_600_000_000)
+    change = utc_s("2026-10-03", 15) + 1_800
+    assert ends(reader, hourly, limit=5) == [
+        (change - 2 * HOUR_S, HOUR_S),
+        (change - HOUR_S, HOUR_S),
+        (change, HOUR_S),
+        (change + 1_800, 1_800),
+        (change + 1_800 + HOUR_S, HOUR_S),
+    ]
