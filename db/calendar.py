@@ -26,6 +26,7 @@ multiples of L share one end, and ``shifted`` counts a bucket at a time.
 from __future__ import annotations
 
 import bisect
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -57,11 +58,18 @@ def on_calendar(length_us: int) -> bool:
 Change = tuple[int, int, int]  # the first instant at the new offset, the offset before, after
 
 _CHANGES: dict[tuple[object, ...], dict[int, list[Change]]] = {}
+# per zone and block, the greatest common divisor of its changes' sizes (0: none)
+_GRAINS: dict[tuple[object, ...], dict[int, int]] = {}
+_ZONE: list[tuple[object, ...]] = []
 
 
 def _zone() -> tuple[object, ...]:
-    # the zone by name too: zones alike in offsets and names differ in their changes
-    return (os.environ.get("TZ"), time.timezone, time.altzone, time.tzname)
+    """The zone ``localtime`` reads: the one the last ``time.tzset`` set (each makes a new
+    ``time.tzname``), by name too: zones alike in offsets and names differ in changes."""
+    names = time.tzname
+    if not _ZONE or _ZONE[0][-1] is not names:
+        _ZONE[:] = [(os.environ.get("TZ"), time.timezone, time.altzone, names)]
+    return _ZONE[0]
 
 
 def _block(block: int) -> list[Change]:
@@ -94,6 +102,17 @@ def _block(block: int) -> list[Change]:
     return out
 
 
+def _grain(block: int) -> int:
+    """The greatest common divisor of the sizes of the block's changes (0: none)."""
+    grains = _GRAINS.get(_zone())
+    if grains is None:
+        grains = _GRAINS[_zone()] = {}
+    found = grains.get(block)
+    if found is None:
+        found = grains[block] = math.gcd(*(abs(c[2] - c[1]) for c in _block(block)))
+    return found
+
+
 def changes(after_us: int, until_us: int) -> list[Change]:
     """The zone's changes in (after, until], oldest first."""
     out: list[Change] = []
@@ -121,14 +140,18 @@ def _near(after_us: int, until_us: int, length_us: int) -> list[Change]:
     length on the calendar, else those it does not divide (Lord Howe's 30 minutes at an
     hour), near which the calendar rule is used too. Where there are none the boundaries
     are plain arithmetic at the local offset."""
-    found = changes(after_us - DAY_US, until_us)
-    if on_calendar(length_us):
-        return found
-    return [c for c in found if (c[2] - c[1]) % length_us != 0]
-
-
-def _quiet(after_us: int, until_us: int, length_us: int) -> bool:
-    return not _near(after_us, until_us, length_us)
+    if HOUR_US % length_us:  # on the calendar
+        return changes(after_us - DAY_US, until_us)
+    grains = _GRAINS.get(_zone())
+    block, last = (after_us - DAY_US) // _BLOCK_US, until_us // _BLOCK_US
+    while block <= last:
+        grain = grains.get(block) if grains is not None else None
+        if (grain if grain is not None else _grain(block)) % length_us:
+            # some change there that the length does not divide
+            found = changes(after_us - DAY_US, until_us)
+            return [c for c in found if (c[2] - c[1]) % length_us != 0]
+        block += 1
+    return []
 
 
 def _index(end_us: int, length_us: int) -> int:
@@ -149,14 +172,14 @@ def bucket_end(end_us: int, length_us: int) -> int:
     """The end of the bucket of ``length_us`` holding ``end_us``: 15-minute buckets end at
     :00, :15 ...; daily ones at local midnight."""
     b = aligned(end_us, utc_offset_us(end_us), length_us)
-    if _quiet(b - length_us, b, length_us):
+    if not _near(b - length_us, b, length_us):
         return b
     return _first_reach(_index(end_us, length_us) * length_us)
 
 
 def bucket_start(end_us: int, length_us: int) -> int:
     """The start of the bucket ending at ``end_us`` (a bucket end): the previous end."""
-    if _quiet(end_us - length_us, end_us, length_us):
+    if not _near(end_us - length_us, end_us, length_us):
         return end_us - length_us
     return _first_reach((_index(end_us, length_us) - 1) * length_us)
 
@@ -182,7 +205,7 @@ def bucket_starts(ends: Sequence[int], length_us: int) -> list[int]:
     """:func:`bucket_start` of ascending bucket ends (arithmetic where no change is near)."""
     if not ends:
         return []
-    if _quiet(ends[0] - length_us, ends[-1], length_us):
+    if not _near(ends[0] - length_us, ends[-1], length_us):
         return [b - length_us for b in ends]
     return [bucket_start(b, length_us) for b in ends]
 
@@ -190,7 +213,7 @@ def bucket_starts(ends: Sequence[int], length_us: int) -> list[int]:
 def near_change(after_us: int, until_us: int, length_us: int) -> bool:
     """Whether a bucket of ``length_us`` holding an end in (after, until] may differ from
     the arithmetic one at the ends' own offset."""
-    return not _quiet(after_us - length_us, until_us + length_us, length_us)
+    return bool(_near(after_us - length_us, until_us + length_us, length_us))
 
 
 _QUARTER_US = 900_000_000
