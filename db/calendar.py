@@ -61,6 +61,9 @@ _CHANGES: dict[tuple[object, ...], dict[int, list[Change]]] = {}
 # per zone and block, the greatest common divisor of its changes' sizes (0: none)
 _GRAINS: dict[tuple[object, ...], dict[int, int]] = {}
 _ZONE: list[tuple[object, ...]] = []
+# per length that divides an hour, the blocks last found without a change it does not
+# divide: (the zone's time.tzname, from, to)
+_QUIET: dict[int, tuple[object, int, int]] = {}
 
 
 def _zone() -> tuple[object, ...]:
@@ -142,8 +145,10 @@ def _near(after_us: int, until_us: int, length_us: int) -> list[Change]:
     are plain arithmetic at the local offset."""
     if HOUR_US % length_us:  # on the calendar
         return changes(after_us - DAY_US, until_us)
-    grains = _GRAINS.get(_zone())
-    block, last = (after_us - DAY_US) // _BLOCK_US, until_us // _BLOCK_US
+    zone = _zone()
+    grains = _GRAINS.get(zone)
+    first = block = (after_us - DAY_US) // _BLOCK_US
+    last = until_us // _BLOCK_US
     while block <= last:
         grain = grains.get(block) if grains is not None else None
         if (grain if grain is not None else _grain(block)) % length_us:
@@ -151,6 +156,7 @@ def _near(after_us: int, until_us: int, length_us: int) -> list[Change]:
             found = changes(after_us - DAY_US, until_us)
             return [c for c in found if (c[2] - c[1]) % length_us != 0]
         block += 1
+    _QUIET[length_us] = (zone[-1], first * _BLOCK_US, (last + 1) * _BLOCK_US)
     return []
 
 
@@ -172,6 +178,14 @@ def bucket_end(end_us: int, length_us: int) -> int:
     """The end of the bucket of ``length_us`` holding ``end_us``: 15-minute buckets end at
     :00, :15 ...; daily ones at local midnight."""
     b = aligned(end_us, utc_offset_us(end_us), length_us)
+    quiet = _QUIET.get(length_us)  # the common case, one look: no change near that matters
+    if (
+        quiet is not None
+        and quiet[0] is time.tzname
+        and quiet[1] < b - length_us - DAY_US
+        and b < quiet[2]
+    ):
+        return b
     if not _near(b - length_us, b, length_us):
         return b
     return _first_reach(_index(end_us, length_us) * length_us)
