@@ -68,7 +68,9 @@ _QUIET: dict[int, tuple[object, int, int]] = {}
 
 def _zone() -> tuple[object, ...]:
     """The zone ``localtime`` reads: the one the last ``time.tzset`` set (each makes a new
-    ``time.tzname``), by name too: zones alike in offsets and names differ in changes."""
+    ``time.tzname``), by name too: zones alike in offsets and names differ in changes. A C
+    call that runs tzset itself (glibc's ``mktime``) after ``TZ`` changed without
+    ``time.tzset`` would go unseen here; esatui makes none."""
     names = time.tzname
     if not _ZONE or _ZONE[0][-1] is not names:
         _ZONE[:] = [(os.environ.get("TZ"), time.timezone, time.altzone, names)]

@@ -133,7 +133,7 @@ class PrometheusReader:
                 "query": expr,
                 "start": f"{begin:.3f}",
                 "end": f"{stop:.3f}",
-                "step": f"{step_s:g}",
+                "step": f"{step_s:.3f}",
             }
             data = self._get("/api/v1/query_range", params)
             assert isinstance(data, dict)
@@ -214,9 +214,14 @@ class PrometheusReader:
             after = until - DEFAULT_RANGE_S
         first = grid.shifted(grid.floor(after), 1)
         if snap and after_us is not None and until_us is not None:
-            # one interval of another timeline: the spans that overlap it by half at least
-            first = grid.floor(after + plan.step / 2)
-            until = max(first, grid.floor(until_us / 1e6 + plan.step / 2))
+            if timeline.length_us is None:
+                # one interval of another timeline: the spans that overlap it by half at least
+                first = grid.shifted(grid.floor(after + plan.step / 2 - 1e-6), 1)
+                until = max(first, grid.floor(until_us / 1e6 + plan.step / 2))
+            else:
+                # buckets: those the interval's end falls in, as the database's buckets
+                first = grid.ceiling(after + 1e-6)
+                until = min(newest_end, grid.ceiling(until_us / 1e6))
         if first > until:
             return empty
         runs = tuple(_Run(replace(plan, step=step), a, b) for step, a, b in grid.runs(first, until))
@@ -364,7 +369,7 @@ class PrometheusReader:
                     yield labels, [(t, round(d * per / times), None) for t, d in deltas]
             return
         if bucketed:
-            step = f"{plan.step:g}s"
+            step = _duration(plan.step)
             over = "max_over_time" if family.maximum else "avg_over_time"
             averages = self._range(
                 _merged(f"{over}({selector}[{step}])"),
@@ -489,6 +494,11 @@ class _Grid:
         end = bucket_end(_us(t), self.length_us)
         return (end if end <= _us(t) else bucket_start(end, self.length_us)) / 1e6
 
+    def ceiling(self, t: float) -> float:
+        """The earliest span end at or after ``t``."""
+        end = self.floor(t)
+        return end if end >= t - 1e-6 else self.shifted(end, 1)
+
     def shifted(self, end: float, buckets: int) -> float:
         """The end ``buckets`` spans after (before, if negative) the span end ``end``."""
         if self.length_us is None:
@@ -511,6 +521,14 @@ class _Grid:
                 runs.append((step, end / 1e6, end / 1e6))
             end = shifted(end, 1, self.length_us)
         return runs
+
+
+def _duration(seconds: float) -> str:
+    """A PromQL duration: whole seconds, else milliseconds (``%g`` would write 14 days as
+    ``1.2096e+06s``, which PromQL refuses)."""
+    if seconds == int(seconds):
+        return f"{int(seconds)}s"
+    return f"{round(seconds * 1000)}ms"
 
 
 def _grid_floor(t: float, step: float) -> float:
