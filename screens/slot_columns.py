@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from esatui.db.navigator import Navigator
 from esatui.db.slots import Slot
-from esatui.screens.catalog import read_fields, screen_timeline
+from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
 from esatui.screens.row_columns import IntervalValue
 
@@ -73,7 +73,7 @@ def slot_values(
     column = None if made is None else made.columns.get(column_id)
     if made is None or column is None or entity or options & set(screen.view_options):
         return None
-    timeline = replace(screen_timeline(screen, node, None), fields=read_fields(screen))
+    timeline = screen_timeline(screen, node, None)
     window = Navigator(reader, timeline).window(after_us, until_us, limit=None, snap=False)
     # the timeline's kinds are read with the slots: only those the column and the rows need
     kinds = tuple(dict.fromkeys((*column.kinds, *made.row_kinds)))
