@@ -64,6 +64,10 @@ Argv = Callable[[int, Path], list[str]]
 
 PMLOGGER = "pmlogger (percpu + all cpu) with pmcd and pmdalinux"
 ESATUI = "esatui collect --source host"
+LEAN = "lean Python recorder (/proc/stat to SQLite, the floor)"
+LEAN_NO_STORE = "lean Python sampler (/proc/stat, no store)"
+LEAN_RECORDER = Path(__file__).with_name("lean_recorder.py")
+ALIGNED = (ESATUI, LEAN, LEAN_NO_STORE)  # passes on whole seconds
 
 
 def _programs(sadc: str | None, pcp: Pcp | None, tmp: Path) -> dict[str, Argv]:
@@ -95,6 +99,14 @@ def _programs(sadc: str | None, pcp: Pcp | None, tmp: Path) -> dict[str, Argv]:
         str(n),
         "--db",
         str(out),
+    ]
+    programs[LEAN] = lambda n, out: [sys.executable, str(LEAN_RECORDER), str(n + 1), str(out)]
+    programs[LEAN_NO_STORE] = lambda n, out: [
+        sys.executable,
+        str(LEAN_RECORDER),
+        str(n + 1),
+        str(out),
+        "--no-store",
     ]
     return programs
 
@@ -179,7 +191,7 @@ def _side_by_side(
                 stale.unlink()
             spawned = time.time()
             pid = spawn(argv(samples, out), env)
-            aligned = label == ESATUI
+            aligned = label in ALIGNED
             started[label] = (pid, time.perf_counter(), _read_points(spawned, aligned, extra))
         # the host collector in-process, while the children start
         in_process += cpu_ms_per_call(source.sample, 1000, 1, warm=0)
@@ -200,7 +212,7 @@ def _side_by_side(
                 raise RuntimeError(f"{label} exited with status {run.status}")
             one = (cpu_at[label][1] - cpu_at[label][0]) / extra / 1e6
             per_sample[label].append(one)
-            passes = samples + 1 if label == ESATUI else samples
+            passes = samples + 1 if label in ALIGNED else samples
             start_cost[label].append(run.cpu_s * 1000 - passes * one)
     result.add(
         "esatui host collector, this machine (in-process HostSource.sample)",
@@ -228,8 +240,16 @@ def _judge(
     """The ratios to the peers, the bars, and how it was measured."""
     (sadc, how), (pcp, pcp_how) = sadc_found, pcp_found
     per = {m.label.removesuffix(": one more sample"): list(m.values) for m in result.measures}
-    esatui = per[ESATUI]
+    esatui, lean = per[ESATUI], per[LEAN]
     host = per["esatui host collector, this machine (in-process HostSource.sample)"]
+    result.add(
+        "ratio: esatui collect / lean Python recorder (per sample)", ratios(esatui, lean), "x"
+    )
+    result.add(
+        "ratio: lean Python recorder / lean Python sampler (the store's share)",
+        ratios(lean, per[LEAN_NO_STORE]),
+        "x",
+    )
     if sadc is None:
         result.notes.append(f"sadc was not measured: {how}")
     else:
@@ -243,12 +263,15 @@ def _judge(
         result.add(
             "ratio: host collector in-process / sadc CPU activity", ratios(host, cpu_only), "x"
         )
+        floor_to_sadc = result.add(
+            "ratio: lean Python recorder / sadc default (per sample)", ratios(lean, default), "x"
+        )
         result.target(
             "recorder: steady CPU per interval against sadc (default activities), this machine",
             f"<= {SADC_BAR:g} x",
             f"{fmt(to_sadc.median, 'x')} median ({fmt(median(esatui), 'ms')} against "
             f"{fmt(median(default), 'ms')}; runs {fmt(to_sadc.low, 'x')} to "
-            f"{fmt(to_sadc.high, 'x')})",
+            f"{fmt(to_sadc.high, 'x')}); the lean Python floor {fmt(floor_to_sadc.median, 'x')}",
             to_sadc.median <= SADC_BAR,
         )
     if pcp is None:
@@ -258,13 +281,16 @@ def _judge(
         to_pcp = result.add(
             "ratio: esatui collect / pmlogger (per sample)", ratios(esatui, logger), "x"
         )
+        floor_to_pcp = result.add(
+            "ratio: lean Python recorder / pmlogger (per sample)", ratios(lean, logger), "x"
+        )
         result.target(
             "recorder: steady CPU per interval against pmlogger (percpu + all cpu, with pmcd "
             "and pmdalinux), this machine",
             "<= 1 x",
             f"{fmt(to_pcp.median, 'x')} median ({fmt(median(esatui), 'ms')} against "
             f"{fmt(median(logger), 'ms')}; runs {fmt(to_pcp.low, 'x')} to "
-            f"{fmt(to_pcp.high, 'x')})",
+            f"{fmt(to_pcp.high, 'x')}); the lean Python floor {fmt(floor_to_pcp.median, 'x')}",
             to_pcp.median <= 1.0,
         )
     result.notes += [
@@ -282,6 +308,11 @@ def _judge(
         "samples apart and half a second away from any sample; the programs run at the "
         "same time, so they see the same machine, and ratios are per repeat. Process start "
         "and exit: the child's whole rusage from wait4 less its samples.",
+        "The lean Python floor (`bench/lean_recorder.py`, standard library only) runs beside "
+        "them: each whole second it reads /proc/stat (kept open), takes each CPU's counter "
+        "deltas and commits an interval row and a row per CPU to SQLite (WAL, synchronous "
+        "NORMAL, as esatui's store); the sampler is the same without SQLite. They are what any "
+        "Python recorder that commits every interval pays, before any of esatui's work.",
         "sysstat's default deployment (sa1 from cron or a systemd timer) starts a new sadc "
         "for every sample, so its real cost per sample is its process start plus one sample.",
     ]

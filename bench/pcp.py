@@ -109,7 +109,8 @@ def private_pmcd(pcp: Pcp, workdir: Path) -> Iterator[tuple[list[int], dict[str,
     ]
     if os.geteuid() == 0:
         argv += ["-U", "root"]
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the PMDA writes its log (linux.log) in its working directory: the benchmark's own
+    proc = subprocess.Popen(argv, cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 10
         pids: list[int] = []
