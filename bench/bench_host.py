@@ -2,12 +2,14 @@
 on this machine, and the full sample SPEC section 8 names (host + zcrypt, 64 CPUs and
 16 cards x 16 domains in a fixture tree; bar: under 5 ms CPU).
 
-Against sadc, each repeat runs three programs at the same time, twice: once for one sample
-(``sadc 1 1``, ``esatui collect --count 1``) and once for 1 + K samples. A child's CPU comes
-from its own rusage (``wait4``); the difference between the two runs over K is the CPU of one
-sample with the process start taken out. sadc runs with the CPU activity alone
-(``-S A_NULL,A_CPU``: ``/proc/stat``, what esatui's host collector reads) and with its default
-activities. While the children run, this process times the host collector in-process.
+Against its peers, each repeat runs every program at the same time, each taking a sample a
+second: sadc with the CPU activity alone (``-S A_NULL,A_CPU``: ``/proc/stat``, what esatui's
+host collector reads) and with its default activities, pmlogger (with a private pmcd and the
+Linux PMDA), ``esatui collect --source host`` and the lean Python floor
+(``bench/lean_recorder.py``: ``/proc/stat`` to SQLite every second, and without SQLite). A
+program's CPU per sample is its threads' scheduler account read twice, ``EXTRA`` samples
+apart; its start and exit, its whole ``wait4`` rusage less its samples. While the children
+run, this process times the host collector in-process.
 Run alone: ``python -m bench host``.
 """
 
