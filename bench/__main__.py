@@ -28,6 +28,7 @@ from bench.report import (
     save_results,
     section,
     splice,
+    summary_rows,
     targets_table,
     text_report,
 )
@@ -136,15 +137,17 @@ def update_doc(
             ["| | |", "|---|---|", *(f"| {k} | {v} |" for k, v in facts)],
         )
     }
-    ordered = [n for n in BENCHMARKS if n in merged]
-    blocks["summary"] = block(
-        "summary",
-        targets_table((n, t) for n in ordered for t in merged[n][1].targets),
-    )
-    for name in ordered:
-        if name in results:
-            blocks[name] = block(name, section(results[name], merged[name][0]))
     text = doc.read_text() if doc.exists() else ""
+    earlier = summary_rows(text)
+    summary = targets_table([])  # its header
+    for name in BENCHMARKS:
+        if name in merged:
+            summary += targets_table((name, t) for t in merged[name][1].targets)[2:]
+        else:
+            summary += earlier.get(name, [])
+    blocks["summary"] = block("summary", summary)
+    for name, result in sorted(results.items(), key=lambda kv: list(BENCHMARKS).index(kv[0])):
+        blocks[name] = block(name, section(result, when))
     doc.write_text(splice(text, blocks))
 
 

@@ -145,6 +145,23 @@ def targets_table(targets: Iterable[tuple[str, Target]]) -> list[str]:
     return lines
 
 
+_SUMMARY_ROW = re.compile(r"^\| .*? \(\[(\w+)\]\(#\1\)\) \|", re.MULTILINE)
+
+
+def summary_rows(document: str) -> dict[str, list[str]]:
+    """The rows of ``document``'s summary table by the benchmark each links to: what a run
+    without that benchmark's kept figures (a new checkout's ``bench/out``) leaves as it was."""
+    found = re.search(
+        r"<!-- bench:summary:begin -->(.*?)<!-- bench:summary:end -->", document, re.DOTALL
+    )
+    rows: dict[str, list[str]] = {}
+    for line in found.group(1).splitlines() if found else ():
+        match = _SUMMARY_ROW.match(line)
+        if match is not None:
+            rows.setdefault(match.group(1), []).append(line)
+    return rows
+
+
 def section(result: Result, when: str) -> list[str]:
     lines = [f"Measured {when}; the benchmark ran {result.seconds:.0f} s.", ""]
     lines += measures_table(result.measures)

@@ -3,8 +3,11 @@ between runs, and the splice that regenerates docs/BENCHMARKS.md between its mar
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from bench.__main__ import update_doc
 from bench.core import Measure, Result, fmt, ratios, summary
-from bench.report import NEW_SECTIONS, block, splice
+from bench.report import NEW_SECTIONS, block, splice, summary_rows
 
 
 def test_measure_statistics() -> None:
@@ -58,3 +61,42 @@ def test_splice_text_with_backslashes_and_group_references_is_kept_verbatim() ->
     doc = block("a", ["old"])
     out = splice(doc, {"a": block("a", [r"| 1 \| 2 | \1 \g<0> |"])})
     assert r"| 1 \| 2 | \1 \g<0> |" in out
+
+
+def _summary_doc(*rows: str) -> str:
+    return "\n".join(
+        [
+            "# Benchmarks",
+            "<!-- bench:summary:begin -->",
+            "| bar | what | measured | met |",
+            "|---|---|---|---|",
+            *rows,
+            "<!-- bench:summary:end -->",
+            "",
+        ]
+    )
+
+
+def test_a_run_without_kept_figures_leaves_the_other_benchmarks_summary_rows(
+    tmp_path: Path,
+) -> None:
+    """A new checkout has no bench/out/results.json: a partial run with --write-doc once
+    wiped every other benchmark's rows from the summary."""
+    store_row = "| < 2048 B | bytes per interval ([store](#store)) | 1,338 B | yes |"
+    tui_row = "| < 50 ms | a key \\| its repaint ([tui](#tui)) | 67.9 ms | **no** |"
+    old_host = "| <= 0.5 x | recorder ([host](#host)) | 1.14 x | **no** |"
+    assert summary_rows(_summary_doc(old_host, store_row, tui_row)) == {
+        "host": [old_host],
+        "store": [store_row],
+        "tui": [tui_row],
+    }
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(_summary_doc(old_host, store_row, tui_row))
+    host = Result("host", "title")
+    host.target("recorder", "<= 0.5 x", "1.59 x", False)
+    update_doc(doc, {"host": host}, {}, [("run", "now")], "now")
+    rows = summary_rows(doc.read_text())
+    assert rows["host"] == ["| <= 0.5 x | recorder ([host](#host)) | 1.59 x | **no** |"]
+    assert rows["store"] == [store_row] and rows["tui"] == [tui_row]
+    text = doc.read_text()
+    assert text.index("([host](#host))") < text.index("([store](#store))")  # BENCHMARKS order
