@@ -276,6 +276,8 @@ class MonitorApp(App[int]):
         self._columns: tuple[Column, ...] = ()  # the columns of the horizontal page shown
         self._message = ""
         self._prompt_kind = ""
+        # the prompt's text whose screen is awaited: the prompt closes with that screen
+        self._submitted: str | None = None
         self._pending: object = None  # the request whose model is awaited
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
@@ -517,6 +519,7 @@ class MonitorApp(App[int]):
         elif self._countdown is not None:
             self._countdown.stop()
             self._countdown = None
+        self._close_answered_prompt()  # in this frame, with the screen it led to
         self._render()
 
     def on_notice(self, message: Notice) -> None:
@@ -526,6 +529,7 @@ class MonitorApp(App[int]):
             return
         if self._gone():
             return
+        self._close_answered_prompt()  # what it asked for could not be read
         self._message = message.text
         self._render_status()
 
@@ -873,26 +877,38 @@ class MonitorApp(App[int]):
         prompt.cursor_position = len(initial)
         prompt.add_class("visible")
         prompt.focus()
+        self._submitted = None
 
-    def go_screen(self, name: str) -> None:
-        """Show screen ``name`` (Esc comes back to the one shown now)."""
+    def _close_prompt(self) -> None:
+        self._submitted = None
+        self.query_one("#prompt", Input).remove_class("visible")
+        self.table.focus()
+
+    def _close_answered_prompt(self) -> None:
+        """Close the prompt whose screen arrived (or failed to), unless something was typed
+        into it since: that stays, to be sent or dismissed."""
+        submitted, self._submitted = self._submitted, None
+        if submitted is not None and self.query_one("#prompt", Input).value == submitted:
+            self._close_prompt()
+
+    def _screen_state(self, name: str) -> ViewState | None:
+        """Where showing screen ``name`` leads; ``None``, said why, if there is no such
+        screen."""
         try:
             screen = catalog.get(name)
         except KeyError as exc:
             self._say(str(exc.args[0]))
-            return
-        self.reload(self.state.go_screen(screen.name))
+            return None
+        return self.state.go_screen(screen.name)
 
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        prompt = self.query_one("#prompt", Input)
-        prompt.remove_class("visible")
-        self.table.focus()
-        text = event.value.strip()
-        if not text:
-            return
-        if self._prompt_kind == "screen":
-            self.go_screen(text)
-            return
+    def go_screen(self, name: str) -> None:
+        """Show screen ``name`` (Esc comes back to the one shown now)."""
+        state = self._screen_state(name)
+        if state is not None:
+            self.reload(state)
+
+    def _time_state(self, text: str) -> ViewState | None:
+        """Where jumping to the time ``text`` leads; ``None``, said why, if it is no time."""
         # "14:30" and "-2h" are read from the day being looked at, not from today
         newest = self._newest_shown()
         following = self._live and self.state.following
@@ -901,15 +917,32 @@ class MonitorApp(App[int]):
             moment = parse_time(text, now=seen)
         except ParseError as exc:
             self._say(str(exc))
+            return None
+        return self.state.jump(moment)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        state = None
+        if text:
+            state = (
+                self._screen_state(text)
+                if self._prompt_kind == "screen"
+                else self._time_state(text)
+            )
+        if state is None:
+            self._close_prompt()  # at once: a message goes on the line the prompt covers
             return
-        self.reload(self.state.jump(moment))
+        # The prompt stays, showing what was asked, until the screen it leads to arrives
+        # and closes with that screen's frame: giving the focus back to the table first
+        # restyled and repainted the old screen under the load (a jump 10 to 16 ms slower).
+        self._submitted = event.value
+        self.reload(state)
 
     def on_key(self, event: events.Key) -> None:
         prompt = self.query_one("#prompt", Input)
         if prompt.has_class("visible"):
             if event.key == "escape":
-                prompt.remove_class("visible")
-                self.table.focus()
+                self._close_prompt()
                 event.stop()
             return
         if (

@@ -7,11 +7,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+from textual.widgets import Input
+
 from esatui.collectors.host import CPU
+from esatui.db.reader import Reader
 from esatui.db.records import Interval
 from esatui.db.store import Store
 from esatui.sampling.builder import IntervalBuilder
-from esatui.screens.model import RowKind
+from esatui.screens import catalog
+from esatui.screens.model import RowKind, ScreenModel
 from esatui.tui.app import MonitorApp
 from esatui.tui.help import HelpScreen
 from esatui.tui.pilot import settle
@@ -192,12 +197,105 @@ async def test_jump_to_a_time(db_path: Path) -> None:
         assert newest(app) == START_US + 30 * MINUTE
         assert not prompt_shown(app)  # at once: the message is on the line it covered
         assert "is not a time" in str(app.query_one("#status").render())
-        await pilot.press("j", *"14:35", "enter", "j")  # a new prompt before the load ends
+        # j at once after Enter: a new prompt if the jump's screen came first, else typed
+        # into the prompt, which then stays (both held exactly in the gated tests below)
+        await pilot.press("j", *"14:35", "enter", "j")
         await settle(pilot)
+        assert newest(app) == START_US + 35 * MINUTE
         assert prompt_shown(app) and app.query_one("#prompt").has_focus
         await pilot.press("escape")
         await settle(pilot)
         assert not prompt_shown(app) and app.table.has_focus
+
+
+class _Gate:
+    """Holds every screen build started while armed until opened: the load of a key is
+    then still under way for as long as a test looks."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.armed = False  # read by the loading worker: set by arm, cleared by open
+        self._open = threading.Event()
+        build = catalog.build_model
+
+        def gated(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
+            if self.armed:
+                assert self._open.wait(10), "the gate was never opened"
+            return build(reader, name, query)
+
+        monkeypatch.setattr(catalog, "build_model", gated)
+
+    def arm(self) -> None:
+        self._open.clear()
+        self.armed = True
+
+    def open(self) -> None:
+        self.armed = False
+        self._open.set()
+
+
+async def test_the_time_prompt_closes_with_the_screen_it_leads_to(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: Enter closed the prompt and gave the table its focus at once, which restyled
+    and repainted the old screen while the jump loaded (10 to 16 ms of every jump)."""
+    host_recording(db_path, n_intervals=100)
+    gate = _Gate(monkeypatch)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        before = newest(app)
+        gate.arm()
+        await pilot.press("j", *"2026-11-21 14:30", "enter")
+        await pilot.pause()
+        # still loading: the old screen, and the prompt showing what was asked
+        assert newest(app) == before
+        assert prompt_shown(app) and app.query_one("#prompt").has_focus
+        gate.open()
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE
+        assert not prompt_shown(app) and app.table.has_focus
+        # the screen prompt too
+        gate.arm()
+        await pilot.press("colon", *"lnxc", "enter")
+        await pilot.pause()
+        assert app.model is not None and app.model.name == "ESASSUM" and prompt_shown(app)
+        gate.open()
+        await settle(pilot)
+        assert app.model.name == "ESALNXC" and not prompt_shown(app) and app.table.has_focus
+
+
+async def test_a_prompt_typed_into_while_its_screen_loads_stays_open(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keys typed ahead of the jump's screen are kept in the prompt (not lost when it
+    closes); Escape dismisses it, and a screen that arrives later leaves it alone."""
+    host_recording(db_path, n_intervals=100)
+    gate = _Gate(monkeypatch)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gate.arm()
+        await pilot.press("j", *"14:30", "enter", "backspace", "5")
+        await pilot.pause()
+        gate.open()
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE  # the jump that was sent
+        prompt = app.query_one("#prompt", Input)
+        assert prompt_shown(app) and prompt.has_focus and prompt.value == "14:35"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 35 * MINUTE and not prompt_shown(app)
+        # sent, then dismissed before its screen came: the screen comes, the prompt stays shut
+        gate.arm()
+        await pilot.press("j", *"14:40", "enter", "escape")
+        await pilot.pause()
+        assert not prompt_shown(app) and app.table.has_focus
+        await pilot.press("j")
+        await pilot.pause()
+        gate.open()
+        await settle(pilot)
+        assert newest(app) == START_US + 40 * MINUTE
+        assert prompt_shown(app) and app.query_one("#prompt").has_focus  # the new one stays
 
 
 async def test_interval_length_keys(db_path: Path) -> None:
