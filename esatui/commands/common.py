@@ -11,8 +11,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from esatui.garbage import start_up_set_aside
+
 if TYPE_CHECKING:
     import threading
+
+    from textual.app import App
 
     from esatui.db.reader import Reader
     from esatui.exposition.serve import Exposition
@@ -30,6 +34,14 @@ SOURCE_TYPE_MODULES = ("esatui.source_types", "esatui.sim.source_type")
 
 class UsageError(Exception):
     """Bad arguments: exit status 2."""
+
+
+def run_monitor(app: App[int]) -> int:
+    """Run the monitor, start-up's objects set aside from the garbage collector's passes
+    (``esatui.garbage``); its exit status."""
+    with start_up_set_aside():
+        app.run()
+    return app.return_code or 0
 
 
 def default_db() -> Path:

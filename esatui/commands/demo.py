@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError
+from esatui.commands.common import UsageError, run_monitor
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -51,10 +51,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(exc)) from None
     demo = Demo(sim, db_path=args.db, speed=args.speed)
     try:
-        demo.app.run()
+        return run_monitor(demo.app)
     finally:
         demo.close()
-    return demo.app.return_code or 0
 
 
 class Demo:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -20,6 +18,7 @@ from esatui.commands.common import (
     open_reader,
     screen_query,
 )
+from esatui.garbage import collecting_rarely
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -71,27 +70,6 @@ def run(args: argparse.Namespace) -> int:
         return run_graph(args)
     with collecting_rarely():
         return _export(args)
-
-
-@contextlib.contextmanager
-def collecting_rarely() -> Iterator[None]:
-    """Python's cyclic garbage collector, seldom: an export makes a few small objects per
-    row (a month of ESACPUU, millions), none of them in a cycle, and every pass of the
-    collector walks them (and start-up's modules and classes, which :func:`gc.freeze` sets
-    aside) to find nothing: 5 to 10% of an export's CPU at the default thresholds. Reference
-    counting still frees each row as it is written; the collector still runs, every 100,000
-    new objects instead of every 700."""
-    thresholds = gc.get_threshold()
-    freezing = gc.get_freeze_count() == 0  # a caller's own freeze is its to undo
-    if freezing:
-        gc.freeze()
-    gc.set_threshold(100_000, *thresholds[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*thresholds)
-        if freezing:
-            gc.unfreeze()
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ from esatui.commands.common import (
     own_data_dir,
     registry,
     retention,
+    run_monitor,
     source_options,
     thresholds,
     warn,
@@ -125,8 +126,7 @@ def watch_prometheus(args: argparse.Namespace) -> int:
         open_with=lambda: PrometheusReader(args.prometheus),
         refresh_s=PROMETHEUS_REFRESH_S,
     )
-    app.run()
-    return app.return_code or 0
+    return run_monitor(app)
 
 
 def run_live(live: Live) -> int:
@@ -167,8 +167,7 @@ def run_live(live: Live) -> int:
             crypto_costs=live.crypto_costs,
         )
         try:
-            app.run()
+            return run_monitor(app)
         finally:
             if shown is not None:
                 shown.close()
-    return app.return_code or 0

@@ -6,7 +6,14 @@ import argparse
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, crypto_costs, db_path, open_reader, thresholds
+from esatui.commands.common import (
+    UsageError,
+    crypto_costs,
+    db_path,
+    open_reader,
+    run_monitor,
+    thresholds,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -64,5 +71,4 @@ def run(args: argparse.Namespace) -> int:
         thresholds=thresholds(args),
         crypto_costs=costs,
     )
-    app.run()
-    return app.return_code or 0
+    return run_monitor(app)
