@@ -129,9 +129,10 @@ class Recorded(Message):
 
 
 class Notice(Message):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, request: object = None) -> None:
         super().__init__()
         self.text = text
+        self.request = request  # the load it ends, when it is one's failure
 
 
 class Sampled(Message):
@@ -371,7 +372,7 @@ class MonitorApp(App[int]):
                 target, model, notice = self._landing(reader, target, model, limit)
                 model = self._with_sparklines(reader, target, model)
         except (StoreError, OSError) as exc:
-            self.post_message(Notice(str(exc)))
+            self.post_message(Notice(str(exc), request))
             return
         self.post_message(Loaded(request, target, model, notice))
 
@@ -508,7 +509,10 @@ class MonitorApp(App[int]):
             return
         if message.request is not self._pending:
             return  # a newer request is under way
-        self.state = message.state
+        state = message.state
+        if state.screen == self.state.screen:
+            state = replace(state, hpage=self.state.hpage)  # paged (F10/F11) while it loaded
+        self.state = state
         self.model = message.model
         if message.notice:
             self._message = message.notice
@@ -529,7 +533,8 @@ class MonitorApp(App[int]):
             return
         if self._gone():
             return
-        self._close_answered_prompt()  # what it asked for could not be read
+        if message.request is not None and message.request is self._pending:
+            self._close_answered_prompt()  # what it asked for could not be read
         self._message = message.text
         self._render_status()
 
@@ -759,8 +764,7 @@ class MonitorApp(App[int]):
         model = self._shown_model()
         n = len(pages(model, self._content_width())) if model else 1
         self.state = self.state.page(delta, n)
-        self._pending = self.state
-        self._render()
+        self._render()  # a load under way keeps this page (on_loaded)
 
     def action_step(self, direction: int) -> None:
         if self.state.drilled:
@@ -921,6 +925,8 @@ class MonitorApp(App[int]):
         return self.state.jump(moment)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.value == self._submitted:
+            return  # Enter again: what it asks for is already on its way
         text = event.value.strip()
         state = None
         if text:

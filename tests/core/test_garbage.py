@@ -4,6 +4,7 @@ objects set aside while the monitor runs, and given back after."""
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 
 import pytest
 from textual.app import App
@@ -13,8 +14,10 @@ from esatui.garbage import collecting_rarely, start_up_set_aside
 
 
 @pytest.fixture(autouse=True)
-def _no_freeze_left() -> None:
+def _no_freeze_left() -> Iterator[None]:
     assert gc.get_freeze_count() == 0, "a test before this one left objects frozen"
+    yield
+    assert gc.get_freeze_count() == 0, "this test left objects frozen"
 
 
 def test_start_up_is_set_aside_while_the_block_runs_and_given_back() -> None:

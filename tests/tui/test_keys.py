@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from textual.widgets import Input
 
 from esatui.collectors.host import CPU
+from esatui.db.database import StoreError
 from esatui.db.reader import Reader
 from esatui.db.records import Interval
 from esatui.db.store import Store
 from esatui.sampling.builder import IntervalBuilder
 from esatui.screens import catalog
 from esatui.screens.model import RowKind, ScreenModel
-from esatui.tui.app import MonitorApp
+from esatui.tui.app import MonitorApp, Notice
 from esatui.tui.help import HelpScreen
 from esatui.tui.pilot import settle
 from tests.fixtures.recording import START_US, host_recording, host_samples
@@ -209,23 +210,28 @@ async def test_jump_to_a_time(db_path: Path) -> None:
 
 
 class _Gate:
-    """Holds every screen build started while armed until opened: the load of a key is
-    then still under way for as long as a test looks."""
+    """Holds every screen build started while armed until opened (the load of a key is
+    then still under way for as long as a test looks), and then makes it fail with
+    ``fails`` if set."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.armed = False  # read by the loading worker: set by arm, cleared by open
+        self.fails: Exception | None = None
         self._open = threading.Event()
         build = catalog.build_model
 
         def gated(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
             if self.armed:
-                assert self._open.wait(10), "the gate was never opened"
+                self._open.wait(10)
+                if self.fails is not None:
+                    raise self.fails
             return build(reader, name, query)
 
         monkeypatch.setattr(catalog, "build_model", gated)
 
-    def arm(self) -> None:
+    def arm(self, fails: Exception | None = None) -> None:
         self._open.clear()
+        self.fails = fails
         self.armed = True
 
     def open(self) -> None:
@@ -233,13 +239,19 @@ class _Gate:
         self._open.set()
 
 
+@pytest.fixture
+def gate(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Gate]:
+    held = _Gate(monkeypatch)
+    yield held
+    held.open()  # a test that failed with a load held: its worker ends now, not in 10 s
+
+
 async def test_the_time_prompt_closes_with_the_screen_it_leads_to(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, gate: _Gate
 ) -> None:
     """Before: Enter closed the prompt and gave the table its focus at once, which restyled
     and repainted the old screen while the jump loaded (10 to 16 ms of every jump)."""
     host_recording(db_path, n_intervals=100)
-    gate = _Gate(monkeypatch)
     app = app_for(db_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -265,12 +277,11 @@ async def test_the_time_prompt_closes_with_the_screen_it_leads_to(
 
 
 async def test_a_prompt_typed_into_while_its_screen_loads_stays_open(
-    db_path: Path, monkeypatch: pytest.MonkeyPatch
+    db_path: Path, gate: _Gate
 ) -> None:
     """Keys typed ahead of the jump's screen are kept in the prompt (not lost when it
     closes); Escape dismisses it, and a screen that arrives later leaves it alone."""
     host_recording(db_path, n_intervals=100)
-    gate = _Gate(monkeypatch)
     app = app_for(db_path)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -290,12 +301,51 @@ async def test_a_prompt_typed_into_while_its_screen_loads_stays_open(
         await pilot.press("j", *"14:40", "enter", "escape")
         await pilot.pause()
         assert not prompt_shown(app) and app.table.has_focus
-        await pilot.press("j")
+        await pilot.press("j", *"14:40")  # a new prompt, the same text as the one sent
         await pilot.pause()
         gate.open()
         await settle(pilot)
         assert newest(app) == START_US + 40 * MINUTE
         assert prompt_shown(app) and app.query_one("#prompt").has_focus  # the new one stays
+
+
+async def test_keys_while_a_jump_loads(db_path: Path, gate: _Gate) -> None:
+    """Enter again sends nothing twice; F11 (the next horizontal page, not the prompt's) keeps
+    its page and the jump still lands; a failed load closes the prompt with its message,
+    another screen's message does not."""
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(60, 40)) as pilot:  # narrow: ESALNXC has several pages
+        await settle(pilot)
+        assert app.state.back is None
+        gate.arm()
+        await pilot.press("colon", *"ovhd", "enter", "enter")
+        await pilot.pause()
+        gate.open()
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESAOVHD" and not prompt_shown(app)
+        await pilot.press("escape")  # one screen change to undo, not two
+        await settle(pilot)
+        assert app.model.name == "ESALNXC" and app.state.back is None
+        gate.arm()
+        await pilot.press("j", *"14:30", "enter", "f11")
+        await pilot.pause()
+        gate.open()
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE and not prompt_shown(app)
+        assert app.state.hpage == 1  # the page chosen while it loaded
+        gate.arm()
+        await pilot.press("j", *"14:20", "enter")
+        await pilot.pause()
+        app.post_message(Notice("a recorder's warning"))  # not the jump's
+        await pilot.pause()
+        assert prompt_shown(app)
+        gate.arm(fails=StoreError("database is locked"))
+        gate.open()
+        await settle(pilot)
+        assert not prompt_shown(app) and app.table.has_focus
+        assert "database is locked" in str(app.query_one("#status").render())
+        assert newest(app) == START_US + 30 * MINUTE  # where it was
 
 
 async def test_interval_length_keys(db_path: Path) -> None:
