@@ -193,6 +193,15 @@ ACTIONS = (
 )
 
 
+def sparkline_end(state: ViewState, model: ScreenModel) -> int:
+    """Where ESASSUM's day at a glance ends: its newest row's end, but no later than the
+    time jumped to, the range asked for or the newest interval recorded (a row of a longer
+    interval ends where its bucket does: a day's at midnight, hours past all of them)."""
+    newest = model.rows[0].end_us
+    bounds = (state.anchor_us, state.until_us, model.extent.end_us if model.extent else None)
+    return min(newest, *(b for b in bounds if b is not None))
+
+
 class MonitorApp(App[int]):
     TITLE = "esatui"
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {
@@ -387,17 +396,17 @@ class MonitorApp(App[int]):
         return self._reader
 
     def _with_sparklines(self, reader: Reader, state: ViewState, model: ScreenModel) -> ScreenModel:
-        """ESASSUM with the day at a glance: its busiest columns as sparklines in the header
-        (read again when the newest row changes: a new interval moves the current hour's
-        bar and the day's min-max)."""
+        """ESASSUM with the day at a glance: its busiest columns as sparklines in the header,
+        over the 24 hours up to the time looked at (:func:`sparkline_end`); read again when
+        that time moves (a new interval moves the current hour's bar and the day's
+        min-max), not when only the interval length does."""
         if model.name != "ESASSUM" or state.drilled or not model.rows:
             return model
         from esatui.screens.graph import day_sparklines
 
-        newest = model.rows[0].end_us
-        key = (state.node or self._node, newest)
+        key = (state.node or self._node, sparkline_end(state, model))
         if self._sparklines[0] != key:
-            lines = day_sparklines(reader, key[0], newest, self._thresholds)
+            lines = day_sparklines(reader, key[0], key[1], self._thresholds)
             self._sparklines = (key, lines)
         return replace(model, notes=(*model.notes, *self._sparklines[1]))
 

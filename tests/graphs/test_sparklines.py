@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 
+import pytest
+
+from esatui.db.reader import Reader
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
 from esatui.screens.graph import HOUR_US, HOURS, SPARKLINES, day_sparklines, sparkline
-from esatui.screens.model import DEFAULT_THRESHOLDS
+from esatui.screens.model import DEFAULT_THRESHOLDS, Threshold
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
 
@@ -85,3 +90,45 @@ def test_the_current_hour_follows_each_new_interval(sim_db: Path) -> None:
     finally:
         reader.close()
     assert shown.notes[-len(lines) :] == lines
+
+
+async def test_the_day_at_a_glance_ends_at_the_time_looked_at(
+    sim_db: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At every interval length the 24 hours up to the time jumped to, read once. Before,
+    they ended at the newest row's end, which for a longer interval lies past that time (a
+    15-minute bucket's, a day's at midnight), and were read again at every + and -."""
+    from esatui.screens import graph
+
+    ends: list[int] = []
+
+    def counted(
+        reader: Reader, node: str | None, until_us: int, thresholds: Mapping[str, Threshold]
+    ) -> tuple[str, ...]:
+        ends.append(until_us)
+        return day_sparklines(reader, node, until_us, thresholds)
+
+    monkeypatch.setattr(graph, "day_sparklines", counted)
+    app = MonitorApp(sim_db, live=False, screen="ESASSUM")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        assert app.model is not None
+        moment = app.model.rows[10].end_us  # ten minutes before the newest
+        assert moment % 60_000_000 == 0  # a whole minute: what the prompt can say
+        text = datetime.fromtimestamp(moment / 1e6).strftime("%Y-%m-%d %H:%M")
+        ends.clear()  # the newest's, at start-up
+        await pilot.press("j", *text, "enter")
+        await settle(pilot)
+        assert ends == [moment]
+        shown = [n for n in app.model.notes if "(24 h, hourly)" in n]
+        assert shown
+        for _ in range(5):  # 1 min, 5 min, 15 min, 1 h, 1 day
+            await pilot.press("plus")
+            await settle(pilot)
+            assert app.model.rows[0].end_us >= moment
+            assert [n for n in app.model.notes if "(24 h, hourly)" in n] == shown
+        assert app.state.interval_len_us == 24 * HOUR_US
+        assert app.model.rows[0].end_us > moment  # the day's row ends at midnight
+        await pilot.press("minus")
+        await settle(pilot)
+    assert ends == [moment]  # read once, at the jump
