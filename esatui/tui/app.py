@@ -515,6 +515,7 @@ class MonitorApp(App[int]):
 
     def on_loaded(self, message: Loaded) -> None:
         if self._gone():
+            self._submitted = None  # its screen is lost: Enter in the prompt sends it again
             return
         if message.request is not self._pending:
             return  # a newer request is under way

@@ -348,6 +348,32 @@ async def test_keys_while_a_jump_loads(db_path: Path, gate: _Gate) -> None:
         assert newest(app) == START_US + 30 * MINUTE  # where it was
 
 
+async def test_a_jump_lost_under_another_screen_can_be_sent_again(
+    db_path: Path, gate: _Gate
+) -> None:
+    """A screen over the table (the command palette) when the jump's screen came: that
+    screen is not drawn, and Enter in the prompt, still open, sends the jump again."""
+    host_recording(db_path, n_intervals=100)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        gate.arm()
+        await pilot.press("j", *"14:30", "enter")
+        await pilot.pause()
+        app.action_command_palette()
+        await pilot.pause()
+        gate.open()
+        await settle(pilot)
+        app.pop_screen()  # the palette closes (Esc would close the prompt too)
+        await settle(pilot)
+        assert newest(app) == START_US + 100 * MINUTE  # the jump's screen was not drawn
+        assert prompt_shown(app) and app.query_one("#prompt", Input).value == "14:30"
+        app.query_one("#prompt").focus()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert newest(app) == START_US + 30 * MINUTE and not prompt_shown(app)
+
+
 async def test_interval_length_keys(db_path: Path) -> None:
     host_recording(db_path, n_intervals=100)
     app = app_for(db_path, screen="ESALNXC")
