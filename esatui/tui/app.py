@@ -195,11 +195,10 @@ ACTIONS = (
 
 def sparkline_end(state: ViewState, model: ScreenModel) -> int:
     """Where ESASSUM's day at a glance ends: its newest row's end, but no later than the
-    time jumped to, the range asked for or the newest interval recorded (a row of a longer
-    interval ends where its bucket does: a day's at midnight, hours past all of them)."""
-    newest = model.rows[0].end_us
-    bounds = (state.anchor_us, state.until_us, model.extent.end_us if model.extent else None)
-    return min(newest, *(b for b in bounds if b is not None))
+    time jumped to or the range asked for, where the table's rows end too (a row of a longer
+    interval ends where its bucket does: a day's at midnight, hours past that time)."""
+    bounds = (state.anchor_us, state.until_us)
+    return min([model.rows[0].end_us, *(b for b in bounds if b is not None)])
 
 
 class MonitorApp(App[int]):
