@@ -103,13 +103,7 @@ def _programs(sadc: str | None, pcp: Pcp | None, tmp: Path) -> dict[str, Argv]:
         str(out),
     ]
     programs[LEAN] = lambda n, out: [sys.executable, str(LEAN_RECORDER), str(n + 1), str(out)]
-    programs[LEAN_NO_STORE] = lambda n, out: [
-        sys.executable,
-        str(LEAN_RECORDER),
-        str(n + 1),
-        str(out),
-        "--no-store",
-    ]
+    programs[LEAN_NO_STORE] = lambda n, out: [*programs[LEAN](n, out), "--no-store"]
     return programs
 
 

@@ -40,7 +40,7 @@ def counters(stat: bytes) -> dict[bytes, list[int]]:
 def main(argv: list[str]) -> int:
     passes, path = int(argv[0]), argv[1]
     store = "--no-store" not in argv
-    conn = sqlite3.connect(path, isolation_level=None)
+    conn = sqlite3.connect(path if store else ":memory:", isolation_level=None)
     if store:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")

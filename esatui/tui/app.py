@@ -949,7 +949,7 @@ class MonitorApp(App[int]):
             return
         # The prompt stays, showing what was asked, until the screen it leads to arrives
         # and closes with that screen's frame: giving the focus back to the table first
-        # restyled and repainted the old screen under the load (a jump 10 to 16 ms slower).
+        # restyled and repainted the old screen under the load (a jump 10 to 25 ms slower).
         self._submitted = event.value
         self.reload(state)
 
