@@ -27,37 +27,29 @@ CPU_FIELDS = (
 @dataclass(frozen=True, slots=True)
 class ProcStat:
     cpus: dict[int, tuple[int | None, ...]]  # cpu number -> ticks per CPU_FIELDS
-    procs_running: int | None = None
-    procs_blocked: int | None = None
 
 
-def parse_proc_stat(text: str) -> ProcStat:
-    """Parse ``/proc/stat``; malformed ``cpuN`` lines are skipped, never guessed."""
+def parse_proc_stat(data: bytes) -> ProcStat:
+    """Parse ``/proc/stat`` as read (bytes); malformed ``cpuN`` lines are skipped, never
+    guessed. The kernel prints the CPU lines together, first (``fs/proc/stat.c``: ``cpu``,
+    then ``cpuN`` for each online CPU, then ``intr`` ...): the rest is not looked at."""
     cpus: dict[int, tuple[int | None, ...]] = {}
-    running = blocked = None
-    for line in text.splitlines():
-        if line.startswith("cpu"):
-            name, _, rest = line.partition(" ")
-            number = name[3:]
-            if not number.isdecimal():  # what int() accepts
-                continue  # the aggregate "cpu" line
-            try:
-                ticks = list(map(int, rest.split()))
-            except ValueError:
-                continue
-            if len(ticks) < 4 or min(ticks) < 0:
-                continue
-            ticks = ticks[: len(CPU_FIELDS)]
-            cpus[int(number)] = tuple(ticks) + (None,) * (len(CPU_FIELDS) - len(ticks))
-        elif line.startswith("procs_running "):
-            running = _int_or_none(line.split()[1])
-        elif line.startswith("procs_blocked "):
-            blocked = _int_or_none(line.split()[1])
-    return ProcStat(cpus, running, blocked)
-
-
-def _int_or_none(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
+    width = len(CPU_FIELDS)
+    for line in data.splitlines():
+        if not line.startswith(b"cpu"):
+            if cpus:
+                break
+            continue
+        name, _, rest = line.partition(b" ")
+        number = name[3:]
+        if not number.isdigit():  # ASCII digits, what int() takes from bytes
+            continue  # the aggregate "cpu" line
+        try:
+            ticks = list(map(int, rest.split()))
+        except ValueError:
+            continue
+        if len(ticks) < 4 or min(ticks) < 0:
+            continue
+        del ticks[width:]
+        cpus[int(number)] = (*ticks, *(None,) * (width - len(ticks)))
+    return ProcStat(cpus)

@@ -196,6 +196,45 @@ class AttrReader:
             self.errors[path] = f"{exc.strerror or exc}"
 
 
+class WholeFile:
+    """One file re-read whole from a kept descriptor (``pread`` at offset 0, which makes a
+    procfs file such as ``/proc/stat`` show itself afresh): no path walk, no open and no
+    text layer per read. The buffer doubles until one read holds the whole file (a procfs
+    file's size grows with the machine's CPUs). A descriptor that fails or reads empty (the
+    file went away or was rewritten under it) is opened afresh once."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self._fd: int | None = None
+        self._size = _READ_SIZE
+
+    def read(self) -> bytes:
+        """The whole file; raises ``OSError`` when it cannot be opened or read."""
+        fd = self._fd
+        if fd is not None:
+            try:
+                data = os.pread(fd, self._size, 0)
+            except OSError:
+                data = b""
+            if data:
+                return self._whole(fd, data)
+            self.close()
+        fd = self._fd = os.open(self.path, _FLAGS)
+        return self._whole(fd, os.pread(fd, self._size, 0))
+
+    def _whole(self, fd: int, data: bytes) -> bytes:
+        while len(data) >= self._size:
+            self._size *= 2
+            data = os.pread(fd, self._size, 0)
+        return data
+
+    def close(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 # str-path helpers for hot loops: no Path objects per call (hence the PTH exemptions)
 
 

@@ -146,31 +146,37 @@ def test_non_s390_cpuinfo_gives_only_what_it_has() -> None:
 
 
 def test_proc_stat_by_identity_with_offline_cpus_absent() -> None:
-    text = (
-        "cpu  10 0 20 300 4 0 1 2 0 0\n"
-        "cpu0 5 0 10 150 2 0 1 1 0 0\n"
-        "cpu3 5 0 10 150 2 0 0 1 0 0\n"
-        "intr 1 2 3\nctxt 100\nprocs_running 3\nprocs_blocked 1\n"
+    data = (
+        b"cpu  10 0 20 300 4 0 1 2 0 0\n"
+        b"cpu0 5 0 10 150 2 0 1 1 0 0\n"
+        b"cpu3 5 0 10 150 2 0 0 1 0 0\n"
+        b"intr 1 2 3\nctxt 100\nprocs_running 3\nprocs_blocked 1\n"
     )
-    stat = parse_proc_stat(text)
+    stat = parse_proc_stat(data)
     assert sorted(stat.cpus) == [0, 3]
     assert stat.cpus[3] == (5, 0, 10, 150, 2, 0, 0, 1, 0, 0)
-    assert stat.procs_running == 3 and stat.procs_blocked == 1
+
+
+def test_proc_stat_lines_after_the_cpus_are_not_read() -> None:
+    stat = parse_proc_stat(b"cpu  2 0 2 3\ncpu0 1 0 1 2\nintr 1\ncpu1 9 9 9 9\n")
+    assert list(stat.cpus) == [0]
 
 
 def test_proc_stat_old_kernels_print_fewer_fields() -> None:
-    stat = parse_proc_stat("cpu0 1 2 3 4 5 6 7\n")
+    stat = parse_proc_stat(b"cpu0 1 2 3 4 5 6 7\n")
     assert stat.cpus[0] == (1, 2, 3, 4, 5, 6, 7, None, None, None)
     assert len(stat.cpus[0]) == len(CPU_FIELDS)
 
 
 def test_proc_stat_garbage_lines_are_skipped_not_guessed() -> None:
-    stat = parse_proc_stat("cpu0 1 2 x 4\ncpu1 1 2\ncpu2 -1 2 3 4\ncpux 1 2 3 4\ncpu4 1 2 3 4\n")
+    stat = parse_proc_stat(
+        b"cpu0 1 2 x 4\ncpu1 1 2\ncpu2 -1 2 3 4\ncpux 1 2 3 4\ncpu4 1 2 3 4\ncpu\xff 1 2 3 4\n"
+    )
     assert list(stat.cpus) == [4]
 
 
 def test_this_machines_proc_stat() -> None:
-    stat = parse_proc_stat(Path("/proc/stat").read_text())
+    stat = parse_proc_stat(Path("/proc/stat").read_bytes())
     assert stat.cpus
     assert all(t[0] is not None for t in stat.cpus.values())
 

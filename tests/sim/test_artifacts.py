@@ -71,7 +71,7 @@ def test_recorded_values_are_what_the_real_parsers_read(tmp_path: Path) -> None:
         store = SqliteReader.open(db)
 
         # the guest's own files, parsed by the real parsers now, against the sums of deltas
-        stat = parse_proc_stat((site.root / "proc/stat").read_text())
+        stat = parse_proc_stat((site.root / "proc/stat").read_bytes())
         user_ticks = stat.cpus[0][0]
         assert user_ticks is not None and user_ticks > 0
         assert _sum(store, "cpu", "host", "0", "user_us") == user_ticks * 10_000

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from esatui.collectors.sysfsio import AttrReader
+import pytest
+
+from esatui.collectors.sysfsio import AttrReader, WholeFile
 
 
 def write(path: Path, text: str) -> None:
@@ -72,3 +74,36 @@ def test_forget_and_close(tmp_path: Path) -> None:
     assert reader.kept == 1
     reader.close()
     assert reader.kept == 0
+
+
+def test_whole_file_reads_past_one_buffer_and_sees_rewrites(tmp_path: Path) -> None:
+    f = tmp_path / "stat"
+    big = b"".join(b"cpu%d 1 2 3 4 5 6 7 8 9 10\n" % n for n in range(400))  # > 4 KiB
+    f.write_bytes(big)
+    whole = WholeFile(str(f))
+    assert whole.read() == big
+    f.write_bytes(b"cpu0 1 2 3 4\n")  # the same inode, shorter
+    assert whole.read() == b"cpu0 1 2 3 4\n"
+    f.write_bytes(big + big)
+    assert whole.read() == big + big
+    whole.close()
+    whole.close()
+
+
+def test_whole_file_reopens_after_an_empty_read_and_raises_when_gone(tmp_path: Path) -> None:
+    f = tmp_path / "stat"
+    f.write_bytes(b"old\n")
+    whole = WholeFile(str(f))
+    assert whole.read() == b"old\n"
+    f.write_bytes(b"")  # truncated under the kept descriptor: opened afresh
+    _written(tmp_path / "new", b"new\n").replace(f)
+    assert whole.read() == b"new\n"
+    f.write_bytes(b"")  # emptied, then gone: the fresh open fails
+    f.unlink()
+    with pytest.raises(FileNotFoundError):
+        whole.read()
+
+
+def _written(path: Path, data: bytes) -> Path:
+    path.write_bytes(data)
+    return path

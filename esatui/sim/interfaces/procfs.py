@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -43,7 +44,13 @@ class ProcStat:
         return "\n".join(lines) + "\n"
 
     def write(self) -> None:
+        """Rewritten in place, as the kernel's file is to a reader: a source keeps it open
+        and reads it again (written before truncating, so it is never empty)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(self.render())
-        tmp.replace(self.path)  # a reader never sees half a file
+        data = self.render().encode()
+        fd = os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o644)
+        try:
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
