@@ -16,13 +16,14 @@ an interval. Within a bucket, per kind, source and entity key:
 - attributes are those of the newest row.
 
 Two ways of reading give the same bits: whole UTC hours inside the range that fall into one
-bucket (the local offset is a whole number of hours and the same over the hour) come from
-the rollups, summed into buckets by SQL (integers only); the rest comes from the raw rows:
-the range's partial first and last hours, the hour in which the local offset changes, every
-hour when the offset is not whole hours (India's +5:30) or the length is not, and everything
-in a database not rolled up yet. SQL puts rows into the arithmetic buckets of their piece's
-one offset; near a daylight-saving change those are mapped to the calendar's
-(:meth:`_Reader.fixer`).
+bucket (the local offset is a whole number of hours and the same over the hour) and that
+their source has rolled up (up to its mark: every hour but the one it is writing in) come
+from the rollups, summed into buckets by SQL (integers only); the rest comes from the raw
+rows: the range's partial first and last hours, the hours after the source's mark, the hour
+in which the local offset changes, every hour when the offset is not whole hours (India's
++5:30) or the length is not, and everything in a database not rolled up yet. SQL puts rows
+into the arithmetic buckets of their piece's one offset; near a daylight-saving change those
+are mapped to the calendar's (:meth:`_Reader.fixer`).
 """
 
 from __future__ import annotations
@@ -245,7 +246,8 @@ class _Reader:
         self.node_id = node_id
         self.length_us = length_us
         self.rolled = rolled
-        self._plans: dict[tuple[int, int, bool], Plan] = {}
+        self._plans: dict[tuple[str, int, int, bool], Plan] = {}
+        self._marks: dict[str, int | None] = {}
         self._totals: dict[tuple[str, int, int], Totals] = {}
         self._bucket_of: dict[int, int] = {}
         # the raw intervals of a piece (source, after, until), and how many: read whole
@@ -253,12 +255,34 @@ class _Reader:
         self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
         self._counts: dict[tuple[str, int, int], int] = {}
 
-    def plan(self, after_us: int, until_us: int, rolled: bool = True) -> Plan:
-        key = (after_us, until_us, rolled and self.rolled)
+    def plan(self, source: str, after_us: int, until_us: int, rolled: bool = True) -> Plan:
+        """How the source's (after, until] is read: the whole hours up to its mark (the
+        newest hour it has rolled up, ``db/rollup.py``) that serve from the rollups, the
+        rest (the hour it is writing in) raw."""
+        key = (source, after_us, until_us, rolled and self.rolled)
         found = self._plans.get(key)
         if found is None:
-            found = self._plans[key] = plan(after_us, until_us, self.length_us, key[2])
+            found = self._plans[key] = self._plan(source, after_us, until_us, key[3])
         return found
+
+    def _plan(self, source: str, after_us: int, until_us: int, rolled: bool) -> Plan:
+        mark = self._mark(source) if rolled else None
+        if mark is None or mark <= after_us:
+            return plan(after_us, until_us, self.length_us, False)
+        if mark >= until_us:
+            return plan(after_us, until_us, self.length_us, True)
+        head = plan(after_us, mark, self.length_us, True)
+        raw = list(head.raw)
+        if raw and raw[-1][1] == mark:
+            raw[-1] = (raw[-1][0], until_us)
+        else:
+            raw.append((mark, until_us))
+        return Plan(head.runs, tuple(raw))
+
+    def _mark(self, source: str) -> int | None:
+        if source not in self._marks:
+            self._marks[source] = self.queries.rolled_until(self.node_id, source)
+        return self._marks[source]
 
     def bucket(self, end_us: int) -> int:
         found = self._bucket_of.get(end_us)
@@ -292,7 +316,7 @@ class _Reader:
         found = self._totals.get(key)
         if found is not None:
             return found
-        p = self.plan(after_us, until_us, rolled)
+        p = self.plan(source, after_us, until_us, rolled)
         totals: Totals = {}
 
         def add(b: int, n: int, duration: int, flags: int) -> None:
@@ -368,10 +392,11 @@ class _Reader:
         rolled: bool,
     ) -> dict[tuple[int, int], _Acc]:
         accs: dict[tuple[int, int], _Acc] = {}
-        for run in self.runs(source, self.plan(after_us, until_us, rolled)):
+        p = self.plan(source, after_us, until_us, rolled)
+        for run in self.runs(source, p):
             self._fold_hours(kind, run, frames, layout, accs)
         self.intervals(source, after_us, until_us, rolled)  # the pieces' intervals counted
-        for lo, hi, offset in constant_offsets(self.plan(after_us, until_us, rolled).raw):
+        for lo, hi, offset in constant_offsets(p.raw):
             count = self.piece_count(source, lo, hi)
             if not count:
                 continue

@@ -684,6 +684,15 @@ class Queries:
             self._ready = row is not None and row[0] == READY_VALUE
         return self._ready
 
+    def rolled_until(self, node_id: int, source: str) -> int | None:
+        """The source's newest hour rolled up (``db/rollup.py``: every hour up to it is,
+        none after it); ``None`` when none is."""
+        row = self._conn.execute(
+            "SELECT MAX(hour_end_us) FROM interval_hour WHERE node_id = ? AND source = ?",
+            (node_id, source),
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
     def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
         shapes = self._kept_shapes()
         found = shapes.get(("rollup", kind))

@@ -1,10 +1,18 @@
-"""Hourly rollups: kept by the store in the same transaction as each interval it writes.
+"""Hourly rollups: written by the store when a source's hour is over.
 
 An interval belongs to the UTC hour its end falls in, (H - 1 h, H], recorded as
-``hour_end_us`` = H: the rule ``db/buckets.py`` uses to put intervals into buckets. Writing an
-interval adds it to its hour's ``interval_hour`` row and adds each of its entity rows to the
-hour's ``h_<kind>`` row by an SQL upsert that reads the row just stored, so the rollup sees
-exactly the values a reader of ``k_<kind>`` sees. Gauges are rolled up as the sum of
+``hour_end_us`` = H: the rule ``db/buckets.py`` uses to put intervals into buckets. A
+source's hours are rolled up up to a mark, the newest ``hour_end_us`` of its
+``interval_hour`` rows: every hour up to the mark is, no hour after it is. The hour a
+source is writing in stays after the mark; when the source's first interval of a later hour
+is written, the hours after the mark are rolled up in the same transaction, interval by
+interval in end order, each adding its hour's ``interval_hour`` row and each of its entity
+rows to the hour's ``h_<kind>`` row by an SQL upsert that reads the rows stored, so the
+rollup sees exactly the values a reader of ``k_<kind>`` sees. Readers take the hours after
+the mark from the raw rows. Rolling up an hour at once, not with every interval, saves a
+recorder a statement per kind and the rollups' pages in every commit (issue 16). An
+interval written into an hour already rolled up is added to it as it comes (or the hour
+rebuilt, below). Gauges are rolled up as the sum of
 average x ``hf_n`` over the rows that have both (their weight summed beside it) and the
 maximum; the sum is accumulated in interval-end order, one double addition per interval,
 which ``db/buckets.py`` repeats on raw rows so both give the same bits. An interval written
@@ -95,6 +103,7 @@ class Rollups:
         self._queries = queries
         self._sql: dict[str, str] = {}
         self._source_kinds: dict[str, list[str]] = {}
+        self._marks: dict[tuple[int, str], int | None] = {}
 
     def forget(self, kind: str | None = None) -> None:
         """Drop cached statements (a kind gained fields, or a source a kind)."""
@@ -103,6 +112,51 @@ class Rollups:
         else:
             self._sql.pop(kind, None)
         self._source_kinds.clear()
+
+    def forget_marks(self) -> None:
+        """Drop the cached marks (a transaction that moved them was rolled back)."""
+        self._marks.clear()
+
+    def mark(self, node_id: int, source: str) -> int | None:
+        """The source's newest hour rolled up (every hour up to it is); ``None``: none."""
+        key = (node_id, source)
+        if key not in self._marks:
+            self._marks[key] = self._queries.rolled_until(node_id, source)
+        return self._marks[key]
+
+    def written(
+        self,
+        node_id: int,
+        source: str,
+        interval_id: int,
+        end_us: int,
+        duration_us: int,
+        flags: int,
+        kinds: Sequence[str],
+        *,
+        late: bool,
+        newest_before_us: int | None,
+    ) -> None:
+        """After an interval is stored: into its hour if that hour is rolled up already
+        (the hour rebuilt if ``late``: it holds a later interval, and gauge sums are added
+        in end order); else, if the source's newest interval before it (its end
+        ``newest_before_us``) lies in an earlier hour that is not rolled up, that hour is
+        over: every hour after the mark up to this one's is rolled up."""
+        hour = hour_end(end_us)
+        mark = self.mark(node_id, source)
+        if mark is not None and hour <= mark:
+            if late:
+                self.rebuild(node_id, source, hour)
+            else:
+                self.add(node_id, source, interval_id, end_us, duration_us, flags, kinds)
+            return
+        if newest_before_us is None:
+            return
+        newest_hour = hour_end(newest_before_us)
+        if newest_hour < hour and (mark is None or newest_hour > mark):
+            self.delete(node_id, source, mark, hour - HOUR_US)  # nothing, unless a stale mark
+            self._replay(node_id, source, mark, hour - HOUR_US)
+            self._marks[(node_id, source)] = hour - HOUR_US
 
     def _statement(self, kind: str) -> str:
         sql = self._sql.get(kind)
@@ -159,11 +213,15 @@ class Rollups:
 
     def trim(self, node_id: int, source: str, hour: int) -> None:
         """After retention deleted this source's intervals up to some time in ``hour``: no
-        rollup for older hours, and this one from what is left of it."""
+        rollup for older hours, and this one from what is left of it if it was rolled up
+        (an hour after the mark stays to be rolled up when it is over)."""
+        mark = self.mark(node_id, source)
         self.delete(node_id, source, None, hour)
-        self._replay(node_id, source, hour - HOUR_US, hour)
+        self._marks.pop((node_id, source), None)
+        if mark is not None and hour <= mark:
+            self._replay(node_id, source, hour - HOUR_US, hour)
 
-    def _replay(self, node_id: int, source: str, after_us: int, until_us: int) -> int:
+    def _replay(self, node_id: int, source: str, after_us: int | None, until_us: int) -> int:
         kinds = self.kinds_of(source)
         infos = self._queries.intervals(node_id, [source], after_us, until_us, newest_first=False)
         for i in infos:

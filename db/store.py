@@ -2,9 +2,10 @@
 
 One recorder writes, any number of viewers read (``db/sqlite_reader.py``): WAL mode, one
 transaction per interval, so a recorder killed at any instant leaves every committed interval
-and a database that opens. The interval's hourly rollups (``db/rollup.py``) are kept in the
-same transaction. What the writer needs to look up, it asks its own
-:class:`~esatui.db.reading.Queries`; the connection stays inside this module.
+and a database that opens. The hourly rollups (``db/rollup.py``) of a source's hours that
+are over are written in the transaction of its first interval of a later hour. What the
+writer needs to look up, it asks its own :class:`~esatui.db.reading.Queries`; the
+connection stays inside this module.
 """
 
 from __future__ import annotations
@@ -172,6 +173,7 @@ class Store:
         self._last_config.clear()
         self._last_config_seen.clear()
         self._last_end.clear()
+        self._rollups.forget_marks()
 
     def _write_one(self, interval: Interval) -> int | None:
         node_id = self._node_id(interval.node)
@@ -197,19 +199,19 @@ class Store:
             by_kind.setdefault(row.kind, []).append(row)
         for kind, rows in by_kind.items():
             self._insert_rows(node_id, interval_id, kind, rows)
-        if late:
-            # the hour's weighted gauge sums must be added in end order: redo it
-            self._rollups.rebuild(node_id, interval.source, hour_end(interval.end_us))
-        else:
-            self._rollups.add(
-                node_id,
-                interval.source,
-                interval_id,
-                interval.end_us,
-                interval.duration_us,
-                int(interval.flags),
-                list(by_kind),
-            )
+        newest = self._last_end.get((node_id, interval.source))
+        self._rollups.written(
+            node_id,
+            interval.source,
+            interval_id,
+            interval.end_us,
+            interval.duration_us,
+            int(interval.flags),
+            list(by_kind),
+            late=late,
+            newest_before_us=newest,
+        )
+        if newest is None or interval.end_us > newest:
             self._last_end[(node_id, interval.source)] = interval.end_us
         if interval.config:
             self._write_config(node_id, interval.source, interval.end_us, interval.config)

@@ -343,7 +343,7 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
         )
     assert raw == expected
     assert rolled == expected
-    assert replayed(path) == rollup_dump(path)
+    assert rollup_dump(path) == up_to_marks(replayed(path), path)
     # a screen that reads some fields gets those of the same slots
     fields = data.draw(
         st.lists(st.sampled_from(["ops", "depth", "depth_max", "load", "level", "events"]))
@@ -518,6 +518,24 @@ def rollup_dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
         conn.close()
 
 
+def marks(path: Path) -> dict[str, int]:
+    """Each source's mark: its newest hour rolled up (``db/rollup.py``)."""
+    rows = sql(path, "SELECT source, MAX(hour_end_us) FROM interval_hour GROUP BY source")
+    return {str(source): int(hour) for source, hour in rows}
+
+
+def up_to_marks(
+    dump: dict[str, list[tuple[object, ...]]], path: Path
+) -> dict[str, list[tuple[object, ...]]]:
+    """The rows of a dump (node_id, source, hour_end_us ...) of the hours up to their
+    source's mark in the database at ``path``: what its writer has rolled up so far."""
+    up_to = marks(path)
+    return {
+        table: [r for r in rows if int(str(r[2])) <= up_to.get(str(r[1]), -1)]
+        for table, rows in dump.items()
+    }
+
+
 def replayed(path: Path, writer: Store | None = None) -> dict[str, list[tuple[object, ...]]]:
     """The rollups a backfill computes from the raw rows alone, in a copy (``writer``: the
     store that has the database open, the one writer there may be)."""
@@ -547,27 +565,36 @@ def thing_interval(end_s: int, ops: int, depth: float, hf_n: int = 2, key: str =
     return Interval("test", NODE, (end_s - 60) * 10**6, end_s * 10**6, 60 * 10**6, (row,))
 
 
-def test_a_write_rolls_its_rows_into_their_hour(db_path: Path) -> None:
+def test_an_hour_is_rolled_up_when_its_source_writes_in_a_later_one(db_path: Path) -> None:
     base = STARTS[0] // 10**6
+    h = (base + 3600) * 10**6
+
+    def rolled() -> tuple[list[tuple[object, ...]], list[tuple[object, ...]]]:
+        rows = sql(
+            db_path,
+            "SELECT hour_end_us, rows_n, hf_n, ops, depth_wsum, depth_wn, depth_max, last_end_us"
+            " FROM h_thing ORDER BY hour_end_us",
+        )
+        hours = sql(
+            db_path, "SELECT hour_end_us, n, duration_us FROM interval_hour ORDER BY hour_end_us"
+        )
+        return rows, hours
+
     with Store.open(db_path) as store:
         store.register("test", [THING])
         store.write(thing_interval(base + 60, 5, 0.1, 3))
         store.write(thing_interval(base + 3600, 7, 0.2, 0))  # ends on the hour: same hour
+        assert rolled() == ([], [])  # the hour being written in is not rolled up
         store.write(thing_interval(base + 3660, 11, 0.3))
-    rows = sql(
-        db_path,
-        "SELECT hour_end_us, rows_n, hf_n, ops, depth_wsum, depth_wn, depth_max, last_end_us"
-        " FROM h_thing ORDER BY hour_end_us",
-    )
-    hours = sql(
-        db_path, "SELECT hour_end_us, n, duration_us FROM interval_hour ORDER BY hour_end_us"
-    )
-    h = (base + 3600) * 10**6
-    assert rows == [
-        (h, 2, 3, 12, 0.1 * 3, 3, 0.4, h),
-        (h + HOUR_US, 1, 2, 11, 0.3 * 2, 2, 0.6, h + 60 * 10**6),
-    ]
-    assert hours == [(h, 2, 120 * 10**6), (h + HOUR_US, 1, 60 * 10**6)]
+        first = (h, 2, 3, 12, 0.1 * 3, 3, 0.4, h)
+        assert rolled() == ([first], [(h, 2, 120 * 10**6)])
+    with Store.open(db_path) as store:  # another writer goes on where this one stopped
+        store.register("test", [THING])
+        store.write(thing_interval(base + 3720, 13, 0.5))
+        assert rolled() == ([first], [(h, 2, 120 * 10**6)])
+        store.write(thing_interval(base + 3 * 3600 + 60, 17, 0.7))  # after an empty hour
+    second = (h + HOUR_US, 2, 4, 24, 0.3 * 2 + 0.5 * 2, 4, 1.0, h + 120 * 10**6)
+    assert rolled() == ([first, second], [(h, 2, 120 * 10**6), (h + HOUR_US, 2, 120 * 10**6)])
 
 
 def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path) -> None:
@@ -579,11 +606,13 @@ def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path
                 store.write(thing_interval(base + 60 * m, m, m / 7, m % 3, key="ab"[m % 2]))
         for m in range(7, 400, 7):  # the gaps, filled late
             store.write(thing_interval(base + 60 * m, m, m / 3, 1))
-        assert rollup_dump(db_path) == replayed(db_path, store)
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
         prune(store, keep_s=(400 - 150) * 60, now=base + 400 * 60)  # cuts into an hour
         ((oldest,),) = sql(db_path, "SELECT MIN(end_us) FROM interval")
         assert oldest % HOUR_US  # the cut is inside an hour
-        assert rollup_dump(db_path) == replayed(db_path, store)
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+        ((newest,),) = sql(db_path, "SELECT MAX(end_us) FROM interval")
+        assert marks(db_path) == {"test": hour_end(newest) - HOUR_US}
         assert sql(db_path, "SELECT MIN(hour_end_us) FROM h_thing") == [(hour_end(oldest),)]
     with SqliteReader.open(db_path) as reader:
         found = reader.info()
@@ -630,8 +659,12 @@ def test_a_kind_that_gains_a_field_gains_rollup_columns(db_path: Path) -> None:
         row = EntityRow("thing", "a", {"t": "A"}, {"extra": 2.0, "extra_max": 3.0}, 0, 4)
         end = STARTS[0] + 2 * MINUTE
         store.write(Interval("test", NODE, end - MINUTE, end, MINUTE, (row,)))
-        got = sql(db_path, "SELECT rows_n, extra_wsum, extra_wn, extra_max FROM h_thing")
-        assert got == [(2, 8.0, 4, 3.0)]
+        store.write(thing_interval(STARTS[0] // 10**6 + 2 * 3600, 1, 1.0))  # the hour is over
+        got = sql(
+            db_path,
+            "SELECT rows_n, extra_wsum, extra_wn, extra_max FROM h_thing ORDER BY hour_end_us",
+        )
+        assert got[0] == (2, 8.0, 4, 3.0)
 
 
 # --- which hours come from the rollups ---------------------------------------------------
