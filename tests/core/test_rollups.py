@@ -620,6 +620,27 @@ def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path
     assert found.rollup_rows["thing"] > 0 < found.rows["thing"]
 
 
+def test_retention_into_the_hour_being_written_leaves_it_to_be_rolled_up(db_path: Path) -> None:
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 100):  # 09:01 to 10:39: the hour to 11:00 is being written in
+            store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
+        assert marks(db_path) == {"test": (base + 3600) * 10**6}
+        prune(store, keep_s=10 * 60, now=base + 100 * 60)  # keeps the last ten minutes
+        assert rollup_dump(db_path) == {"h_thing": [], "interval_hour": []}
+        store.write(thing_interval(base + 60 * 130, 130, 1.5))  # in the next hour
+        assert marks(db_path) == {"test": (base + 2 * 3600) * 10**6}
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+    with SqliteReader.open(db_path) as reader:
+        args: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+        rolled = load_slots(reader, *args, interval_len_us=HOUR_US, node=NODE)
+        assert rolled == load_slots(
+            reader, *args, interval_len_us=HOUR_US, node=NODE, use_rollups=False
+        )
+        assert [s.duration_us for s in rolled] == [60 * 10**6, 10 * 60 * 10**6]
+
+
 def test_a_database_from_before_rollups_reads_raw_until_opened_for_writing(
     db_path: Path,
 ) -> None:
