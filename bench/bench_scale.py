@@ -133,7 +133,8 @@ def _table(cases: list[Case], per_minute: dict[str, list[float]]) -> str:
     per_apqn = (cost[lo_c, hi_a] - cost[lo_c, lo_a]) / (hi_a - lo_a)
     far = cost[lo_c, lo_a] + per_cpu * (hi_c - lo_c) + per_apqn * (hi_a - lo_a)
     return (
-        f"CPU per minute, the mean of an hour, median of the runs (ms): {cells}. A straight line through the corners: "
+        f"CPU per minute, the mean of an hour, median of the runs (ms): {cells}. "
+        "A straight line through the corners: "
         f"{per_cpu * 1000:.0f} µs a minute per CPU and {per_apqn * 1000:.0f} µs per APQN, "
         f"which predicts {far:.1f} ms for {hi_c} CPUs x {hi_a} APQNs: measured "
         f"{cost[hi_c, hi_a]:.1f} ms."
