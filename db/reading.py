@@ -21,7 +21,7 @@ from esatui.db.records import Value, max_column
 from esatui.db.schema import (
     HOUR_US,
     READY_KEY,
-    READY_VALUE,
+    READY_VALUES,
     rollup_table,
     table_name,
     wn_column,
@@ -672,17 +672,20 @@ class Queries:
     # --- hourly rollups ---------------------------------------------------------------
 
     def rollups_ready(self) -> bool:
-        """Whether every interval is rolled up by hour (a database written before rollups
-        is not until it is opened once for writing)."""
+        """Whether the rollups serve readers (a database written before rollups does not
+        until it is opened once for writing)."""
         if not self._ready:
-            try:
-                row = self._conn.execute(
-                    "SELECT value FROM meta WHERE key = ?", (READY_KEY,)
-                ).fetchone()
-            except sqlite3.OperationalError:
-                return False
-            self._ready = row is not None and row[0] == READY_VALUE
+            self._ready = self.rollups_kept() in READY_VALUES
         return self._ready
+
+    def rollups_kept(self) -> str | None:
+        """How the rollups are kept (``schema.READY_VALUES``); ``None`` before any."""
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (READY_KEY,))
+            found = row.fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return None if found is None else str(found[0])
 
     def rolled_until(self, node_id: int, source: str) -> int | None:
         """The source's newest hour rolled up (``db/rollup.py``: every hour up to it is,

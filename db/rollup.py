@@ -228,6 +228,12 @@ class Rollups:
             self.add(node_id, source, i.id, i.end_us, i.duration_us, i.flags, kinds)
         return len(infos)
 
+    def claim(self) -> None:
+        """Name this way of keeping the rollups in ``meta`` (``schema.READY_VALUE``)."""
+        self._conn.execute(
+            "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (READY_KEY, READY_VALUE)
+        )
+
     # --- databases written before rollups ----------------------------------------------
 
     def backfill_steps(self, chunk_hours: int = 24) -> Iterator[Callable[[], None]]:
@@ -258,9 +264,4 @@ class Rollups:
                 yield one
                 start += step
 
-        def done() -> None:
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (READY_KEY, READY_VALUE)
-            )
-
-        yield done
+        yield self.claim

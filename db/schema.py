@@ -31,7 +31,15 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 1
 HOUR_US = 3_600_000_000
 READY_KEY = "rollups"
-READY_VALUE = "hourly"  # meta[READY_KEY] once every interval is rolled up by hour
+# meta[READY_KEY] once the rollups serve readers, naming how they are kept: every interval
+# rolled up as it is written (esatui before 2026-11-27), or every hour of a source up to
+# its mark, the hour it is writing in once it is over (db/rollup.py). Both serve readers.
+# A writer names its own way when it opens a database: an esatui of the first way then
+# finds a way it does not know and rolls the database up afresh, where it would otherwise
+# add intervals to an hour whose earlier intervals are not in its rollup.
+ROLLED_AS_WRITTEN = "hourly"
+READY_VALUE = "hourly-when-over"
+READY_VALUES = frozenset({ROLLED_AS_WRITTEN, READY_VALUE})
 
 
 def hour_end(time_us: int) -> int:

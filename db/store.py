@@ -22,6 +22,7 @@ from esatui.db.records import EntityRow, Interval
 from esatui.db.rollup import Rollups
 from esatui.db.schema import (
     MIGRATIONS,
+    READY_VALUE,
     SCHEMA_VERSION,
     Migration,
     added_columns,
@@ -68,6 +69,9 @@ class Store:
         self._last_end: dict[tuple[int, str], int] = {}  # newest end written per node, source
         if not self._queries.rollups_ready():
             self._backfill()
+        elif self._queries.rollups_kept() != READY_VALUE:
+            with Transaction(self._conn):  # rolled up as written: every hour is whole
+                self._rollups.claim()
 
     @classmethod
     def open(

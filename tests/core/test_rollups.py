@@ -27,7 +27,7 @@ from esatui.db.buckets import hourly_offsets, plan
 from esatui.db.calendar import bucket_end, utc_offset_us
 from esatui.db.maintenance import prune
 from esatui.db.records import EntityRow, Flag, Interval, max_column
-from esatui.db.schema import HOUR_US, READY_KEY, hour_end
+from esatui.db.schema import HOUR_US, READY_KEY, READY_VALUE, ROLLED_AS_WRITTEN, hour_end
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
@@ -616,7 +616,7 @@ def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path
         assert sql(db_path, "SELECT MIN(hour_end_us) FROM h_thing") == [(hour_end(oldest),)]
     with SqliteReader.open(db_path) as reader:
         found = reader.info()
-    assert found.meta[READY_KEY] == "hourly"
+    assert found.meta[READY_KEY] == READY_VALUE
     assert found.rollup_rows["thing"] > 0 < found.rows["thing"]
 
 
@@ -639,6 +639,30 @@ def test_retention_into_the_hour_being_written_leaves_it_to_be_rolled_up(db_path
             reader, *args, interval_len_us=HOUR_US, node=NODE, use_rollups=False
         )
         assert [s.duration_us for s in rolled] == [60 * 10**6, 10 * 60 * 10**6]
+
+
+def test_rollups_kept_as_written_serve_and_the_next_writer_names_its_way(
+    db_path: Path,
+) -> None:
+    """A database whose writer rolled up every interval as written (its newest hour
+    included) reads from its rollups; a writer opening it names the way it keeps them, which
+    an esatui of the first way does not know, so that one would roll it up afresh rather
+    than add an interval to an hour its rollup holds only part of."""
+    base = STARTS[0] // 10**6
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 100):
+            store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (ROLLED_AS_WRITTEN, READY_KEY))
+    conn.commit()
+    conn.close()
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.rollups_ready()
+        assert reader.queries.rollups_kept() == ROLLED_AS_WRITTEN
+    Store.open(db_path).close()
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.rollups_kept() == READY_VALUE
 
 
 def test_a_database_from_before_rollups_reads_raw_until_opened_for_writing(
