@@ -146,6 +146,7 @@ class SourceInfo:
     intervals: int
     first_us: int
     last_us: int
+    rolled_until_us: int | None = None  # the source's mark (db/rollup.py), None: none
 
 
 # The bucket of an hour: the arithmetic bucket at the local offset, ``calendar.aligned``, of
@@ -831,10 +832,16 @@ class Queries:
         conn = self._conn
         meta = dict(conn.execute("SELECT key, value FROM meta ORDER BY key"))
         meta["schema_version"] = str(self.schema_version())
+        mark = (
+            "(SELECT MAX(h.hour_end_us) FROM interval_hour h"
+            " WHERE h.node_id = i.node_id AND h.source = i.source)"
+            if self._has_table("interval_hour")
+            else "NULL"
+        )
         sources = [
             SourceInfo(*r)
             for r in conn.execute(
-                "SELECT n.name, i.source, COUNT(*), MIN(i.start_us), MAX(i.end_us)"
+                f"SELECT n.name, i.source, COUNT(*), MIN(i.start_us), MAX(i.end_us), {mark}"
                 " FROM interval i JOIN node n ON n.id = i.node_id"
                 " GROUP BY n.name, i.source ORDER BY n.name, i.source"
             )

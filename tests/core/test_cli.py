@@ -207,6 +207,7 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
     assert code == 0 and "schema_version 1" in out and "source host: 3 intervals" in out
     # three intervals of one hour: it is rolled up once the recording writes in a later one
     assert "rollups        hourly" in out and "kind cpu: 12 rows, 0 hourly rollup rows" in out
+    assert "hours rolled up to none" in out
     code, out, _ = run(capsys, "db", "prune", "--db", str(db_path), "--keep", "1h")
     assert code == 0 and "6 source intervals deleted" in out  # host and esatui
     code, out, _ = run(capsys, "db", "vacuum", "--db", str(db_path))

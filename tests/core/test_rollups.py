@@ -595,6 +595,8 @@ def test_an_hour_is_rolled_up_when_its_source_writes_in_a_later_one(db_path: Pat
         store.write(thing_interval(base + 3 * 3600 + 60, 17, 0.7))  # after an empty hour
     second = (h + HOUR_US, 2, 4, 24, 0.3 * 2 + 0.5 * 2, 4, 1.0, h + 120 * 10**6)
     assert rolled() == ([first, second], [(h, 2, 120 * 10**6), (h + HOUR_US, 2, 120 * 10**6)])
+    with SqliteReader.open(db_path) as reader:  # what `esatui db info` says
+        assert [s.rolled_until_us for s in reader.info().sources] == [h + HOUR_US]
 
 
 def test_late_writes_and_retention_keep_the_rollups_a_replay_gives(db_path: Path) -> None:
