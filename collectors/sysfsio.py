@@ -201,7 +201,9 @@ class WholeFile:
     procfs file such as ``/proc/stat`` show itself afresh): no path walk, no open and no
     text layer per read. The buffer doubles until one read holds the whole file (a procfs
     file's size grows with the machine's CPUs). A descriptor that fails or reads empty (the
-    file went away or was rewritten under it) is opened afresh once."""
+    file went away or was rewritten under it) is opened afresh once. A file replaced by a
+    rename goes on being read from the one kept: the test trees' writers rewrite in place,
+    as the kernel's files change."""
 
     def __init__(self, path: str) -> None:
         self.path = path
