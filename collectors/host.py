@@ -74,7 +74,7 @@ class HostSource:
         self._config: dict[str, str] = {}
         self._known_cpus: frozenset[int] = frozenset()
         self._refreshed_ns: int | None = None
-        self._stat = WholeFile(str(ctx.path("/proc/stat")))
+        self._stat = WholeFile.shared(str(ctx.path("/proc/stat")))
 
     def probe(self) -> Availability:
         path = self._ctx.path("/proc/stat")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from esatui.collectors.model import Kind, counter, gauge
-from esatui.collectors.sysfsio import AttrReader
+from esatui.collectors.sysfsio import AttrReader, WholeFile
 
 _THREAD_IO = "/proc/thread-self/io"
 
@@ -78,6 +78,7 @@ def thread_cpu_ns() -> int:
 # /proc/stat's cpu line: user nice system idle iowait irq softirq steal [guest guest_nice]
 _BUSY = (0, 1, 2, 5, 6)  # user, nice, system, irq, softirq (guest time is inside user)
 _STEAL = 7
+_SAME_PASS_NS = 100_000_000  # a read this recent by another reader is of the same pass
 
 
 class StealShare:
@@ -90,14 +91,15 @@ class StealShare:
     """
 
     def __init__(self, path: Path = Path("/proc/stat")) -> None:
-        self._path = str(path)
-        self._file = AttrReader(budget=1)  # kept open: pread, no open per pass
-        self._file.pin(self._path)
+        # kept open, and shared with the host source: its read of the same pass serves
+        self._file = WholeFile.shared(str(path))
+        self._seen = 0
         self._last = self._read()
 
     def _read(self) -> tuple[int, int] | None:
-        data = self._file.read(self._path)
-        if data is None:
+        try:
+            self._seen, data = self._file.recent(_SAME_PASS_NS, self._seen)
+        except OSError:
             return None
         line = data.split(b"\n", 1)[0].split()
         if len(line) <= _STEAL or line[0] != b"cpu":

@@ -20,6 +20,8 @@ import contextlib
 import errno
 import os
 import resource
+import threading
+import time
 from collections.abc import Sequence
 
 _GONE = frozenset({errno.ENOENT, errno.ENODEV, errno.ENXIO, errno.ESTALE})
@@ -203,38 +205,87 @@ class WholeFile:
     file's size grows with the machine's CPUs). A descriptor that fails or reads empty (the
     file went away or was rewritten under it) is opened afresh once. A file replaced by a
     rename goes on being read from the one kept: the test trees' writers rewrite in place,
-    as the kernel's files change."""
+    as the kernel's files change.
+
+    :meth:`shared` gives every reader of a path in the process the same one, so a reader
+    that can do with a read made a moment ago by another (:meth:`recent`) saves the kernel
+    rendering the file again: the recorder's steal share takes the host source's
+    ``/proc/stat`` of the same pass. Reads are numbered, so no reader is given back its own
+    read as if it were new."""
 
     def __init__(self, path: str) -> None:
         self.path = path
         self._fd: int | None = None
         self._size = _READ_SIZE
+        self._lock = threading.Lock()  # a shared one is read from several threads
+        self._count = 0  # reads made
+        self._last: tuple[int, bytes] = (0, b"")  # the newest read's monotonic ns and data
+        self._users = 0  # of a shared one
+
+    @classmethod
+    def shared(cls, path: str) -> WholeFile:
+        """The process's one of ``path``; each caller gives it back with :meth:`close`."""
+        with _SHARED_LOCK:
+            found = _SHARED.get(path)
+            if found is None:
+                found = _SHARED[path] = cls(path)
+            found._users += 1
+            return found
 
     def read(self) -> bytes:
         """The whole file; raises ``OSError`` when it cannot be opened or read."""
-        fd = self._fd
-        if fd is not None:
-            try:
-                data = os.pread(fd, self._size, 0)
-            except OSError:
-                data = b""
-            if data:
-                return self._whole(fd, data)
-            self.close()
-        fd = self._fd = os.open(self.path, _FLAGS)
-        return self._whole(fd, os.pread(fd, self._size, 0))
+        with self._lock:
+            return self._read()
 
-    def _whole(self, fd: int, data: bytes) -> bytes:
+    def recent(self, max_age_ns: int, seen: int) -> tuple[int, bytes]:
+        """The newest read if it is at most ``max_age_ns`` old and later than read number
+        ``seen`` (the caller's last), else a new read; with its number."""
+        with self._lock:
+            at, data = self._last
+            if self._count > seen and time.monotonic_ns() - at <= max_age_ns:
+                return self._count, data
+            return self._count + 1, self._read()
+
+    def _read(self) -> bytes:
+        fd = self._fd
+        data = b""
+        if fd is not None:
+            with contextlib.suppress(OSError):
+                data = os.pread(fd, self._size, 0)
+            if not data:
+                self._close()
+        if not data:
+            fd = self._fd = os.open(self.path, _FLAGS)
+            data = os.pread(fd, self._size, 0)
+        assert fd is not None
         while len(data) >= self._size:
             self._size *= 2
             data = os.pread(fd, self._size, 0)
+        self._count += 1
+        self._last = (time.monotonic_ns(), data)
         return data
 
     def close(self) -> None:
+        """Close the descriptor; a shared one once its last caller gave it back."""
+        with _SHARED_LOCK:
+            if self._users:
+                self._users -= 1
+                if self._users:
+                    return
+                if _SHARED.get(self.path) is self:
+                    del _SHARED[self.path]
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         fd, self._fd = self._fd, None
         if fd is not None:
             with contextlib.suppress(OSError):
                 os.close(fd)
+
+
+_SHARED: dict[str, WholeFile] = {}
+_SHARED_LOCK = threading.Lock()
 
 
 # str-path helpers for hot loops: no Path objects per call (hence the PTH exemptions)

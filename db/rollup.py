@@ -124,34 +124,16 @@ class Rollups:
             self._marks[key] = self._queries.rolled_until(node_id, source)
         return self._marks[key]
 
-    def written(
-        self,
-        node_id: int,
-        source: str,
-        interval_id: int,
-        end_us: int,
-        duration_us: int,
-        flags: int,
-        kinds: Sequence[str],
-        *,
-        late: bool,
-        newest_before_us: int | None,
-    ) -> None:
-        """After an interval is stored: into its hour if that hour is rolled up already
-        (the hour rebuilt if ``late``: it holds a later interval, and gauge sums are added
-        in end order); else, if the source's newest interval before it (its end
-        ``newest_before_us``) lies in an earlier hour that is not rolled up, that hour is
-        over: every hour after the mark up to this one's is rolled up."""
-        hour = hour_end(end_us)
+    def holds(self, node_id: int, source: str, hour: int) -> bool:
+        """Whether the source's ``hour`` is rolled up (it is no later than the mark)."""
         mark = self.mark(node_id, source)
-        if mark is not None and hour <= mark:
-            if late:
-                self.rebuild(node_id, source, hour)
-            else:
-                self.add(node_id, source, interval_id, end_us, duration_us, flags, kinds)
-            return
-        if newest_before_us is None:
-            return
+        return mark is not None and hour <= mark
+
+    def roll_up_before(self, node_id: int, source: str, hour: int, newest_before_us: int) -> None:
+        """The source writes in ``hour``, which is not rolled up, and its newest interval
+        before ended at ``newest_before_us``: if that lies in an earlier hour not rolled up,
+        that hour is over, and every hour after the mark before this one is rolled up."""
+        mark = self.mark(node_id, source)
         newest_hour = hour_end(newest_before_us)
         if newest_hour < hour and (mark is None or newest_hour > mark):
             self.delete(node_id, source, mark, hour - HOUR_US)  # nothing, unless a stale mark

@@ -204,17 +204,22 @@ class Store:
         for kind, rows in by_kind.items():
             self._insert_rows(node_id, interval_id, kind, rows)
         newest = self._last_end.get((node_id, interval.source))
-        self._rollups.written(
-            node_id,
-            interval.source,
-            interval_id,
-            interval.end_us,
-            interval.duration_us,
-            int(interval.flags),
-            list(by_kind),
-            late=late,
-            newest_before_us=newest,
-        )
+        hour = hour_end(interval.end_us)
+        if self._rollups.holds(node_id, interval.source, hour):
+            if late:  # the hour's weighted gauge sums must be added in end order: redo it
+                self._rollups.rebuild(node_id, interval.source, hour)
+            else:
+                self._rollups.add(
+                    node_id,
+                    interval.source,
+                    interval_id,
+                    interval.end_us,
+                    interval.duration_us,
+                    int(interval.flags),
+                    list(by_kind),
+                )
+        elif newest is not None:  # the hour is rolled up once the source writes in a later one
+            self._rollups.roll_up_before(node_id, interval.source, hour, newest)
         if newest is None or interval.end_us > newest:
             self._last_end[(node_id, interval.source)] = interval.end_us
         if interval.config:

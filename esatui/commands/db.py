@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{key:<14} {value}")
         for s in found.sources:
             # an hour is rolled up once its source writes in a later one (db/rollup.py)
-            rolled = "none" if s.rolled_until_us is None else iso(s.rolled_until_us)
+            rolled = "none yet" if s.rolled_until_us is None else iso(s.rolled_until_us)
             print(
                 f"node {s.node}  source {s.source}: {s.intervals} intervals, "
                 f"{iso(s.first_us)} to {iso(s.last_us)}, hours rolled up to {rolled}"

@@ -107,3 +107,26 @@ def test_whole_file_reopens_after_an_empty_read_and_raises_when_gone(tmp_path: P
 def _written(path: Path, data: bytes) -> Path:
     path.write_bytes(data)
     return path
+
+
+def test_a_shared_file_gives_a_recent_read_of_another_reader_once(tmp_path: Path) -> None:
+    f = tmp_path / "stat"
+    f.write_bytes(b"one\n")
+    host, steal = WholeFile.shared(str(f)), WholeFile.shared(str(f))
+    assert host is steal
+    seen, data = steal.recent(10**9, 0)  # nobody read it yet: a read of its own
+    assert (seen, data) == (1, b"one\n")
+    f.write_bytes(b"two\n")
+    assert steal.recent(10**9, seen) == (2, b"two\n")  # never its own read again
+    f.write_bytes(b"three\n")
+    assert host.read() == b"three\n"  # the other reader's, a moment ago
+    f.write_bytes(b"four\n")
+    assert steal.recent(10**9, 2) == (3, b"three\n")
+    assert steal.recent(0, 3) == (4, b"four\n")  # too old, or already seen: read anew
+    host.close()
+    assert WholeFile.shared(str(f)) is steal  # still given out: one caller has it
+    steal.close()
+    steal.close()
+    again = WholeFile.shared(str(f))
+    assert again is not steal  # the last gave it back: closed, let go
+    again.close()
