@@ -37,6 +37,8 @@ from esatui.collectors.monitor.layoutfile import builtin_layouts
 from esatui.collectors.monitor.pipeline import feed_span
 from esatui.collectors.sysinfo import parse_sysinfo
 from esatui.collectors.zcrypt import ZcryptSource
+from esatui.db.schema import READY_VALUE
+from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.sampling.session import Recording
 from esatui.sim.clock import SimClock
@@ -386,6 +388,18 @@ def record(
         )
 
 
+def _rolled_up_as_now(path: Path, log: Callable[[str], None]) -> None:
+    """A recording whose rollups an earlier esatui kept in an earlier way is opened for
+    writing once, as the recorder opens a database, which brings them to this way (a
+    year's local days take about a second)."""
+    with SqliteReader.open(path) as reader:
+        kept = reader.queries.rollups_kept()
+    if kept != READY_VALUE:
+        log(f"  {path.name}: rollups kept as {kept!r}: opened for writing to keep them as now")
+        with Store.open(path) as store:
+            store.checkpoint()
+
+
 def cached_recording(
     out_dir: Path, name: str, spec: RecordingSpec, log: Callable[[str], None] = print
 ) -> tuple[Path, RecordingStats | None]:
@@ -398,6 +412,7 @@ def cached_recording(
     if path.exists() and meta.exists():
         try:
             if RecordingSpec(**json.loads(meta.read_text())["spec"]) == spec:
+                _rolled_up_as_now(path, log)
                 return path, None
         except (ValueError, KeyError, TypeError):
             pass

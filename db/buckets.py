@@ -23,7 +23,10 @@ rows: the range's partial first and last hours, the hours after the source's mar
 in which the local offset changes, every hour when the offset is not whole hours (India's
 +5:30) or the length is not, and everything in a database not rolled up yet. SQL puts rows
 into the arithmetic buckets of their piece's one offset; near a daylight-saving change those
-are mapped to the calendar's (:meth:`_Reader.fixer`).
+are mapped to the calendar's (:meth:`_Reader.fixer`). A bucket of a day read from the hours'
+rollups whose day the writer rolled up too (the same start and end: written in this zone)
+comes from that day's row (:meth:`_Reader.serve_days`), a row an entity instead of 24; its
+gauges' weighted sums still come hour by hour, to be added by ``math.fsum`` as always.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from esatui.db.calendar import (
+    DAY_US,
     bucket_end,
     bucket_starts,
     near_change,
@@ -56,10 +60,13 @@ from esatui.db.slots import EntityData, KindSlice, Slot
 @dataclass(frozen=True)
 class Plan:
     """How a range (after, until] is read: ``runs`` of whole hours from the rollups
-    (first and last hour end, the local offset over them), ``raw`` ranges from the rows."""
+    (first and last hour end, the local offset over them), ``raw`` ranges from the rows,
+    ``days`` whole local days from the days' rollups (start, end, the offset over them,
+    and the day's intervals: count, summed duration, flags)."""
 
     runs: tuple[tuple[int, int, int], ...]
     raw: tuple[tuple[int, int], ...]
+    days: tuple[tuple[int, int, int, int, int, int], ...] = ()
 
 
 def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
@@ -218,6 +225,17 @@ def _add_flags(
             acc.iflags |= iflags
 
 
+def _add_parts(accs: dict[tuple[int, int], _Acc], rows: Iterable[Sequence[Any]]) -> None:
+    """Hours' weighted sums (bucket, entity, *one per gauge) added to the accumulators'
+    parts, to be summed with ``math.fsum``."""
+    for row in rows:
+        found = accs.get((row[0], row[1]))
+        if found is not None:
+            for j, part in enumerate(row[2:]):
+                if part is not None:
+                    found.parts[j].append(part)
+
+
 def _rollup_columns(layout: KindLayout) -> list[str]:
     return [
         *layout.counters,
@@ -270,14 +288,53 @@ class _Reader:
         if mark is None or mark <= after_us:
             return plan(after_us, until_us, self.length_us, False)
         if mark >= until_us:
-            return plan(after_us, until_us, self.length_us, True)
+            return self.serve_days(source, plan(after_us, until_us, self.length_us, True))
         head = plan(after_us, mark, self.length_us, True)
         raw = list(head.raw)
         if raw and raw[-1][1] == mark:
             raw[-1] = (raw[-1][0], until_us)
         else:
             raw.append((mark, until_us))
-        return Plan(head.runs, tuple(raw))
+        return self.serve_days(source, Plan(head.runs, tuple(raw)))
+
+    def serve_days(self, source: str, p: Plan) -> Plan:
+        """``p`` with the days its runs hold whole that the source's day rollups hold too,
+        taken from the runs: buckets of a day whose start and end are those of a day the
+        writer rolled up (local midnights at the run's one offset, 24 hours apart)."""
+        if self.length_us != DAY_US or not p.runs or not self.queries.days_kept():
+            return p
+        lo, hi = p.runs[0][0] - HOUR_US, p.runs[-1][1]
+        found = sorted(self.queries.day_totals(self.node_id, source, lo, hi))
+        if not found:
+            return p
+        runs: list[tuple[int, int, int]] = []
+        days: list[tuple[int, int, int, int, int, int]] = []
+        for first, last, offset in p.runs:
+            cursor = first - HOUR_US  # the hours up to it are placed
+            for end, start, n, duration, flags in found:
+                whole = cursor <= start and end <= last and end - start == DAY_US
+                if not whole or (end + offset) % DAY_US:
+                    continue
+                if start > cursor:
+                    runs.append((cursor + HOUR_US, start, offset))
+                days.append((start, end, offset, n, duration, flags))
+                cursor = end
+            if cursor < last:
+                runs.append((cursor + HOUR_US, last, offset))
+        return Plan(tuple(runs), p.raw, tuple(days)) if days else p
+
+    def day_runs(self, source: str, p: Plan) -> list[HourRun]:
+        """The plan's days as runs of their hours (consecutive days at one offset in one)."""
+        runs: list[list[int]] = []
+        for start, end, offset, *_ in p.days:
+            if runs and runs[-1][1] == start and runs[-1][2] == offset:
+                runs[-1][1] = end
+            else:
+                runs.append([start, end, offset])
+        return [
+            HourRun(self.node_id, source, start + HOUR_US, end, offset, self.length_us)
+            for start, end, offset in runs
+        ]
 
     def _mark(self, source: str) -> int | None:
         if source not in self._marks:
@@ -332,6 +389,8 @@ class _Reader:
             fix = self.fixer(run.first - HOUR_US, run.last)
             for b, n, duration, flags in _fixed(self.queries.interval_buckets(run), fix):
                 add(b, n, duration, _or_flags(flags))
+        for _, end, _, n, duration, flags in p.days:
+            add(end, n, duration, flags)
         for lo, hi, offset in constant_offsets(p.raw):
             if offset is None:  # bucket_end looked up per end
                 for _, end_us, duration_us, iflags in self.raw_piece(source, lo, hi):
@@ -395,6 +454,8 @@ class _Reader:
         p = self.plan(source, after_us, until_us, rolled)
         for run in self.runs(source, p):
             self._fold_hours(kind, run, frames, layout, accs)
+        if p.days:
+            self._fold_days(kind, source, p, frames, layout, accs)
         self.intervals(source, after_us, until_us, rolled)  # the pieces' intervals counted
         for lo, hi, offset in constant_offsets(p.raw):
             count = self.piece_count(source, lo, hi)
@@ -433,12 +494,43 @@ class _Reader:
         if flagged:
             _add_flags(accs, _fixed(self.queries.kind_flags(kind, run), fix))
         if gauges:
-            for row in _fixed(self.queries.gauge_hours(kind, gauges, run), fix):
-                found = accs.get((row[0], row[1]))
-                if found is not None:
-                    for j, part in enumerate(row[2:]):
-                        if part is not None:
-                            found.parts[j].append(part)
+            _add_parts(accs, _fixed(self.queries.gauge_hours(kind, gauges, run), fix))
+
+    def _fold_days(
+        self,
+        kind: str,
+        source: str,
+        p: Plan,
+        frames: Mapping[int, object],
+        layout: KindLayout,
+        accs: dict[tuple[int, int], _Acc],
+    ) -> None:
+        """The plan's days from their rollup rows (as :meth:`_fold_hours` adds an hour's
+        sums), their flags and the gauges' weighted sums from the days' hours."""
+        runs = self.day_runs(source, p)
+        if not self.queries.day_has(kind, _rollup_columns(layout)):
+            for run in runs:  # a kind's day table not made yet: the hours
+                self._fold_hours(kind, run, frames, layout, accs)
+            return
+        counters, gauges = layout.counters, layout.gauges
+        n_c, n_g = len(counters), len(gauges)
+        served = {end for _, end, *_ in p.days}
+        rows = self.queries.day_rows(
+            kind, counters, gauges, self.node_id, source, p.days[0][0], p.days[-1][1]
+        )
+        flagged = False
+        for row in rows:
+            if row[0] in served and row[0] in frames:
+                acc = _add_summed(accs, row, n_c, n_g)
+                for j in range(n_g):
+                    acc.wn[j] += row[_META + n_c + j] or 0
+                    acc.add_max(j, row[_META + n_c + n_g + j])
+                flagged = flagged or bool(row[_FLAGGED])
+        for run in runs:  # a day's hours at its one offset: their buckets are the day's
+            if flagged:
+                _add_flags(accs, self.queries.kind_flags(kind, run))
+            if gauges:
+                _add_parts(accs, self.queries.gauge_hours(kind, gauges, run))
 
     def _fold_raw_sql(
         self,

@@ -21,7 +21,9 @@ from esatui.db.records import Value, max_column
 from esatui.db.schema import (
     HOUR_US,
     READY_KEY,
+    READY_VALUE,
     READY_VALUES,
+    day_table,
     rollup_table,
     table_name,
     wn_column,
@@ -245,6 +247,9 @@ class Queries:
 
     def rollup_tables(self) -> list[str]:
         return self._tables("h")
+
+    def day_tables(self) -> list[str]:
+        return self._tables("d")
 
     def _tables(self, prefix: str) -> list[str]:
         return [
@@ -696,6 +701,90 @@ class Queries:
             (node_id, source),
         ).fetchone()
         return None if row[0] is None else int(row[0])
+
+    def first_hour(self, node_id: int, source: str) -> int | None:
+        """The source's oldest hour rolled up."""
+        row = self._conn.execute(
+            "SELECT MIN(hour_end_us) FROM interval_hour WHERE node_id = ? AND source = ?",
+            (node_id, source),
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def rolled_sources(self) -> list[tuple[int, str]]:
+        """(node, source) of every source with hours rolled up."""
+        return [
+            (int(n), str(s))
+            for n, s in self._conn.execute("SELECT DISTINCT node_id, source FROM interval_hour")
+        ]
+
+    def days_kept(self) -> bool:
+        """Whether the rollups hold the writer's local days (``schema.READY_VALUE``)."""
+        shapes = self._kept_shapes()
+        found = shapes.get(("days", ""))
+        if not isinstance(found, frozenset):
+            kept = self.rollups_kept() == READY_VALUE and self._has_table("interval_day")
+            found = shapes[("days", "")] = frozenset({"kept"} if kept else ())
+        return bool(found)
+
+    def days_holding(
+        self, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[tuple[int, int]]:
+        """(end, start) of the source's days rolled up that hold a time in (after, until]."""
+        if not self._has_table("interval_day"):
+            return []
+        return self._conn.execute(
+            "SELECT day_end_us, day_start_us FROM interval_day WHERE node_id = ? AND source = ?"
+            " AND day_end_us > ? AND day_start_us < ?",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
+
+    def day_has(self, kind: str, columns: Sequence[str]) -> bool:
+        shapes = self._kept_shapes()
+        found = shapes.get(("day", kind))
+        if not isinstance(found, frozenset):
+            found = shapes[("day", kind)] = frozenset(self.table_columns(day_table(kind)))
+        return bool(found) and set(columns) <= found
+
+    def day_totals(
+        self, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[tuple[int, int, int, int, int]]:
+        """(end, start, intervals, summed duration, flags) of the source's days rolled up
+        that end in (after, until]."""
+        return self._conn.execute(
+            "SELECT day_end_us, day_start_us, n, duration_us, flags FROM interval_day"
+            " WHERE node_id = ? AND source = ? AND day_end_us > ? AND day_end_us <= ?",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
+
+    def day_rows(
+        self,
+        kind: str,
+        counters: Sequence[str],
+        gauges: Sequence[str],
+        node_id: int,
+        source: str,
+        after_us: int,
+        until_us: int,
+    ) -> list[tuple[Any, ...]]:
+        """As :meth:`kind_buckets`, a row per day rolled up that ends in (after, until] and
+        entity: (day end, entity_id, rows, hf_n, newest end, whether any row has flags,
+        *counter sums, *gauge weights, *gauge maxima)."""
+        select = [
+            "day_end_us",
+            "entity_id",
+            "rows_n",
+            "hf_n",
+            "last_end_us",
+            "flags != 0 OR iflags != 0",
+            *counters,
+            *(wn_column(g) for g in gauges),
+            *(max_column(g) for g in gauges),
+        ]
+        return self._conn.execute(
+            f"SELECT {', '.join(select)} FROM {day_table(kind)} WHERE node_id = ?"
+            " AND source = ? AND day_end_us > ? AND day_end_us <= ?",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
 
     def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
         shapes = self._kept_shapes()

@@ -20,9 +20,21 @@ out of order (its hour already holds a later one of the same source) makes the s
 rebuild that hour from the raw rows, in order. Retention deletes whole hours' rollups and
 rebuilds the hour it cut into.
 
+Over the hours, each local day of the writer's zone whose hours are all rolled up is added
+up once more (``d_<kind>``, ``interval_day``: the day's start and end with it, so a reader in
+another zone, whose days differ, knows it is not its own): 24 rows an entity fewer to read
+for a day. A day holds the sums of its hours' rows (counters, weights, rows, maxima, flags
+OR-ed), not the gauges' weighted sums, which readers add hour by hour with ``math.fsum``. A
+day is rolled up once its last hour is; whatever changes an hour of a day rolled up (a late
+interval, an hour rebuilt, retention) marks that day, and the store rolls the marked days up
+again before it commits (:meth:`Rollups.settle`). Days that do not start and end on a UTC
+hour (a zone of +5:30) are not kept: their readers add the hours.
+
 A database written before rollups existed has no ``rollups`` key in ``meta``: opening it for
 writing backfills every hour (:meth:`Rollups.backfill_steps`); until then readers use the raw
-rows. This is the writing side; the rollups are read in ``db/reading.py``.
+rows. One whose rollups were kept without days gets its days when a writer opens it
+(:meth:`Rollups.roll_up_days`). This is the writing side; the rollups are read in
+``db/reading.py``.
 """
 
 from __future__ import annotations
@@ -31,15 +43,18 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 
 from esatui.collectors.model import Role
+from esatui.db.calendar import DAY_US, bucket_end, bucket_start
 from esatui.db.reading import Queries
 from esatui.db.records import max_column
 from esatui.db.schema import (
     HOUR_US,
+    INTERVAL_DAY,
     INTERVAL_HOUR,
     READY_KEY,
     READY_VALUE,
     ROLLUP_META,
     added_columns,
+    day_table,
     hour_end,
     rollup_columns,
     rollup_ddl,
@@ -56,6 +71,46 @@ _INTERVAL_UPSERT = (
     " duration_us = duration_us + excluded.duration_us, flags = flags | excluded.flags,"
     " last_end_us = max(last_end_us, excluded.last_end_us)"
 )
+
+
+def local_day(hour: int) -> tuple[int, int] | None:
+    """(start, end) of the writer's local day that holds the UTC hour ending at ``hour``;
+    ``None`` when that day does not start and end on UTC hours (its hours are then split)."""
+    end = bucket_end(hour, DAY_US)
+    start = bucket_start(end, DAY_US)
+    if start % HOUR_US or end % HOUR_US:
+        return None
+    return start, end
+
+
+def day_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
+    """Per entity, the sums of the kind's hourly rollup rows over a day's hours (node, source,
+    day start, day end): rows, distinct flags and interval flags ("a,b"), HF samples, the
+    newest end, then the rollup's columns in order, the gauges' weighted sums left out."""
+    select = [
+        "entity_id",
+        "SUM(rows_n)",
+        "group_concat(DISTINCT flags)",
+        "group_concat(DISTINCT iflags)",
+        "SUM(hf_n)",
+        "MAX(last_end_us)",
+    ]
+    for name, role in roles:
+        if role is Role.COUNTER:
+            select.append(f"SUM({name})")
+        elif role is Role.GAUGE:
+            select += ["NULL", f"SUM({wn_column(name)})", f"MAX({max_column(name)})"]
+    return (
+        f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE node_id = ? AND source = ?"
+        " AND hour_end_us > ? AND hour_end_us <= ? GROUP BY entity_id"
+    )
+
+
+def _or_flags(distinct: str | None) -> int:
+    flags = 0
+    for part in (distinct or "0").split(","):
+        flags |= int(part)
+    return flags
 
 
 def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
@@ -104,6 +159,8 @@ class Rollups:
         self._sql: dict[str, str] = {}
         self._source_kinds: dict[str, list[str]] = {}
         self._marks: dict[tuple[int, str], int | None] = {}
+        # days to roll up again before the commit: (node, source, end) -> start
+        self._stale_days: dict[tuple[int, str, int], int] = {}
 
     def forget(self, kind: str | None = None) -> None:
         """Drop cached statements (a kind gained fields, or a source a kind)."""
@@ -114,8 +171,10 @@ class Rollups:
         self._source_kinds.clear()
 
     def forget_marks(self) -> None:
-        """Drop the cached marks (a transaction that moved them was rolled back)."""
+        """Drop the cached marks and the days marked (a transaction that moved them was
+        rolled back)."""
         self._marks.clear()
+        self._stale_days.clear()
 
     def mark(self, node_id: int, source: str) -> int | None:
         """The source's newest hour rolled up (every hour up to it is); ``None``: none."""
@@ -139,6 +198,97 @@ class Rollups:
             self.delete(node_id, source, mark, hour - HOUR_US)  # nothing, unless a stale mark
             self._replay(node_id, source, mark, hour - HOUR_US)
             self._marks[(node_id, source)] = hour - HOUR_US
+            self._days_over(node_id, source, mark, hour - HOUR_US)
+
+    def _days_over(self, node_id: int, source: str, after: int | None, until: int) -> None:
+        """Mark the days whose last hour is in (after, until]: they are over."""
+        first = after if after is not None else self._queries.first_hour(node_id, source)
+        if first is None:
+            return
+        t = first + (HOUR_US if after is not None else 0)
+        while t <= until:
+            day = local_day(t)
+            if day is None:
+                t += HOUR_US
+                continue
+            if day[1] <= until:
+                self._stale_days[(node_id, source, day[1])] = day[0]
+            t = day[1] + HOUR_US
+
+    def touch(self, node_id: int, source: str, hour: int) -> None:
+        """The rollup of ``hour`` changed: the days that hold it are rolled up again."""
+        day = local_day(hour)
+        if day is not None:
+            self._stale_days[(node_id, source, day[1])] = day[0]
+        for end, start in self._queries.days_holding(node_id, source, hour - HOUR_US, hour):
+            self._stale_days[(node_id, source, end)] = start
+
+    def settle(self) -> None:
+        """Roll up again the days marked (:meth:`touch`, or over), those whose hours are
+        all rolled up; the others are dropped."""
+        for (node_id, source, end), start in sorted(self._stale_days.items()):
+            self._delete_day(node_id, source, end)
+            mark = self.mark(node_id, source)
+            if mark is not None and end <= mark:
+                self._roll_up_day(node_id, source, start, end)
+        self._stale_days.clear()
+
+    def _delete_day(self, node_id: int, source: str, end: int) -> None:
+        where = "WHERE node_id = ? AND source = ? AND day_end_us = ?"
+        for table in ("interval_day", *self._queries.day_tables()):
+            self._conn.execute(f"DELETE FROM {table} {where}", (node_id, source, end))
+
+    def _roll_up_day(self, node_id: int, source: str, start: int, end: int) -> None:
+        """The day's rows from its hours' (nothing where it has none; nothing either where
+        a sum is beyond 64 bits: readers then add the hours)."""
+        span = (node_id, source, start, end)
+        n, duration, flags, last = self._conn.execute(
+            "SELECT SUM(n), SUM(duration_us), group_concat(DISTINCT flags), MAX(last_end_us)"
+            " FROM interval_hour WHERE node_id = ? AND source = ? AND hour_end_us > ?"
+            " AND hour_end_us <= ?",
+            span,
+        ).fetchone()
+        if not n:
+            return
+        self._conn.execute(
+            "INSERT INTO interval_day (node_id, source, day_end_us, day_start_us, n,"
+            " duration_us, flags, last_end_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (node_id, source, end, start, n, duration, _or_flags(flags), last),
+        )
+        try:
+            for kind in self.kinds_of(source):
+                roles = self._queries.declared(kind)
+                rows = self._conn.execute(day_sql(kind, roles), span).fetchall()
+                columns = [*ROLLUP_META, *(c for c, _ in rollup_columns(roles))]
+                day_end = columns.index("hour_end_us")
+                columns[day_end] = "day_end_us"
+                self._conn.executemany(
+                    f"INSERT INTO {day_table(kind)} ({', '.join(columns)})"
+                    f" VALUES ({', '.join('?' * len(columns))})",
+                    [
+                        (node_id, source, end, entity, rows_n, _or_flags(f), _or_flags(i), *rest)
+                        for entity, rows_n, f, i, *rest in rows
+                    ],
+                )
+        except sqlite3.OperationalError as exc:
+            if "overflow" not in str(exc):
+                raise
+            self._delete_day(node_id, source, end)
+
+    def roll_up_days(self) -> None:
+        """Every day over of every source, afresh (a database whose rollups were kept
+        without days)."""
+        self._conn.execute(INTERVAL_DAY)
+        for table in self._queries.kind_tables():
+            kind = table[2:]
+            self.ensure(kind, self._queries.declared(kind))
+        for table in ("interval_day", *self._queries.day_tables()):
+            self._conn.execute(f"DELETE FROM {table}")
+        for node_id, source in self._queries.rolled_sources():
+            mark = self.mark(node_id, source)
+            if mark is not None:
+                self._days_over(node_id, source, None, mark)
+        self.settle()
 
     def _statement(self, kind: str) -> str:
         sql = self._sql.get(kind)
@@ -147,12 +297,13 @@ class Rollups:
         return sql
 
     def ensure(self, kind: str, roles: Sequence[tuple[str, Role]]) -> None:
-        """Create the kind's rollup table, or add the columns of fields it gained."""
-        table = rollup_table(kind)
-        self._conn.execute(rollup_ddl(kind, roles))
-        have = self._queries.table_columns(table)
-        for statement in added_columns(table, rollup_columns(roles), have):
-            self._conn.execute(statement)
+        """Create the kind's rollup tables, or add the columns of fields it gained."""
+        for days in (False, True):
+            table = day_table(kind) if days else rollup_table(kind)
+            self._conn.execute(rollup_ddl(kind, roles, days=days))
+            have = self._queries.table_columns(table)
+            for statement in added_columns(table, rollup_columns(roles), have):
+                self._conn.execute(statement)
 
     def kinds_of(self, source: str) -> list[str]:
         found = self._source_kinds.get(source)
@@ -179,7 +330,8 @@ class Rollups:
             )
 
     def delete(self, node_id: int, source: str, after_hour: int | None, until_hour: int) -> None:
-        """Deletes the rollups of hours in (after_hour, until_hour] of one node and source."""
+        """Deletes the rollups of hours in (after_hour, until_hour] of one node and source
+        (the days that hold them are rolled up again, :meth:`settle`)."""
         where = "node_id = ? AND source = ? AND hour_end_us <= ?"
         params: list[object] = [node_id, source, until_hour]
         if after_hour is not None:
@@ -187,6 +339,9 @@ class Rollups:
             params.append(after_hour)
         for table in ("interval_hour", *self._queries.rollup_tables()):
             self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
+        after = after_hour if after_hour is not None else -(1 << 62)
+        for end, start in self._queries.days_holding(node_id, source, after, until_hour):
+            self._stale_days[(node_id, source, end)] = start
 
     def rebuild(self, node_id: int, source: str, hour: int) -> None:
         """The hour's rollups again from its raw rows, in interval-end order."""
@@ -226,10 +381,12 @@ class Rollups:
 
         def prepare() -> None:
             conn.execute(INTERVAL_HOUR)
+            conn.execute(INTERVAL_DAY)
             for table in self._queries.kind_tables():
                 kind = table[2:]
                 self.ensure(kind, self._queries.declared(kind))
-            for table in ("interval_hour", *self._queries.rollup_tables()):
+            tables = ("interval_hour", "interval_day")
+            for table in (*tables, *self._queries.rollup_tables(), *self._queries.day_tables()):
                 conn.execute(f"DELETE FROM {table}")
             self.forget()
 
@@ -246,4 +403,9 @@ class Rollups:
                 yield one
                 start += step
 
-        yield self.claim
+        def days_and_claim() -> None:
+            self._marks.clear()
+            self.roll_up_days()
+            self.claim()
+
+        yield days_and_claim

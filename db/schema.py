@@ -12,7 +12,9 @@ node, source, UTC hour (by interval end) and entity, with the number of rows, th
 OR-ed, the flags of their intervals OR-ed, the summed ``hf_n``, the newest interval end, the
 summed counter deltas and, per gauge, the sum of average x ``hf_n`` (``<gauge>_wsum``), the
 ``hf_n`` it weighs (``<gauge>_wn``) and the maximum. ``interval_hour`` is the same for the
-intervals themselves (count, summed duration, OR-ed flags). ``db/rollup.py`` keeps them.
+intervals themselves (count, summed duration, OR-ed flags). Over them, per local day of
+the writer's zone, ``d_<kind>`` and ``interval_day`` add a day's hours up (the gauges'
+weighted sums excepted: readers add those hour by hour). ``db/rollup.py`` keeps them.
 """
 
 from __future__ import annotations
@@ -37,9 +39,13 @@ READY_KEY = "rollups"
 # A writer names its own way when it opens a database: an esatui of the first way then
 # finds a way it does not know and rolls the database up afresh, where it would otherwise
 # add intervals to an hour whose earlier intervals are not in its rollup.
+# The third way adds the writer's local days over the hours (``d_<kind>``, ``interval_day``):
+# readers use those only under this name, which an older esatui does not know (it rolls the
+# hours up afresh and names its own way, so days it never kept are not read).
 ROLLED_AS_WRITTEN = "hourly"
-READY_VALUE = "hourly-when-over"
-READY_VALUES = frozenset({ROLLED_AS_WRITTEN, READY_VALUE})
+ROLLED_HOURLY = "hourly-when-over"
+READY_VALUE = "hourly-daily-when-over"
+READY_VALUES = frozenset({ROLLED_AS_WRITTEN, ROLLED_HOURLY, READY_VALUE})
 
 
 def hour_end(time_us: int) -> int:
@@ -58,6 +64,20 @@ CREATE TABLE IF NOT EXISTS interval_hour (
     flags INTEGER NOT NULL,
     last_end_us INTEGER NOT NULL,
     PRIMARY KEY (node_id, source, hour_end_us)
+) WITHOUT ROWID
+"""
+
+INTERVAL_DAY = """
+CREATE TABLE IF NOT EXISTS interval_day (
+    node_id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    day_end_us INTEGER NOT NULL,
+    day_start_us INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    duration_us INTEGER NOT NULL,
+    flags INTEGER NOT NULL,
+    last_end_us INTEGER NOT NULL,
+    PRIMARY KEY (node_id, source, day_end_us)
 ) WITHOUT ROWID
 """
 
@@ -103,10 +123,14 @@ CREATE TABLE IF NOT EXISTS config (
 ) WITHOUT ROWID;
 """
     + INTERVAL_HOUR
+    + ";"
+    + INTERVAL_DAY
 )
 _CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 FRAMEWORK_TABLES: tuple[str, ...] = tuple(
-    t for t in _CREATED.findall(FRAMEWORK) if t not in _CREATED.findall(INTERVAL_HOUR)
+    t
+    for t in _CREATED.findall(FRAMEWORK)
+    if t not in _CREATED.findall(INTERVAL_HOUR + INTERVAL_DAY)
 )
 """The tables every esatui database has (the rollups' come with their backfill)."""
 
@@ -123,6 +147,12 @@ def rollup_table(kind: str) -> str:
     if not _IDENTIFIER.match(kind):
         raise ValueError(f"kind name {kind!r} is not a plain identifier")
     return f"h_{kind}"
+
+
+def day_table(kind: str) -> str:
+    if not _IDENTIFIER.match(kind):
+        raise ValueError(f"kind name {kind!r} is not a plain identifier")
+    return f"d_{kind}"
 
 
 # the columns every rollup row has before its values
@@ -175,20 +205,23 @@ def kind_roles(kind: Kind) -> list[tuple[str, Role]]:
     return [(f.name, f.role) for f in kind.fields]
 
 
-def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]]) -> str:
+def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]], *, days: bool = False) -> str:
+    """The kind's hourly rollup table (``h_<kind>``), or with ``days`` its daily one
+    (``d_<kind>``: the same columns, keyed by the day's end)."""
     cols = "".join(f",\n    {name} {sqltype}" for name, sqltype in rollup_columns(roles))
+    end = "day_end_us" if days else "hour_end_us"
     return (
-        f"CREATE TABLE IF NOT EXISTS {rollup_table(kind)} (\n"
+        f"CREATE TABLE IF NOT EXISTS {day_table(kind) if days else rollup_table(kind)} (\n"
         "    node_id INTEGER NOT NULL,\n"
         "    source TEXT NOT NULL,\n"
-        "    hour_end_us INTEGER NOT NULL,\n"
+        f"    {end} INTEGER NOT NULL,\n"
         "    entity_id INTEGER NOT NULL,\n"
         "    rows_n INTEGER NOT NULL,\n"
         "    flags INTEGER NOT NULL,\n"
         "    iflags INTEGER NOT NULL,\n"
         "    hf_n INTEGER NOT NULL,\n"
         f"    last_end_us INTEGER NOT NULL{cols},\n"
-        "    PRIMARY KEY (node_id, source, hour_end_us, entity_id)\n"
+        f"    PRIMARY KEY (node_id, source, {end}, entity_id)\n"
         ") WITHOUT ROWID"
     )
 

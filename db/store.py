@@ -70,7 +70,8 @@ class Store:
         if not self._queries.rollups_ready():
             self._backfill()
         elif self._queries.rollups_kept() != READY_VALUE:
-            with Transaction(self._conn):  # rolled up as written: every hour is whole
+            with Transaction(self._conn):  # kept without days: every hour is whole
+                self._rollups.roll_up_days()
                 self._rollups.claim()
 
     @classmethod
@@ -165,7 +166,9 @@ class Store:
         with self._lock:
             try:
                 with Transaction(self._conn):
-                    return [self._write_one(interval) for interval in intervals]
+                    ids = [self._write_one(interval) for interval in intervals]
+                    self._rollups.settle()
+                    return ids
             except BaseException:
                 self._forget_written()  # what the rolled-back transaction had added
                 raise
@@ -218,6 +221,7 @@ class Store:
                     int(interval.flags),
                     list(by_kind),
                 )
+            self._rollups.touch(node_id, interval.source, hour)
         elif newest is not None:  # the hour is rolled up once the source writes in a later one
             self._rollups.roll_up_before(node_id, interval.source, hour, newest)
         if newest is None or interval.end_us > newest:
@@ -327,6 +331,7 @@ class Store:
             self._conn.execute(f"DELETE FROM interval WHERE id IN ({marks})", ids)
             for node_id, source, last_us in cut:
                 self._rollups.trim(node_id, source, hour_end(last_us))
+            self._rollups.settle()
         return len(ids)
 
     def interval_count(self) -> int:

@@ -316,7 +316,10 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
 ) -> None:
     specs, intervals = recording
     path = tmp_path_factory.mktemp("roll") / "db.sqlite"
-    record(path, specs, intervals)
+    # the writer's zone (its local days) is the reader's, or another
+    writer_zone = data.draw(st.sampled_from([zone_name, *ZONES]))
+    with local_zone(writer_zone):
+        record(path, specs, intervals)
     timeline = data.draw(st.sampled_from(sorted({k for s in specs for k in s.kinds})))
     # the window's ends: none, on an hour, or anywhere in the recording
     first = min(i.end_us for i in intervals) - MINUTE
@@ -343,7 +346,8 @@ def test_rollups_and_raw_rows_give_the_same_slots_as_the_rules(
         )
     assert raw == expected
     assert rolled == expected
-    assert rollup_dump(path) == up_to_marks(replayed(path), path)
+    with local_zone(writer_zone):
+        assert rollup_dump(path) == up_to_marks(replayed(path), path)
     # a screen that reads some fields gets those of the same slots
     fields = data.draw(
         st.lists(st.sampled_from(["ops", "depth", "depth_max", "load", "level", "events"]))
@@ -510,7 +514,8 @@ def rollup_dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
             r[0]
             for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND"
-                " (name = 'interval_hour' OR name LIKE 'h\\_%' ESCAPE '\\') ORDER BY name"
+                " (name IN ('interval_hour', 'interval_day') OR name LIKE 'h\\_%' ESCAPE '\\'"
+                " OR name LIKE 'd\\_%' ESCAPE '\\') ORDER BY name"
             )
         ]
         return {t: sorted(conn.execute(f"SELECT * FROM {t}").fetchall()) for t in tables}
@@ -630,7 +635,8 @@ def test_retention_into_the_hour_being_written_leaves_it_to_be_rolled_up(db_path
             store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
         assert marks(db_path) == {"test": (base + 3600) * 10**6}
         prune(store, keep_s=10 * 60, now=base + 100 * 60)  # keeps the last ten minutes
-        assert rollup_dump(db_path) == {"h_thing": [], "interval_hour": []}
+        empty: dict[str, list[tuple[object, ...]]] = {"h_thing": [], "interval_hour": []}
+        assert rollup_dump(db_path) == {**empty, "d_thing": [], "interval_day": []}
         store.write(thing_interval(base + 60 * 130, 130, 1.5))  # in the next hour
         assert marks(db_path) == {"test": (base + 2 * 3600) * 10**6}
         assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
@@ -849,3 +855,124 @@ def test_a_flag_among_many_rows_is_in_its_bucket(
         if with_row_flag:
             expected[bucket_end(row_flag, length)] = (0, Flag.RESET)
         assert flagged == expected
+
+
+# --- the writer's local days -----------------------------------------------------------
+
+
+def day_rows(path: Path) -> list[tuple[int, int, int]]:
+    """(start, end, intervals) of every day rolled up."""
+    return [
+        (int(s), int(e), int(n))
+        for e, s, n in sql(
+            path, "SELECT day_end_us, day_start_us, n FROM interval_day ORDER BY day_end_us"
+        )
+    ]
+
+
+def test_days_serve_day_buckets_with_the_bits_of_the_hours(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A day whose hours are all rolled up is rolled up too, in the writer's zone; buckets
+    of a day in that zone read its rows and give the slots the raw rows give, bit for bit,
+    through late intervals and retention; in another zone the hours serve as before."""
+    set_zone(monkeypatch, "Europe/Berlin")
+    base = STARTS[2] // 10**6  # 2026-10-24 12:00 UTC: Berlin's clocks go back on the 25th
+    served: list[int] = []
+    fold_days = buckets._Reader._fold_days
+
+    def counted(self: buckets._Reader, kind: str, source: str, p: buckets.Plan, *a: object) -> None:
+        served.extend(end for _, end, *_ in p.days)
+        fold_days(self, kind, source, p, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(buckets._Reader, "_fold_days", counted)
+    args: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+
+    def same_as_raw() -> list[Slot]:
+        with SqliteReader.open(db_path) as reader:
+            rolled = load_slots(reader, *args, interval_len_us=DAY, node=NODE)
+            raw = load_slots(reader, *args, interval_len_us=DAY, node=NODE, use_rollups=False)
+        assert rolled == raw
+        return rolled
+
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 6 * 24 * 6):  # six days of 10-minute intervals, every 9th late
+            if m % 9:
+                store.write(thing_interval(base + 600 * m, m, m / 7, m % 3, key="ab"[m % 2]))
+        days = day_rows(db_path)
+        # the Sunday of the change has 25 hours; every day ends at a Berlin midnight
+        assert [(e - s) // HOUR_US for s, e, _ in days] == [24, 25, 24, 24, 24, 24]
+        assert all(bucket_end(e, DAY) == e for _, e, _ in days)
+        same_as_raw()
+        assert served and set(served) <= {e for _, e, _ in days}
+        assert DAY + HOUR_US not in {e - s for s in served for e in served}  # 25 h: hours
+        before = {e: n for _, e, n in day_rows(db_path)}
+        for m in range(9, 6 * 24 * 6, 9):  # the gaps, filled late
+            store.write(thing_interval(base + 600 * m, m, m / 3, 1))
+        after = {e: n for _, e, n in day_rows(db_path)}
+        assert sum(after.values()) > sum(before.values())
+        assert set(after) == set(before)
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+        same_as_raw()
+        prune(store, keep_s=4 * 86400 + 3600 * 5 + 600, now=base + 6 * 86400)  # into a day
+        ((oldest,),) = sql(db_path, "SELECT MIN(end_us) FROM interval")
+        first = day_rows(db_path)[0]
+        assert first[0] < oldest <= first[1]  # the day cut into is rolled up from what is left
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+        served.clear()
+        same_as_raw()
+        assert served
+    set_zone(monkeypatch, "America/New_York")
+    served.clear()
+    same_as_raw()
+    assert not served  # Berlin's days are not New York's
+
+
+def quarter_hours(path: Path, days: int) -> None:
+    """``days`` days of 15-minute intervals from STARTS[0], written in the present zone."""
+    base = STARTS[0] // 10**6
+    with Store.open(path) as store:
+        store.register("test", [THING])
+        for m in range(1, days * 24 * 4):
+            store.write(thing_interval(base + 900 * m, m, m / 7, m % 3))
+
+
+def test_a_zone_whose_midnight_is_inside_an_hour_keeps_no_days(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    set_zone(monkeypatch, "Asia/Kolkata")
+    quarter_hours(db_path, 3)
+    assert sql(db_path, "SELECT COUNT(*) FROM h_thing") != [(0,)]
+    assert day_rows(db_path) == []
+
+
+def test_rollups_kept_without_days_get_them_when_a_writer_opens_the_database(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database whose writer kept hours only (or an older esatui's, which rolled the hours
+    up afresh and named its own way: days it never kept may be stale) reads its hours, not
+    its day tables, until a writer opens it and rolls every day up anew."""
+    from esatui.db.schema import ROLLED_HOURLY
+
+    set_zone(monkeypatch, "UTC")
+    quarter_hours(db_path, 4)
+    kept = day_rows(db_path)
+    assert len(kept) == 4
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (ROLLED_HOURLY, READY_KEY))
+    conn.execute("UPDATE d_thing SET ops = ops + 1")  # what an older writer left stale
+    conn.commit()
+    conn.close()
+    args: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+    with SqliteReader.open(db_path) as reader:
+        assert not reader.queries.days_kept()
+        rolled = load_slots(reader, *args, interval_len_us=DAY, node=NODE)
+        assert rolled == load_slots(
+            reader, *args, interval_len_us=DAY, node=NODE, use_rollups=False
+        )
+    Store.open(db_path).close()
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.days_kept()
+        assert load_slots(reader, *args, interval_len_us=DAY, node=NODE) == rolled
+    assert day_rows(db_path) == kept
