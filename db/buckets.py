@@ -27,6 +27,10 @@ are mapped to the calendar's (:meth:`_Reader.fixer`). A bucket of a day read fro
 rollups whose day the writer rolled up too (the same start and end: written in this zone)
 comes from that day's row (:meth:`_Reader.serve_days`), a row an entity instead of 24; its
 gauges' weighted sums still come hour by hour, to be added by ``math.fsum`` as always.
+Buckets of 15 minutes are the UTC hours' quarters in every zone (each offset is whole
+quarters): whole quarters up to the mark come from the quarters' rollups, a row an entity
+per bucket, the rest raw (:func:`quarter_plan`); a quarter's gauge sums are its bucket's
+one part, as the raw rows' are.
 """
 
 from __future__ import annotations
@@ -53,7 +57,7 @@ from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
 from esatui.db.reading import HourRun, KindLayout, Queries, RawInterval, RawRow, RawRun
 from esatui.db.records import Value, max_column
-from esatui.db.schema import HOUR_US, hour_end, wn_column, wsum_column
+from esatui.db.schema import HOUR_US, QUARTER_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 
 
@@ -67,6 +71,25 @@ class Plan:
     runs: tuple[tuple[int, int, int], ...]
     raw: tuple[tuple[int, int], ...]
     days: tuple[tuple[int, int, int, int, int, int], ...] = ()
+    tier: str = "h"  # the runs' rollups: hours, or quarters ("q")
+
+
+def quarter_plan(after_us: int, until_us: int, mark_us: int) -> Plan | None:
+    """How (after, until] is read into buckets of 15 minutes: the whole quarters up to the
+    mark from their rollups (a bucket each), the rest raw; ``None`` where an end's offset
+    is not whole quarters (then the rows serve)."""
+    if utc_offset_us(after_us) % QUARTER_US or utc_offset_us(until_us) % QUARTER_US:
+        return None
+    first = -(-(after_us + QUARTER_US) // QUARTER_US) * QUARTER_US
+    last = min(until_us, mark_us) // QUARTER_US * QUARTER_US
+    if first > last:
+        return Plan((), ((after_us, until_us),))
+    raw: list[tuple[int, int]] = []
+    if first - QUARTER_US > after_us:
+        raw.append((after_us, first - QUARTER_US))
+    if last < until_us:
+        raw.append((last, until_us))
+    return Plan(((first, last, 0),), tuple(raw), tier="q")
 
 
 def plan(after_us: int, until_us: int, length_us: int, rolled: bool) -> Plan:
@@ -287,6 +310,10 @@ class _Reader:
         mark = self._mark(source) if rolled else None
         if mark is None or mark <= after_us:
             return plan(after_us, until_us, self.length_us, False)
+        if self.length_us == QUARTER_US and self.queries.tiers_kept():
+            quarters = quarter_plan(after_us, until_us, mark)
+            if quarters is not None:
+                return quarters
         if mark >= until_us:
             return self.serve_days(source, plan(after_us, until_us, self.length_us, True))
         head = plan(after_us, mark, self.length_us, True)
@@ -301,7 +328,7 @@ class _Reader:
         """``p`` with the days its runs hold whole that the source's day rollups hold too,
         taken from the runs: buckets of a day whose start and end are those of a day the
         writer rolled up (local midnights at the run's one offset, 24 hours apart)."""
-        if self.length_us != DAY_US or not p.runs or not self.queries.days_kept():
+        if self.length_us != DAY_US or not p.runs or not self.queries.tiers_kept():
             return p
         lo, hi = p.runs[0][0] - HOUR_US, p.runs[-1][1]
         found = sorted(self.queries.day_totals(self.node_id, source, lo, hi))
@@ -363,7 +390,7 @@ class _Reader:
 
     def runs(self, source: str, p: Plan) -> Iterable[HourRun]:
         for first, last, offset in p.runs:
-            yield HourRun(self.node_id, source, first, last, offset, self.length_us)
+            yield HourRun(self.node_id, source, first, last, offset, self.length_us, p.tier)
 
     def intervals(self, source: str, after_us: int, until_us: int, rolled: bool = True) -> Totals:
         """Per bucket [intervals, duration, flags] of one source in (after, until]: whole
@@ -433,12 +460,21 @@ class _Reader:
         layout: KindLayout,
     ) -> dict[tuple[int, int], _Acc]:
         """Per (bucket, entity id) the kind's rows of one source in (after, until]."""
-        if self.rolled and self.queries.rollup_has(kind, _rollup_columns(layout)):
+        if self.rolled and self._rolled_up(kind, layout):
             try:
                 return self._entities(kind, source, after_us, until_us, frames, layout, True)
             except sqlite3.OperationalError:  # a sum beyond 64 bits: Python's integers
                 pass
         return self._entities(kind, source, after_us, until_us, frames, layout, False)
+
+    def _rolled_up(self, kind: str, layout: KindLayout) -> bool:
+        """Whether the kind's rollups hold the layout's columns (those of quarters too,
+        where buckets of 15 minutes read them)."""
+        columns = _rollup_columns(layout)
+        if not self.queries.rollup_has(kind, columns):
+            return False
+        quarters = self.length_us == QUARTER_US and self.queries.tiers_kept()
+        return not quarters or self.queries.rollup_has(kind, columns, "q")
 
     def _entities(
         self,
@@ -508,7 +544,7 @@ class _Reader:
         """The plan's days from their rollup rows (as :meth:`_fold_hours` adds an hour's
         sums), their flags and the gauges' weighted sums from the days' hours."""
         runs = self.day_runs(source, p)
-        if not self.queries.day_has(kind, _rollup_columns(layout)):
+        if not self.queries.rollup_has(kind, _rollup_columns(layout), "d"):
             for run in runs:  # a kind's day table not made yet: the hours
                 self._fold_hours(kind, run, frames, layout, accs)
             return

@@ -23,6 +23,8 @@ from esatui.db.schema import (
     READY_KEY,
     READY_VALUE,
     READY_VALUES,
+    TIER_END,
+    TIER_INTERVALS,
     day_table,
     rollup_table,
     table_name,
@@ -155,8 +157,19 @@ class SourceInfo:
 # any end in the hour, when the offset is a whole number of hours and the same over the
 # hour (``calendar.bucket_end`` unless a daylight-saving change is near: then
 # ``buckets._Reader.fixer`` maps it to the calendar's).
-_BUCKET = "((hour_end_us + :off + :len - 1) / :len) * :len - :off"
-_HOURS = "node_id = :node AND source = :source AND hour_end_us >= :first AND hour_end_us <= :last"
+def _bucket(tier: str) -> str:
+    """The arithmetic bucket of a rollup row's hour (quarter) end at a constant offset."""
+    end = TIER_END[tier]
+    return f"(({end} + :off + :len - 1) / :len) * :len - :off"
+
+
+def _ends(tier: str) -> str:
+    """The rollup rows of a run: one node and source, its first to its last end."""
+    end = TIER_END[tier]
+    return f"node_id = :node AND source = :source AND {end} >= :first AND {end} <= :last"
+
+
+_BUCKET = _bucket("h")
 
 
 # The arithmetic bucket of an interval's end at a constant local offset (as ``_BUCKET``).
@@ -191,8 +204,9 @@ class RawRun:
 
 @dataclass(frozen=True)
 class HourRun:
-    """Whole UTC hours of one source read from the rollups into buckets: the first and the
-    last hour end, the local offset over them, the bucket length."""
+    """Whole UTC hours (or their quarters, ``tier`` "q") of one source read from the rollups
+    into buckets: the first and the last hour (quarter) end, the local offset over them, the
+    bucket length."""
 
     node_id: int
     source: str
@@ -200,6 +214,7 @@ class HourRun:
     last: int
     offset_us: int
     length_us: int
+    tier: str = "h"
 
     def params(self) -> dict[str, object]:
         return {
@@ -247,6 +262,10 @@ class Queries:
 
     def rollup_tables(self) -> list[str]:
         return self._tables("h")
+
+    def tier_tables(self, tier: str) -> list[str]:
+        """The kinds' rollup tables of a tier (``schema.TIERS``)."""
+        return self._tables(tier)
 
     def day_tables(self) -> list[str]:
         return self._tables("d")
@@ -717,13 +736,14 @@ class Queries:
             for n, s in self._conn.execute("SELECT DISTINCT node_id, source FROM interval_hour")
         ]
 
-    def days_kept(self) -> bool:
-        """Whether the rollups hold the writer's local days (``schema.READY_VALUE``)."""
+    def tiers_kept(self) -> bool:
+        """Whether the rollups hold quarters and the writer's local days beside the hours
+        (``schema.READY_VALUE``)."""
         shapes = self._kept_shapes()
-        found = shapes.get(("days", ""))
+        found = shapes.get(("tiers", ""))
         if not isinstance(found, frozenset):
-            kept = self.rollups_kept() == READY_VALUE and self._has_table("interval_day")
-            found = shapes[("days", "")] = frozenset({"kept"} if kept else ())
+            kept = self.rollups_kept() == READY_VALUE
+            found = shapes[("tiers", "")] = frozenset({"kept"} if kept else ())
         return bool(found)
 
     def days_holding(
@@ -737,13 +757,6 @@ class Queries:
             " AND day_end_us > ? AND day_start_us < ?",
             (node_id, source, after_us, until_us),
         ).fetchall()
-
-    def day_has(self, kind: str, columns: Sequence[str]) -> bool:
-        shapes = self._kept_shapes()
-        found = shapes.get(("day", kind))
-        if not isinstance(found, frozenset):
-            found = shapes[("day", kind)] = frozenset(self.table_columns(day_table(kind)))
-        return bool(found) and set(columns) <= found
 
     def day_totals(
         self, node_id: int, source: str, after_us: int, until_us: int
@@ -786,19 +799,21 @@ class Queries:
             (node_id, source, after_us, until_us),
         ).fetchall()
 
-    def rollup_has(self, kind: str, columns: Sequence[str]) -> bool:
+    def rollup_has(self, kind: str, columns: Sequence[str], tier: str = "h") -> bool:
         shapes = self._kept_shapes()
-        found = shapes.get(("rollup", kind))
+        found = shapes.get((tier, kind))
         if not isinstance(found, frozenset):
-            found = shapes[("rollup", kind)] = frozenset(self.table_columns(rollup_table(kind)))
+            table = rollup_table(kind, tier)
+            found = shapes[(tier, kind)] = frozenset(self.table_columns(table))
         return bool(found) and set(columns) <= found
 
     def interval_buckets(self, run: HourRun) -> list[tuple[int, int, int, str]]:
         """(bucket end, intervals, summed duration, distinct flags "a,b") of the run's
         hours."""
         return self._conn.execute(
-            f"SELECT {_BUCKET} AS b, SUM(n), SUM(duration_us), group_concat(DISTINCT flags)"
-            f" FROM interval_hour WHERE {_HOURS} GROUP BY b",
+            f"SELECT {_bucket(run.tier)} AS b, SUM(n), SUM(duration_us),"
+            f" group_concat(DISTINCT flags) FROM {TIER_INTERVALS[run.tier]}"
+            f" WHERE {_ends(run.tier)} GROUP BY b",
             run.params(),
         ).fetchall()
 
@@ -817,7 +832,7 @@ class Queries:
         any row has flags, *counter sums, *gauge weights, *gauge maxima). The flags
         themselves: :meth:`kind_flags`."""
         select = [
-            f"{_BUCKET} AS b",
+            f"{_bucket(run.tier)} AS b",
             "entity_id",
             "SUM(rows_n)",
             "SUM(hf_n)",
@@ -828,7 +843,8 @@ class Queries:
             *(f"MAX({max_column(g)})" for g in gauges),
         ]
         return self._conn.execute(
-            f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE {_HOURS}"
+            f"SELECT {', '.join(select)} FROM {rollup_table(kind, run.tier)}"
+            f" WHERE {_ends(run.tier)}"
             " GROUP BY b, entity_id",
             run.params(),
         ).fetchall()
@@ -861,8 +877,9 @@ class Queries:
         """(bucket end, entity_id, flags, interval flags) of the run's hours that have any
         (few: read apart, and only when :meth:`kind_buckets` says there are some)."""
         return self._conn.execute(
-            f"SELECT {_BUCKET} AS b, entity_id, flags, iflags FROM {rollup_table(kind)}"
-            f" WHERE {_HOURS} AND (flags != 0 OR iflags != 0)",
+            f"SELECT {_bucket(run.tier)} AS b, entity_id, flags, iflags"
+            f" FROM {rollup_table(kind, run.tier)}"
+            f" WHERE {_ends(run.tier)} AND (flags != 0 OR iflags != 0)",
             run.params(),
         ).fetchall()
 
@@ -895,8 +912,9 @@ class Queries:
         float sums depend on its version and the order it reads in)."""
         sums = [wsum_column(g) for g in gauges]
         return self._conn.execute(
-            f"SELECT {_BUCKET} AS b, entity_id, {', '.join(sums)} FROM {rollup_table(kind)}"
-            f" WHERE {_HOURS} AND ({' OR '.join(f'{s} IS NOT NULL' for s in sums)})",
+            f"SELECT {_bucket(run.tier)} AS b, entity_id, {', '.join(sums)}"
+            f" FROM {rollup_table(kind, run.tier)}"
+            f" WHERE {_ends(run.tier)} AND ({' OR '.join(f'{s} IS NOT NULL' for s in sums)})",
             run.params(),
         ).fetchall()
 

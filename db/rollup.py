@@ -20,21 +20,24 @@ out of order (its hour already holds a later one of the same source) makes the s
 rebuild that hour from the raw rows, in order. Retention deletes whole hours' rollups and
 rebuilds the hour it cut into.
 
-Over the hours, each local day of the writer's zone whose hours are all rolled up is added
-up once more (``d_<kind>``, ``interval_day``: the day's start and end with it, so a reader in
-another zone, whose days differ, knows it is not its own): 24 rows an entity fewer to read
-for a day. A day holds the sums of its hours' rows (counters, weights, rows, maxima, flags
-OR-ed), not the gauges' weighted sums, which readers add hour by hour with ``math.fsum``. A
-day is rolled up once its last hour is; whatever changes an hour of a day rolled up (a late
+Each interval is added to its quarter of an hour as well (``q_<kind>``,
+``interval_quarter``, by the same upserts: the buckets of 15 minutes, whatever the zone,
+since every zone's offset is whole quarters). Over the hours, each local day of the
+writer's zone whose hours are all rolled up is added up once more (``d_<kind>``,
+``interval_day``: the day's start and end with it, so a reader in another zone, whose days
+differ, knows it is not its own): 24 rows an entity fewer to read for a day. A day holds
+the sums of its hours' rows (counters, weights, rows, maxima, flags OR-ed), not the gauges'
+weighted sums, which readers add hour by hour with ``math.fsum``. A day is rolled up once
+its last hour is; whatever changes an hour of a day rolled up (a late
 interval, an hour rebuilt, retention) marks that day, and the store rolls the marked days up
 again before it commits (:meth:`Rollups.settle`). Days that do not start and end on a UTC
 hour (a zone of +5:30) are not kept: their readers add the hours.
 
 A database written before rollups existed has no ``rollups`` key in ``meta``: opening it for
 writing backfills every hour (:meth:`Rollups.backfill_steps`); until then readers use the raw
-rows. One whose rollups were kept without days gets its days when a writer opens it
-(:meth:`Rollups.roll_up_days`). This is the writing side; the rollups are read in
-``db/reading.py``.
+rows. One whose rollups were kept another way (hours only) is rolled up afresh the same way
+when a writer opens it, its readers reading the raw rows meanwhile. This is the writing
+side; the rollups are read in ``db/reading.py``.
 """
 
 from __future__ import annotations
@@ -50,12 +53,16 @@ from esatui.db.schema import (
     HOUR_US,
     INTERVAL_DAY,
     INTERVAL_HOUR,
+    INTERVAL_QUARTER,
     READY_KEY,
     READY_VALUE,
     ROLLUP_META,
+    TIER_END,
+    TIER_INTERVALS,
     added_columns,
     day_table,
     hour_end,
+    quarter_end,
     rollup_columns,
     rollup_ddl,
     rollup_table,
@@ -64,13 +71,16 @@ from esatui.db.schema import (
     wsum_column,
 )
 
-_INTERVAL_UPSERT = (
-    "INSERT INTO interval_hour (node_id, source, hour_end_us, n, duration_us, flags,"
-    " last_end_us) VALUES (?, ?, ?, 1, ?, ?, ?)"
-    " ON CONFLICT (node_id, source, hour_end_us) DO UPDATE SET n = n + 1,"
-    " duration_us = duration_us + excluded.duration_us, flags = flags | excluded.flags,"
-    " last_end_us = max(last_end_us, excluded.last_end_us)"
-)
+_INTERVAL_UPSERT = {
+    tier: (
+        f"INSERT INTO {TIER_INTERVALS[tier]} (node_id, source, {TIER_END[tier]}, n, duration_us,"
+        " flags, last_end_us) VALUES (?, ?, ?, 1, ?, ?, ?)"
+        f" ON CONFLICT (node_id, source, {TIER_END[tier]}) DO UPDATE SET n = n + 1,"
+        " duration_us = duration_us + excluded.duration_us, flags = flags | excluded.flags,"
+        " last_end_us = max(last_end_us, excluded.last_end_us)"
+    )
+    for tier in ("h", "q")
+}
 
 
 def local_day(hour: int) -> tuple[int, int] | None:
@@ -113,10 +123,12 @@ def _or_flags(distinct: str | None) -> int:
     return flags
 
 
-def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
-    """Adds every row of one interval (``interval_id``) of ``k_<kind>`` to its hour's rollup.
+def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]], tier: str = "h") -> str:
+    """Adds every row of one interval (``interval_id``) of ``k_<kind>`` to its hour's (or
+    quarter's) rollup.
 
-    Parameters: node_id, source, hour_end_us, the interval's flags, its end, its id."""
+    Parameters: node_id, source, the hour's (quarter's) end, the interval's flags, its end,
+    its id."""
     select = ["?", "?", "?", "entity_id", "1", "flags", "?", "hf_n", "?"]
     updates = [
         "rows_n = rows_n + excluded.rows_n",
@@ -142,12 +154,18 @@ def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
                 f"{wn} = coalesce({wn}, 0) + coalesce(excluded.{wn}, 0)",
                 f"{mx} = coalesce(max({mx}, excluded.{mx}), {mx}, excluded.{mx})",
             ]
-    columns = [*ROLLUP_META, *(c for c, _ in rollup_columns(roles))]
+    columns = [*_meta_columns(tier), *(c for c, _ in rollup_columns(roles))]
     return (
-        f"INSERT INTO {rollup_table(kind)} ({', '.join(columns)})"
+        f"INSERT INTO {rollup_table(kind, tier)} ({', '.join(columns)})"
         f" SELECT {', '.join(select)} FROM {table_name(kind)} WHERE interval_id = ?"
-        " ON CONFLICT (node_id, source, hour_end_us, entity_id) DO UPDATE SET " + ", ".join(updates)
+        f" ON CONFLICT (node_id, source, {TIER_END[tier]}, entity_id) DO UPDATE SET "
+        + ", ".join(updates)
     )
+
+
+def _meta_columns(tier: str) -> list[str]:
+    """The columns a rollup row of the tier has before its values."""
+    return [TIER_END[tier] if c == "hour_end_us" else c for c in ROLLUP_META]
 
 
 class Rollups:
@@ -156,7 +174,7 @@ class Rollups:
     def __init__(self, conn: sqlite3.Connection, queries: Queries) -> None:
         self._conn = conn
         self._queries = queries
-        self._sql: dict[str, str] = {}
+        self._sql: dict[tuple[str, str], str] = {}
         self._source_kinds: dict[str, list[str]] = {}
         self._marks: dict[tuple[int, str], int | None] = {}
         # days to roll up again before the commit: (node, source, end) -> start
@@ -167,7 +185,8 @@ class Rollups:
         if kind is None:
             self._sql.clear()
         else:
-            self._sql.pop(kind, None)
+            for tier in ("h", "q"):
+                self._sql.pop((kind, tier), None)
         self._source_kinds.clear()
 
     def forget_marks(self) -> None:
@@ -259,9 +278,7 @@ class Rollups:
             for kind in self.kinds_of(source):
                 roles = self._queries.declared(kind)
                 rows = self._conn.execute(day_sql(kind, roles), span).fetchall()
-                columns = [*ROLLUP_META, *(c for c, _ in rollup_columns(roles))]
-                day_end = columns.index("hour_end_us")
-                columns[day_end] = "day_end_us"
+                columns = [*_meta_columns("d"), *(c for c, _ in rollup_columns(roles))]
                 self._conn.executemany(
                     f"INSERT INTO {day_table(kind)} ({', '.join(columns)})"
                     f" VALUES ({', '.join('?' * len(columns))})",
@@ -276,12 +293,7 @@ class Rollups:
             self._delete_day(node_id, source, end)
 
     def roll_up_days(self) -> None:
-        """Every day over of every source, afresh (a database whose rollups were kept
-        without days)."""
-        self._conn.execute(INTERVAL_DAY)
-        for table in self._queries.kind_tables():
-            kind = table[2:]
-            self.ensure(kind, self._queries.declared(kind))
+        """Every day over of every source, afresh (the last step of a backfill)."""
         for table in ("interval_day", *self._queries.day_tables()):
             self._conn.execute(f"DELETE FROM {table}")
         for node_id, source in self._queries.rolled_sources():
@@ -290,17 +302,17 @@ class Rollups:
                 self._days_over(node_id, source, None, mark)
         self.settle()
 
-    def _statement(self, kind: str) -> str:
-        sql = self._sql.get(kind)
+    def _statement(self, kind: str, tier: str) -> str:
+        sql = self._sql.get((kind, tier))
         if sql is None:
-            sql = self._sql[kind] = upsert_sql(kind, self._queries.declared(kind))
+            sql = self._sql[(kind, tier)] = upsert_sql(kind, self._queries.declared(kind), tier)
         return sql
 
     def ensure(self, kind: str, roles: Sequence[tuple[str, Role]]) -> None:
         """Create the kind's rollup tables, or add the columns of fields it gained."""
-        for days in (False, True):
-            table = day_table(kind) if days else rollup_table(kind)
-            self._conn.execute(rollup_ddl(kind, roles, days=days))
+        for tier in ("h", "q", "d"):
+            table = rollup_table(kind, tier)
+            self._conn.execute(rollup_ddl(kind, roles, tier))
             have = self._queries.table_columns(table)
             for statement in added_columns(table, rollup_columns(roles), have):
                 self._conn.execute(statement)
@@ -321,24 +333,30 @@ class Rollups:
         flags: int,
         kinds: Sequence[str],
     ) -> None:
-        """Adds one stored interval and its rows of ``kinds`` to their hour."""
-        hour = hour_end(end_us)
-        self._conn.execute(_INTERVAL_UPSERT, (node_id, source, hour, duration_us, flags, end_us))
-        for kind in kinds:
+        """Adds one stored interval and its rows of ``kinds`` to their hour and quarter."""
+        for tier, end in (("h", hour_end(end_us)), ("q", quarter_end(end_us))):
             self._conn.execute(
-                self._statement(kind), (node_id, source, hour, flags, end_us, interval_id)
+                _INTERVAL_UPSERT[tier], (node_id, source, end, duration_us, flags, end_us)
             )
+            for kind in kinds:
+                self._conn.execute(
+                    self._statement(kind, tier), (node_id, source, end, flags, end_us, interval_id)
+                )
 
     def delete(self, node_id: int, source: str, after_hour: int | None, until_hour: int) -> None:
         """Deletes the rollups of hours in (after_hour, until_hour] of one node and source
         (the days that hold them are rolled up again, :meth:`settle`)."""
-        where = "node_id = ? AND source = ? AND hour_end_us <= ?"
         params: list[object] = [node_id, source, until_hour]
         if after_hour is not None:
-            where += " AND hour_end_us > ?"
             params.append(after_hour)
-        for table in ("interval_hour", *self._queries.rollup_tables()):
-            self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
+        for tier in ("h", "q"):  # an hour is whole quarters
+            column = TIER_END[tier]
+            where = f"node_id = ? AND source = ? AND {column} <= ?"
+            if after_hour is not None:
+                where += f" AND {column} > ?"
+            tables = (TIER_INTERVALS[tier], *self._queries.tier_tables(tier))
+            for table in tables:
+                self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
         after = after_hour if after_hour is not None else -(1 << 62)
         for end, start in self._queries.days_holding(node_id, source, after, until_hour):
             self._stale_days[(node_id, source, end)] = start
@@ -380,14 +398,16 @@ class Rollups:
         conn = self._conn
 
         def prepare() -> None:
-            conn.execute(INTERVAL_HOUR)
-            conn.execute(INTERVAL_DAY)
+            # readers read the raw rows until the last step names the way again
+            conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
+            for ddl in (INTERVAL_HOUR, INTERVAL_QUARTER, INTERVAL_DAY):
+                conn.execute(ddl)
             for table in self._queries.kind_tables():
                 kind = table[2:]
                 self.ensure(kind, self._queries.declared(kind))
-            tables = ("interval_hour", "interval_day")
-            for table in (*tables, *self._queries.rollup_tables(), *self._queries.day_tables()):
-                conn.execute(f"DELETE FROM {table}")
+            for tier in ("h", "q", "d"):
+                for table in (TIER_INTERVALS[tier], *self._queries.tier_tables(tier)):
+                    conn.execute(f"DELETE FROM {table}")
             self.forget()
 
         yield prepare

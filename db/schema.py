@@ -12,9 +12,11 @@ node, source, UTC hour (by interval end) and entity, with the number of rows, th
 OR-ed, the flags of their intervals OR-ed, the summed ``hf_n``, the newest interval end, the
 summed counter deltas and, per gauge, the sum of average x ``hf_n`` (``<gauge>_wsum``), the
 ``hf_n`` it weighs (``<gauge>_wn``) and the maximum. ``interval_hour`` is the same for the
-intervals themselves (count, summed duration, OR-ed flags). Over them, per local day of
-the writer's zone, ``d_<kind>`` and ``interval_day`` add a day's hours up (the gauges'
-weighted sums excepted: readers add those hour by hour). ``db/rollup.py`` keeps them.
+intervals themselves (count, summed duration, OR-ed flags). ``q_<kind>`` and
+``interval_quarter`` are the same per quarter of an hour (the buckets of 15 minutes in every
+zone). Over the hours, per local day of the writer's zone, ``d_<kind>`` and ``interval_day``
+add a day's hours up (the gauges' weighted sums excepted: readers add those hour by hour).
+``db/rollup.py`` keeps them.
 """
 
 from __future__ import annotations
@@ -39,13 +41,20 @@ READY_KEY = "rollups"
 # A writer names its own way when it opens a database: an esatui of the first way then
 # finds a way it does not know and rolls the database up afresh, where it would otherwise
 # add intervals to an hour whose earlier intervals are not in its rollup.
-# The third way adds the writer's local days over the hours (``d_<kind>``, ``interval_day``):
-# readers use those only under this name, which an older esatui does not know (it rolls the
-# hours up afresh and names its own way, so days it never kept are not read).
+# The third way adds quarters of an hour beside the hours and the writer's local days over
+# them (``q_<kind>``, ``d_<kind>``): readers use those only under this name, which an older
+# esatui does not know (it rolls the hours up afresh and names its own way, so quarters and
+# days it never kept are not read; the next writer rolls everything up again).
 ROLLED_AS_WRITTEN = "hourly"
 ROLLED_HOURLY = "hourly-when-over"
-READY_VALUE = "hourly-daily-when-over"
+READY_VALUE = "quarterly-hourly-daily-when-over"
 READY_VALUES = frozenset({ROLLED_AS_WRITTEN, ROLLED_HOURLY, READY_VALUE})
+QUARTER_US = 900_000_000
+
+
+def quarter_end(time_us: int) -> int:
+    """The end of the quarter of a UTC hour ``time_us`` belongs to (as :func:`hour_end`)."""
+    return -(-time_us // QUARTER_US) * QUARTER_US
 
 
 def hour_end(time_us: int) -> int:
@@ -64,6 +73,19 @@ CREATE TABLE IF NOT EXISTS interval_hour (
     flags INTEGER NOT NULL,
     last_end_us INTEGER NOT NULL,
     PRIMARY KEY (node_id, source, hour_end_us)
+) WITHOUT ROWID
+"""
+
+INTERVAL_QUARTER = """
+CREATE TABLE IF NOT EXISTS interval_quarter (
+    node_id INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    quarter_end_us INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    duration_us INTEGER NOT NULL,
+    flags INTEGER NOT NULL,
+    last_end_us INTEGER NOT NULL,
+    PRIMARY KEY (node_id, source, quarter_end_us)
 ) WITHOUT ROWID
 """
 
@@ -124,13 +146,15 @@ CREATE TABLE IF NOT EXISTS config (
 """
     + INTERVAL_HOUR
     + ";"
+    + INTERVAL_QUARTER
+    + ";"
     + INTERVAL_DAY
 )
 _CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 FRAMEWORK_TABLES: tuple[str, ...] = tuple(
     t
     for t in _CREATED.findall(FRAMEWORK)
-    if t not in _CREATED.findall(INTERVAL_HOUR + INTERVAL_DAY)
+    if t not in _CREATED.findall(INTERVAL_HOUR + INTERVAL_QUARTER + INTERVAL_DAY)
 )
 """The tables every esatui database has (the rollups' come with their backfill)."""
 
@@ -143,16 +167,21 @@ def table_name(kind: str) -> str:
     return f"k_{kind}"
 
 
-def rollup_table(kind: str) -> str:
+TIERS = ("h", "q", "d")
+"""The rollups' tiers, each a table prefix: hours, quarters of an hour, the writer's days."""
+TIER_END = {"h": "hour_end_us", "q": "quarter_end_us", "d": "day_end_us"}
+TIER_INTERVALS = {"h": "interval_hour", "q": "interval_quarter", "d": "interval_day"}
+
+
+def rollup_table(kind: str, tier: str = "h") -> str:
     if not _IDENTIFIER.match(kind):
         raise ValueError(f"kind name {kind!r} is not a plain identifier")
-    return f"h_{kind}"
+    assert tier in TIERS
+    return f"{tier}_{kind}"
 
 
 def day_table(kind: str) -> str:
-    if not _IDENTIFIER.match(kind):
-        raise ValueError(f"kind name {kind!r} is not a plain identifier")
-    return f"d_{kind}"
+    return rollup_table(kind, "d")
 
 
 # the columns every rollup row has before its values
@@ -205,13 +234,13 @@ def kind_roles(kind: Kind) -> list[tuple[str, Role]]:
     return [(f.name, f.role) for f in kind.fields]
 
 
-def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]], *, days: bool = False) -> str:
-    """The kind's hourly rollup table (``h_<kind>``), or with ``days`` its daily one
-    (``d_<kind>``: the same columns, keyed by the day's end)."""
+def rollup_ddl(kind: str, roles: Iterable[tuple[str, Role]], tier: str = "h") -> str:
+    """The kind's rollup table of a tier (``h_<kind>``, ``q_<kind>``, ``d_<kind>``: the same
+    columns, keyed by the end of the hour, quarter or day)."""
     cols = "".join(f",\n    {name} {sqltype}" for name, sqltype in rollup_columns(roles))
-    end = "day_end_us" if days else "hour_end_us"
+    end = TIER_END[tier]
     return (
-        f"CREATE TABLE IF NOT EXISTS {day_table(kind) if days else rollup_table(kind)} (\n"
+        f"CREATE TABLE IF NOT EXISTS {rollup_table(kind, tier)} (\n"
         "    node_id INTEGER NOT NULL,\n"
         "    source TEXT NOT NULL,\n"
         f"    {end} INTEGER NOT NULL,\n"

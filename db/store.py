@@ -67,12 +67,8 @@ class Store:
         self._last_config: dict[tuple[int, str], str] = {}
         self._last_config_seen: dict[tuple[int, str], dict[str, str]] = {}
         self._last_end: dict[tuple[int, str], int] = {}  # newest end written per node, source
-        if not self._queries.rollups_ready():
+        if self._queries.rollups_kept() != READY_VALUE:  # none, or hours only: afresh
             self._backfill()
-        elif self._queries.rollups_kept() != READY_VALUE:
-            with Transaction(self._conn):  # kept without days: every hour is whole
-                self._rollups.roll_up_days()
-                self._rollups.claim()
 
     @classmethod
     def open(
@@ -97,8 +93,9 @@ class Store:
         )
 
     def _backfill(self) -> None:
-        """Roll up a database written before rollups existed, a day of a source per
-        transaction; readers use the raw rows until the last step marks it done."""
+        """Roll up a database written before rollups existed (or whose rollups were kept
+        another way), a day of a source per transaction; readers use the raw rows until
+        the last step marks it done."""
         for step in self._rollups.backfill_steps():
             with Transaction(self._conn):
                 step()

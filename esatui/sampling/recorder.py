@@ -148,13 +148,14 @@ class Recorder:
         self._samples = 0
         self._reads = 0
         self.stats = RecorderStats()
+        self._size_plan: SizePlan | None = None
+        if retention is not None and retention.max_bytes is not None:
+            # bounded before the kinds' tables are made: making them logs pages too
+            self._size_plan = SizePlan.of(retention.max_bytes)
+            store.bound_wal(self._size_plan.wal)
         for source in sources:
             store.register(source.name, source.kinds)
         store.register(SELF_SOURCE, (SELF, COLLECTOR))
-        self._size_plan: SizePlan | None = None
-        if retention is not None and retention.max_bytes is not None:
-            self._size_plan = SizePlan.of(retention.max_bytes)
-            store.bound_wal(self._size_plan.wal)
 
     # --- the interval clock ---------------------------------------------------------
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from esatui.cli import main
+from esatui.db.schema import READY_VALUE
 from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
 from tests.fixtures.recording import host_recording
@@ -206,7 +207,8 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
     code, out, _ = run(capsys, "db", "info", "--db", str(db_path))
     assert code == 0 and "schema_version 1" in out and "source host: 3 intervals" in out
     # three intervals of one hour: it is rolled up once the recording writes in a later one
-    assert "rollups        hourly" in out and "kind cpu: 12 rows, 0 hourly rollup rows" in out
+    assert f"rollups        {READY_VALUE}" in out
+    assert "kind cpu: 12 rows, 0 hourly rollup rows" in out
     assert "hours rolled up to none" in out
     code, out, _ = run(capsys, "db", "prune", "--db", str(db_path), "--keep", "1h")
     assert code == 0 and "6 source intervals deleted" in out  # host and esatui

@@ -26,6 +26,7 @@ from esatui.db import buckets
 from esatui.db.buckets import hourly_offsets, plan
 from esatui.db.calendar import bucket_end, utc_offset_us
 from esatui.db.maintenance import prune
+from esatui.db.reading import HourRun
 from esatui.db.records import EntityRow, Flag, Interval, max_column
 from esatui.db.schema import HOUR_US, READY_KEY, READY_VALUE, ROLLED_AS_WRITTEN, hour_end
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -947,12 +948,13 @@ def test_a_zone_whose_midnight_is_inside_an_hour_keeps_no_days(
     assert day_rows(db_path) == []
 
 
-def test_rollups_kept_without_days_get_them_when_a_writer_opens_the_database(
+def test_rollups_kept_without_quarters_and_days_get_them_when_a_writer_opens_the_database(
     db_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A database whose writer kept hours only (or an older esatui's, which rolled the hours
-    up afresh and named its own way: days it never kept may be stale) reads its hours, not
-    its day tables, until a writer opens it and rolls every day up anew."""
+    up afresh and named its own way: quarters and days it never kept may be stale) reads its
+    hours, not its quarters' and days' tables, until a writer opens it and rolls everything
+    up anew."""
     from esatui.db.schema import ROLLED_HOURLY
 
     set_zone(monkeypatch, "UTC")
@@ -961,18 +963,71 @@ def test_rollups_kept_without_days_get_them_when_a_writer_opens_the_database(
     assert len(kept) == 4
     conn = sqlite3.connect(db_path)
     conn.execute("UPDATE meta SET value = ? WHERE key = ?", (ROLLED_HOURLY, READY_KEY))
-    conn.execute("UPDATE d_thing SET ops = ops + 1")  # what an older writer left stale
+    for table in ("d_thing", "q_thing"):  # what an older writer left stale
+        conn.execute(f"UPDATE {table} SET ops = ops + 1")
     conn.commit()
     conn.close()
     args: tuple[list[str], list[str], None, None] = (["thing"], ["thing"], None, None)
+    lengths = (DAY, 15 * MINUTE)
     with SqliteReader.open(db_path) as reader:
-        assert not reader.queries.days_kept()
-        rolled = load_slots(reader, *args, interval_len_us=DAY, node=NODE)
-        assert rolled == load_slots(
-            reader, *args, interval_len_us=DAY, node=NODE, use_rollups=False
-        )
+        assert not reader.queries.tiers_kept()
+        rolled = [load_slots(reader, *args, interval_len_us=n, node=NODE) for n in lengths]
+        assert rolled == [
+            load_slots(reader, *args, interval_len_us=n, node=NODE, use_rollups=False)
+            for n in lengths
+        ]
     Store.open(db_path).close()
     with SqliteReader.open(db_path) as reader:
-        assert reader.queries.days_kept()
-        assert load_slots(reader, *args, interval_len_us=DAY, node=NODE) == rolled
+        assert reader.queries.tiers_kept()
+        assert [load_slots(reader, *args, interval_len_us=n, node=NODE) for n in lengths] == rolled
     assert day_rows(db_path) == kept
+    assert rollup_dump(db_path) == up_to_marks(replayed(db_path), db_path)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Asia/Kathmandu", "Europe/Berlin"])
+def test_quarters_serve_15_minute_buckets_with_the_bits_of_the_rows(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, zone: str
+) -> None:
+    """Every interval is added to its quarter of an hour as well; buckets of 15 minutes are
+    those quarters in every zone (Kathmandu's +5:45 too), read a row an entity each, and
+    give what the raw rows give, bit for bit, through late writes and retention."""
+    set_zone(monkeypatch, zone)
+    base = STARTS[2] // 10**6  # the day before Berlin's clocks go back
+    quarters: list[int] = []
+    fold_hours = buckets._Reader._fold_hours
+
+    def counted(self: buckets._Reader, kind: str, run: HourRun, *a: object) -> None:
+        if run.tier == "q":
+            quarters.extend(range(run.first, run.last + 1, 15 * MINUTE))
+        fold_hours(self, kind, run, *a)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(buckets._Reader, "_fold_hours", counted)
+    args: tuple[list[str], list[str]] = (["thing"], ["thing"])
+
+    def same_as_raw(after: int | None, until: int | None) -> None:
+        with SqliteReader.open(db_path) as reader:
+            kw = {"interval_len_us": 15 * MINUTE, "node": NODE, "limit": 200}
+            rolled = load_slots(reader, *args, after, until, **kw)  # type: ignore[arg-type]
+            raw = load_slots(reader, *args, after, until, use_rollups=False, **kw)  # type: ignore[arg-type]
+        assert rolled == raw
+        assert rolled
+
+    with Store.open(db_path) as store:
+        store.register("test", [THING])
+        for m in range(1, 2 * 24 * 30):  # two days of 2-minute intervals, every 7th late
+            if m % 7:
+                store.write(thing_interval(base + 120 * m, m, m / 7, m % 3, key="ab"[m % 2]))
+        for m in range(7, 2 * 24 * 30, 7):
+            store.write(thing_interval(base + 120 * m, m, m / 3, 1))
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+        end = (base + 2 * 86400) * 10**6
+        for after, until in ((None, None), (end - 86400 * 10**6 + 7 * MINUTE, end - 3 * MINUTE)):
+            quarters.clear()
+            same_as_raw(after, until)
+            assert quarters  # served by the quarters' rollups
+        prune(store, keep_s=86400 + 600, now=base + 2 * 86400)
+        assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
+        same_as_raw(None, None)
+    q_rows = sql(db_path, "SELECT COUNT(*), SUM(rows_n) FROM q_thing")
+    h_rows = sql(db_path, "SELECT COUNT(*), SUM(rows_n) FROM h_thing")
+    assert q_rows[0][1] == h_rows[0][1] and q_rows[0][0] > 3 * h_rows[0][0]
