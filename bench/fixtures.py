@@ -390,8 +390,8 @@ def record(
 
 def _rolled_up_as_now(path: Path, log: Callable[[str], None]) -> None:
     """A recording whose rollups an earlier esatui kept in an earlier way is opened for
-    writing once, as the recorder opens a database, which brings them to this way (a
-    year's local days take about a second)."""
+    writing once, as the recorder opens a database, which rolls it up afresh this way (the
+    year's recording: about a minute and a half)."""
     with SqliteReader.open(path) as reader:
         kept = reader.queries.rollups_kept()
     if kept != READY_VALUE:

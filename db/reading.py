@@ -234,7 +234,6 @@ class Queries:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self._entity_by_id: dict[int, tuple[str, str, dict[str, str]]] = {}
-        self._ready = False
         # layouts and rollup columns, while no other connection has written (data_version)
         self._shapes: dict[tuple[str, str], KindLayout | frozenset[str]] = {}
         self._shapes_version = -1
@@ -698,10 +697,21 @@ class Queries:
 
     def rollups_ready(self) -> bool:
         """Whether the rollups serve readers (a database written before rollups does not
-        until it is opened once for writing)."""
-        if not self._ready:
-            self._ready = self.rollups_kept() in READY_VALUES
-        return self._ready
+        until it is opened once for writing; nor one a writer is rolling up afresh)."""
+        return "ready" in self._kept_way()
+
+    def _kept_way(self) -> frozenset[str]:
+        """How the rollups are kept, looked up again once another connection has written
+        (a writer may be rolling them up afresh while a reader is open)."""
+        shapes = self._kept_shapes()
+        found = shapes.get(("rollups", ""))
+        if not isinstance(found, frozenset):
+            kept = self.rollups_kept()
+            way = {"ready"} if kept in READY_VALUES else set()
+            if kept == READY_VALUE:
+                way.add("tiers")
+            found = shapes[("rollups", "")] = frozenset(way)
+        return found
 
     def rollups_kept(self) -> str | None:
         """How the rollups are kept (``schema.READY_VALUES``); ``None`` before any."""
@@ -739,12 +749,7 @@ class Queries:
     def tiers_kept(self) -> bool:
         """Whether the rollups hold quarters and the writer's local days beside the hours
         (``schema.READY_VALUE``)."""
-        shapes = self._kept_shapes()
-        found = shapes.get(("tiers", ""))
-        if not isinstance(found, frozenset):
-            kept = self.rollups_kept() == READY_VALUE
-            found = shapes[("tiers", "")] = frozenset({"kept"} if kept else ())
-        return bool(found)
+        return "tiers" in self._kept_way()
 
     def days_holding(
         self, node_id: int, source: str, after_us: int, until_us: int

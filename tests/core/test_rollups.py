@@ -1031,3 +1031,19 @@ def test_quarters_serve_15_minute_buckets_with_the_bits_of_the_rows(
     q_rows = sql(db_path, "SELECT COUNT(*), SUM(rows_n) FROM q_thing")
     h_rows = sql(db_path, "SELECT COUNT(*), SUM(rows_n) FROM h_thing")
     assert q_rows[0][1] == h_rows[0][1] and q_rows[0][0] > 3 * h_rows[0][0]
+
+
+def test_an_open_reader_sees_a_writer_roll_the_database_up_afresh(db_path: Path) -> None:
+    """A writer rolling a database up afresh empties the rollups first: a reader opened
+    before reads the raw rows from then on, not the rollups being made."""
+    quarter_hours(db_path, 1)
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.rollups_ready() and reader.queries.tiers_kept()
+        conn = sqlite3.connect(db_path)
+        conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))  # the backfill's first step
+        conn.commit()
+        assert not reader.queries.rollups_ready() and not reader.queries.tiers_kept()
+        conn.execute("INSERT INTO meta (key, value) VALUES (?, ?)", (READY_KEY, READY_VALUE))
+        conn.commit()
+        conn.close()
+        assert reader.queries.rollups_ready() and reader.queries.tiers_kept()
