@@ -661,10 +661,12 @@ class MonitorApp(App[int]):
         )
 
     def on_interval_table_viewed(self, message: IntervalTable.Viewed) -> None:
-        self._render_header()
+        if not self._gone():  # the table's message may come as the app closes its screens
+            self._render_header()
 
     def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
-        self._render()
+        if not self._gone():
+            self._render()
 
     def _render_status(self) -> None:
         state = self.state
