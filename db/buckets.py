@@ -376,7 +376,7 @@ class _Reader:
 
     def fixer(self, after_us: int, until_us: int) -> Callable[[int], int] | None:
         """How a bucket SQL found for ends in (after, until] at their one local offset (the
-        arithmetic bucket, :data:`reading._BUCKET`) becomes the calendar's, where a
+        arithmetic bucket, :func:`reading._bucket`) becomes the calendar's, where a
         daylight-saving change is near; ``None`` where they are the same. Inside a piece
         of one offset every calendar boundary is an arithmetic one, so each arithmetic
         bucket lies in one calendar bucket: that of its last end in the piece."""

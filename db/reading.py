@@ -25,7 +25,6 @@ from esatui.db.schema import (
     READY_VALUES,
     TIER_END,
     TIER_INTERVALS,
-    day_table,
     rollup_table,
     table_name,
     wn_column,
@@ -169,10 +168,7 @@ def _ends(tier: str) -> str:
     return f"node_id = :node AND source = :source AND {end} >= :first AND {end} <= :last"
 
 
-_BUCKET = _bucket("h")
-
-
-# The arithmetic bucket of an interval's end at a constant local offset (as ``_BUCKET``).
+# The arithmetic bucket of an interval's end at a constant local offset (as ``_bucket``).
 _RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
 # The UTC hour of an interval's end (``schema.hour_end``)
 _RAW_HOUR = "((i.end_us + :hour - 1) / :hour) * :hour"
@@ -265,9 +261,6 @@ class Queries:
     def tier_tables(self, tier: str) -> list[str]:
         """The kinds' rollup tables of a tier (``schema.TIERS``)."""
         return self._tables(tier)
-
-    def day_tables(self) -> list[str]:
-        return self._tables("d")
 
     def _tables(self, prefix: str) -> list[str]:
         return [
@@ -799,7 +792,7 @@ class Queries:
             *(max_column(g) for g in gauges),
         ]
         return self._conn.execute(
-            f"SELECT {', '.join(select)} FROM {day_table(kind)} WHERE node_id = ?"
+            f"SELECT {', '.join(select)} FROM {rollup_table(kind, 'd')} WHERE node_id = ?"
             " AND source = ? AND day_end_us > ? AND day_end_us <= ?",
             (node_id, source, after_us, until_us),
         ).fetchall()

@@ -60,7 +60,6 @@ from esatui.db.schema import (
     TIER_END,
     TIER_INTERVALS,
     added_columns,
-    day_table,
     hour_end,
     quarter_end,
     rollup_columns,
@@ -254,7 +253,7 @@ class Rollups:
 
     def _delete_day(self, node_id: int, source: str, end: int) -> None:
         where = "WHERE node_id = ? AND source = ? AND day_end_us = ?"
-        for table in ("interval_day", *self._queries.day_tables()):
+        for table in ("interval_day", *self._queries.tier_tables("d")):
             self._conn.execute(f"DELETE FROM {table} {where}", (node_id, source, end))
 
     def _roll_up_day(self, node_id: int, source: str, start: int, end: int) -> None:
@@ -280,7 +279,7 @@ class Rollups:
                 rows = self._conn.execute(day_sql(kind, roles), span).fetchall()
                 columns = [*_meta_columns("d"), *(c for c, _ in rollup_columns(roles))]
                 self._conn.executemany(
-                    f"INSERT INTO {day_table(kind)} ({', '.join(columns)})"
+                    f"INSERT INTO {rollup_table(kind, 'd')} ({', '.join(columns)})"
                     f" VALUES ({', '.join('?' * len(columns))})",
                     [
                         (node_id, source, end, entity, rows_n, _or_flags(f), _or_flags(i), *rest)
@@ -294,7 +293,7 @@ class Rollups:
 
     def roll_up_days(self) -> None:
         """Every day over of every source, afresh (the last step of a backfill)."""
-        for table in ("interval_day", *self._queries.day_tables()):
+        for table in ("interval_day", *self._queries.tier_tables("d")):
             self._conn.execute(f"DELETE FROM {table}")
         for node_id, source in self._queries.rolled_sources():
             mark = self.mark(node_id, source)

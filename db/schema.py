@@ -180,10 +180,6 @@ def rollup_table(kind: str, tier: str = "h") -> str:
     return f"{tier}_{kind}"
 
 
-def day_table(kind: str) -> str:
-    return rollup_table(kind, "d")
-
-
 # the columns every rollup row has before its values
 ROLLUP_META = (
     "node_id",
