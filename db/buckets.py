@@ -35,7 +35,6 @@ one part, as the raw rows' are.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sqlite3
@@ -55,7 +54,15 @@ from esatui.db.calendar import (
 )
 from esatui.db.query import timeline_sources
 from esatui.db.reader import Span, Timeline, Window, partial_bucket
-from esatui.db.reading import HourRun, KindLayout, Queries, RawInterval, RawRow, RawRun
+from esatui.db.reading import (
+    HourRun,
+    KindLayout,
+    Queries,
+    RawInterval,
+    RawRow,
+    RawRun,
+    or_flags,
+)
 from esatui.db.records import Value, max_column
 from esatui.db.schema import HOUR_US, QUARTER_US, hour_end, wn_column, wsum_column
 from esatui.db.slots import EntityData, KindSlice, Slot
@@ -195,15 +202,6 @@ class _Acc:
         m = self.mx[j]
         if value is not None and (m is None or value > m):
             self.mx[j] = value
-
-
-@functools.cache
-def _or_flags(distinct: str | None) -> int:
-    """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
-    flags = 0
-    for part in (distinct or "0").split(","):
-        flags |= int(part)
-    return flags
 
 
 _META = 6  # a row of sums: bucket, entity, rows, HF samples, last end, flagged; the values
@@ -415,7 +413,7 @@ class _Reader:
         for run in self.runs(source, p):
             fix = self.fixer(run.first - HOUR_US, run.last)
             for b, n, duration, flags in _fixed(self.queries.interval_buckets(run), fix):
-                add(b, n, duration, _or_flags(flags))
+                add(b, n, duration, or_flags(flags))
         for _, end, _, n, duration, flags in p.days:
             add(end, n, duration, flags)
         for lo, hi, offset in constant_offsets(p.raw):
@@ -427,7 +425,7 @@ class _Reader:
             piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
             fix = self.fixer(lo, hi)
             for b, n, duration, flags in _fixed(self.queries.raw_interval_buckets(piece), fix):
-                add(b, n, duration, _or_flags(flags))
+                add(b, n, duration, or_flags(flags))
                 count += n
             self._counts[(source, lo, hi)] = count
         self._totals[key] = totals

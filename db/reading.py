@@ -25,6 +25,7 @@ from esatui.db.schema import (
     READY_VALUES,
     TIER_END,
     TIER_INTERVALS,
+    TIERS,
     rollup_table,
     table_name,
     wn_column,
@@ -168,6 +169,15 @@ def _ends(tier: str) -> str:
     return f"node_id = :node AND source = :source AND {end} >= :first AND {end} <= :last"
 
 
+@functools.cache
+def or_flags(distinct: str | None) -> int:
+    """The flags SQL's ``group_concat(DISTINCT flags)`` lists, OR-ed (few distinct lists)."""
+    flags = 0
+    for part in (distinct or "0").split(","):
+        flags |= int(part)
+    return flags
+
+
 # The arithmetic bucket of an interval's end at a constant local offset (as ``_bucket``).
 _RAW_BUCKET = "((i.end_us + :off + :len - 1) / :len) * :len - :off"
 # The UTC hour of an interval's end (``schema.hour_end``)
@@ -254,9 +264,6 @@ class Queries:
 
     def kind_tables(self) -> list[str]:
         return self._tables("k")
-
-    def rollup_tables(self) -> list[str]:
-        return self._tables("h")
 
     def tier_tables(self, tier: str) -> list[str]:
         """The kinds' rollup tables of a tier (``schema.TIERS``)."""
@@ -932,8 +939,11 @@ class Queries:
         size = self._conn.execute("PRAGMA page_size").fetchone()[0]
         return int((pages - free) * size)
 
-    def info(self) -> tuple[dict[str, str], list[SourceInfo], dict[str, int], dict[str, int]]:
-        """Meta facts, intervals per node and source, rows per kind and rollup rows."""
+    def info(
+        self,
+    ) -> tuple[dict[str, str], list[SourceInfo], dict[str, int], dict[str, dict[str, int]]]:
+        """Meta facts, intervals per node and source, rows per kind and rollup rows per
+        tier and kind."""
         conn = self._conn
         meta = dict(conn.execute("SELECT key, value FROM meta ORDER BY key"))
         meta["schema_version"] = str(self.schema_version())
@@ -951,7 +961,8 @@ class Queries:
                 " GROUP BY n.name, i.source ORDER BY n.name, i.source"
             )
         ]
-        return meta, sources, self._counts(self.kind_tables()), self._counts(self.rollup_tables())
+        tiers = {tier: self._counts(self.tier_tables(tier)) for tier in TIERS}
+        return meta, sources, self._counts(self.kind_tables()), tiers
 
     def _counts(self, tables: Iterable[str]) -> dict[str, int]:
         return {

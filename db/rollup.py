@@ -47,13 +47,11 @@ from collections.abc import Callable, Iterator, Sequence
 
 from esatui.collectors.model import Role
 from esatui.db.calendar import DAY_US, bucket_end, bucket_start
-from esatui.db.reading import Queries
+from esatui.db.reading import Queries, or_flags
 from esatui.db.records import max_column
 from esatui.db.schema import (
     HOUR_US,
-    INTERVAL_DAY,
-    INTERVAL_HOUR,
-    INTERVAL_QUARTER,
+    INTERVAL_ROLLUPS,
     READY_KEY,
     READY_VALUE,
     ROLLUP_META,
@@ -113,13 +111,6 @@ def day_sql(kind: str, roles: Sequence[tuple[str, Role]]) -> str:
         f"SELECT {', '.join(select)} FROM {rollup_table(kind)} WHERE node_id = ? AND source = ?"
         " AND hour_end_us > ? AND hour_end_us <= ? GROUP BY entity_id"
     )
-
-
-def _or_flags(distinct: str | None) -> int:
-    flags = 0
-    for part in (distinct or "0").split(","):
-        flags |= int(part)
-    return flags
 
 
 def upsert_sql(kind: str, roles: Sequence[tuple[str, Role]], tier: str = "h") -> str:
@@ -271,7 +262,7 @@ class Rollups:
         self._conn.execute(
             "INSERT INTO interval_day (node_id, source, day_end_us, day_start_us, n,"
             " duration_us, flags, last_end_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (node_id, source, end, start, n, duration, _or_flags(flags), last),
+            (node_id, source, end, start, n, duration, or_flags(flags), last),
         )
         try:
             for kind in self.kinds_of(source):
@@ -282,7 +273,7 @@ class Rollups:
                     f"INSERT INTO {rollup_table(kind, 'd')} ({', '.join(columns)})"
                     f" VALUES ({', '.join('?' * len(columns))})",
                     [
-                        (node_id, source, end, entity, rows_n, _or_flags(f), _or_flags(i), *rest)
+                        (node_id, source, end, entity, rows_n, or_flags(f), or_flags(i), *rest)
                         for entity, rows_n, f, i, *rest in rows
                     ],
                 )
@@ -399,7 +390,7 @@ class Rollups:
         def prepare() -> None:
             # readers read the raw rows until the last step names the way again
             conn.execute("DELETE FROM meta WHERE key = ?", (READY_KEY,))
-            for ddl in (INTERVAL_HOUR, INTERVAL_QUARTER, INTERVAL_DAY):
+            for ddl in INTERVAL_ROLLUPS:
                 conn.execute(ddl)
             for table in self._queries.kind_tables():
                 kind = table[2:]

@@ -63,48 +63,35 @@ def hour_end(time_us: int) -> int:
     return -(-time_us // HOUR_US) * HOUR_US
 
 
-INTERVAL_HOUR = """
-CREATE TABLE IF NOT EXISTS interval_hour (
-    node_id INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    hour_end_us INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    duration_us INTEGER NOT NULL,
-    flags INTEGER NOT NULL,
-    last_end_us INTEGER NOT NULL,
-    PRIMARY KEY (node_id, source, hour_end_us)
-) WITHOUT ROWID
-"""
+TIERS = ("h", "q", "d")
+"""The rollups' tiers, each a table prefix: hours, quarters of an hour, the writer's days."""
+TIER_END = {"h": "hour_end_us", "q": "quarter_end_us", "d": "day_end_us"}
+TIER_INTERVALS = {"h": "interval_hour", "q": "interval_quarter", "d": "interval_day"}
 
-INTERVAL_QUARTER = """
-CREATE TABLE IF NOT EXISTS interval_quarter (
-    node_id INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    quarter_end_us INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    duration_us INTEGER NOT NULL,
-    flags INTEGER NOT NULL,
-    last_end_us INTEGER NOT NULL,
-    PRIMARY KEY (node_id, source, quarter_end_us)
-) WITHOUT ROWID
-"""
 
-INTERVAL_DAY = """
-CREATE TABLE IF NOT EXISTS interval_day (
-    node_id INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    day_end_us INTEGER NOT NULL,
-    day_start_us INTEGER NOT NULL,
-    n INTEGER NOT NULL,
-    duration_us INTEGER NOT NULL,
-    flags INTEGER NOT NULL,
-    last_end_us INTEGER NOT NULL,
-    PRIMARY KEY (node_id, source, day_end_us)
-) WITHOUT ROWID
-"""
+def interval_rollup_ddl(tier: str) -> str:
+    """The rollup of ``interval`` of a tier: per node, source and hour (quarter, day), the
+    intervals, their summed duration, flags OR-ed, the newest end; a day its start too."""
+    end = TIER_END[tier]
+    start = "    day_start_us INTEGER NOT NULL,\n" if tier == "d" else ""
+    return (
+        f"CREATE TABLE IF NOT EXISTS {TIER_INTERVALS[tier]} (\n"
+        "    node_id INTEGER NOT NULL,\n"
+        "    source TEXT NOT NULL,\n"
+        f"    {end} INTEGER NOT NULL,\n"
+        f"{start}"
+        "    n INTEGER NOT NULL,\n"
+        "    duration_us INTEGER NOT NULL,\n"
+        "    flags INTEGER NOT NULL,\n"
+        "    last_end_us INTEGER NOT NULL,\n"
+        f"    PRIMARY KEY (node_id, source, {end})\n"
+        ") WITHOUT ROWID"
+    )
 
-FRAMEWORK = (
-    """
+
+INTERVAL_ROLLUPS = tuple(interval_rollup_ddl(tier) for tier in TIERS)
+
+FRAMEWORK = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS node (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS interval (
@@ -143,18 +130,10 @@ CREATE TABLE IF NOT EXISTS config (
     data TEXT NOT NULL,
     PRIMARY KEY (node_id, source, time_us)
 ) WITHOUT ROWID;
-"""
-    + INTERVAL_HOUR
-    + ";"
-    + INTERVAL_QUARTER
-    + ";"
-    + INTERVAL_DAY
-)
+""" + ";".join(INTERVAL_ROLLUPS)
 _CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 FRAMEWORK_TABLES: tuple[str, ...] = tuple(
-    t
-    for t in _CREATED.findall(FRAMEWORK)
-    if t not in _CREATED.findall(INTERVAL_HOUR + INTERVAL_QUARTER + INTERVAL_DAY)
+    t for t in _CREATED.findall(FRAMEWORK) if t not in TIER_INTERVALS.values()
 )
 """The tables every esatui database has (the rollups' come with their backfill)."""
 
@@ -165,12 +144,6 @@ def table_name(kind: str) -> str:
     if not _IDENTIFIER.match(kind):
         raise ValueError(f"kind name {kind!r} is not a plain identifier")
     return f"k_{kind}"
-
-
-TIERS = ("h", "q", "d")
-"""The rollups' tiers, each a table prefix: hours, quarters of an hour, the writer's days."""
-TIER_END = {"h": "hour_end_us", "q": "quarter_end_us", "d": "day_end_us"}
-TIER_INTERVALS = {"h": "interval_hour", "q": "interval_quarter", "d": "interval_day"}
 
 
 def rollup_table(kind: str, tier: str = "h") -> str:

@@ -28,6 +28,8 @@ class DatabaseInfo:
     sources: list[SourceInfo]
     rows: dict[str, int]  # rows per kind
     rollup_rows: dict[str, int]  # hourly rollup rows per kind
+    quarter_rows: dict[str, int]  # quarter-hour rollup rows per kind
+    day_rows: dict[str, int]  # daily rollup rows per kind
 
 
 _NEAR_US = 86_400_000_000  # a slot takes intervals that end up to one interval past it
@@ -187,7 +189,7 @@ class SqliteReader:
             target.close()
 
     def info(self) -> DatabaseInfo:
-        meta, sources, rows, rolled = self.queries.info()
+        meta, sources, rows, tiers = self.queries.info()
         meta["file_bytes"] = str(file_bytes(self.path))
         meta["data_bytes"] = str(self.queries.data_bytes())
-        return DatabaseInfo(meta, sources, rows, rolled)
+        return DatabaseInfo(meta, sources, rows, tiers["h"], tiers["q"], tiers["d"])

@@ -61,7 +61,11 @@ def run(args: argparse.Namespace) -> int:
                 f"{iso(s.first_us)} to {iso(s.last_us)}, hours rolled up to {rolled}"
             )
         for kind, n in found.rows.items():
-            print(f"kind {kind}: {n} rows, {found.rollup_rows.get(kind, 0)} hourly rollup rows")
+            print(
+                f"kind {kind}: {n} rows, {found.rollup_rows.get(kind, 0)} hourly rollup rows, "
+                f"{found.quarter_rows.get(kind, 0)} quarter-hour and "
+                f"{found.day_rows.get(kind, 0)} daily"
+            )
         return EXIT_OK
     if args.db_command == "prune":
         if args.keep is None and args.max_size is None:

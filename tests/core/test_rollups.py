@@ -980,6 +980,8 @@ def test_rollups_kept_without_quarters_and_days_get_them_when_a_writer_opens_the
     with SqliteReader.open(db_path) as reader:
         assert reader.queries.tiers_kept()
         assert [load_slots(reader, *args, interval_len_us=n, node=NODE) for n in lengths] == rolled
+        found = reader.info()  # what `esatui db info` prints
+        assert found.day_rows == {"thing": 4} and found.quarter_rows["thing"] > 4 * 24
     assert day_rows(db_path) == kept
     assert rollup_dump(db_path) == up_to_marks(replayed(db_path), db_path)
 
