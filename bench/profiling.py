@@ -33,11 +33,11 @@ def _label(func: tuple[str, int, str]) -> str:
 def cpu_profiles(fn: Callable[[], object], calls: int) -> list[cProfile.Profile]:
     """``fn`` called ``calls`` times under cProfile on CPU clocks: the calling thread's
     profile, then one per thread started meanwhile."""
-    started: list[cProfile.Profile] = []
+    started: list[tuple[cProfile.Profile, threading.Thread]] = []
 
     def in_new_thread(*_: object) -> None:  # threading.setprofile: once, as a thread starts
         prof = cProfile.Profile(time.thread_time)
-        started.append(prof)
+        started.append((prof, threading.current_thread()))
         prof.enable()  # replaces this hook in that thread
 
     main = cProfile.Profile(time.thread_time)
@@ -49,7 +49,15 @@ def cpu_profiles(fn: Callable[[], object], calls: int) -> list[cProfile.Profile]
     finally:
         main.disable()
         threading.setprofile(None)
-    return [main, *started]
+    # A thread's profile is read once the thread has ended: reading it closes the calls
+    # still open on the reading thread's CPU clock (a worker still waiting for its stop
+    # would be charged this thread's CPU). One still running after a while is left out.
+    ended = []
+    for prof, thread in started:
+        thread.join(timeout=5)
+        if not thread.is_alive():
+            ended.append(prof)
+    return [main, *ended]
 
 
 def profile(fn: Callable[[], object], calls: int) -> list[tuple[str, float, bool]]:
