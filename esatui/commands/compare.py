@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser(
-        "compare", help="a screen over two runs (databases or ranges) with the delta in %"
+        "compare", help="a screen over two runs (databases or ranges) with the delta in percent"
     )
     p.add_argument("screen")
     A.db_option(p)

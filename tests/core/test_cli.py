@@ -274,6 +274,19 @@ def test_a_commands_own_parser_is_the_whole_parsers(capsys: pytest.CaptureFixtur
     assert build_parser("export").parse_args(argv) == whole.parse_args(argv)
 
 
+def test_esatui_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """``esatui --help``, a new user's first command, names every command with its line
+    (argparse %-formats each line: a bare ``%`` in one made it fail)."""
+    from esatui.cli import main
+    from esatui.commands import COMMANDS
+
+    with pytest.raises(SystemExit) as exited:
+        main(["--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert all(f"    {name} " in out for name in COMMANDS), out
+
+
 def test_esatui_without_a_command_means_live() -> None:
     from esatui.cli import _with_command
 
