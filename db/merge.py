@@ -6,12 +6,17 @@ writes it: the hourly rollups follow, an interval the target already holds is re
 once, and the kinds keep the fields their recording declared. So recordings of several
 systems (or monitor imports of several z/VM systems) become one database that ESANODE and
 ``--node`` read together.
+
+An interval the target already holds (same node, source and end) is compared with the one
+there: the same data is a database merged again; other data is another system recorded
+under the same node name, which the caller warns of (:class:`Skipped`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from esatui.collectors.model import Field, Kind, Role
@@ -24,10 +29,21 @@ BATCH = 500  # intervals read at a time
 
 
 @dataclass
+class Skipped:
+    """The intervals of one merged database the target held already, by node: with the
+    same data (merged before) or with other data (another system under the same name)."""
+
+    path: Path
+    same: Counter[str] = field(default_factory=Counter)
+    other: Counter[str] = field(default_factory=Counter)
+
+
+@dataclass
 class MergeStats:
     intervals: int = 0
     written: int = 0  # the others were in the target already
     nodes: set[str] | None = None
+    skipped: list[Skipped] = field(default_factory=list)  # one per database merged
 
 
 def declared_kinds(queries: Queries) -> dict[str, Kind]:
@@ -90,15 +106,73 @@ def intervals_of(reader: SqliteReader) -> Iterator[Interval]:
                 after = batch[-1].end_us
 
 
+RowContent = tuple[str, str, tuple[tuple[str, str], ...], tuple[tuple[str, float], ...], int, int]
+
+
+def _content(rows: Iterable[EntityRow]) -> Counter[RowContent]:
+    """An interval's rows, comparable whatever their order (and the kinds' other columns)."""
+    return Counter(
+        (
+            r.kind,
+            r.key,
+            tuple(sorted(r.attrs.items())),
+            tuple(sorted((k, v) for k, v in r.values.items() if v is not None)),
+            int(r.flags),
+            r.hf_n,
+        )
+        for r in rows
+    )
+
+
+def _joins(pending: list[Interval], interval: Interval) -> bool:
+    """Whether ``interval`` is compared with ``pending``: same node and source, room left."""
+    if not pending:
+        return True
+    first = pending[0]
+    return len(pending) < BATCH and (first.node, first.source) == (interval.node, interval.source)
+
+
+def _compare(target: Queries, pending: list[Interval], skipped: Skipped) -> None:
+    """Count ``pending`` (intervals of one node and source the target held already) as the
+    same as the target's or other, reading the target's in one pass."""
+    if not pending:
+        return
+    node, source = pending[0].node, pending[0].source
+    node_id = target.node_id(node)
+    assert node_id is not None  # it holds this node's intervals
+    ends = [i.end_us for i in pending]
+    held = target.intervals(node_id, [source], min(ends) - 1, max(ends), newest_first=False)
+    rows: dict[int, list[EntityRow]] = {i.id: [] for i in held}
+    for kind in target.kinds_of(source):
+        for row in target.kind_rows(kind, held):
+            rows[row.interval.id].append(
+                EntityRow(kind, row.key, row.attrs, row.values, row.flags, row.hf_n)
+            )
+    there = {i.end_us: i for i in held}
+    for interval in pending:
+        info = there.get(interval.end_us)
+        same = (
+            info is not None
+            and (info.start_us, info.duration_us, info.flags)
+            == (interval.start_us, interval.duration_us, int(interval.flags))
+            and _content(rows[info.id]) == _content(interval.rows)
+        )
+        (skipped.same if same else skipped.other)[node] += 1
+    pending.clear()
+
+
 def merge(
     target: Path, sources: list[Path], progress: Callable[[str], None] | None = None
 ) -> MergeStats:
     """Write every interval of ``sources`` into ``target`` (created when missing)."""
     stats = MergeStats(nodes=set())
-    with Store.open(target) as store:
+    with Store.open(target) as store, SqliteReader.open(target) as held:
         for path in sources:
             if path.resolve() == target.resolve():
                 raise ValueError(f"{path} is the database merged into")
+            skipped = Skipped(path)
+            stats.skipped.append(skipped)
+            pending: list[Interval] = []  # skipped, to compare: of one node and source
             with SqliteReader.open(path) as reader:
                 kinds = declared_kinds(reader.queries)
                 for source in {s.source for s in reader.queries.info()[1]}:
@@ -111,6 +185,11 @@ def merge(
                     stats.nodes.add(interval.node)
                     if store.write(interval) is not None:
                         stats.written += 1
+                        continue
+                    if not _joins(pending, interval):
+                        _compare(held.queries, pending, skipped)
+                    pending.append(interval)
+                _compare(held.queries, pending, skipped)
             if progress is not None:
                 progress(f"{path}: merged")
     return stats

@@ -15,6 +15,7 @@ pages (at most ``max_pages``).
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,12 @@ DEFAULT_MAX_PAGES = 16384  # 64 MiB: larger than any monitor saved segment seen 
 
 Progress = Callable[[int, int], None]
 
+# what an unusable file's message says a MONWRITE file is
+EXPECTED = (
+    "expected 4096-byte blocks, each control block a 40-byte IUCV parameter list and 12-byte "
+    "control elements of type X'E2' or X'C5', followed by its data pages"
+)
+
 
 @dataclass
 class MonwriteStats:
@@ -54,6 +61,28 @@ class MonwriteStats:
     data_pages: int = 0
     damaged_blocks: int = 0  # blocks skipped as neither a valid control block nor its pages
     truncated: bool = False
+
+
+def _look_for_control_block(f: BinaryIO, path: Path) -> Availability:
+    """Whether ``f`` holds a control block, reading up to the first one."""
+    first = f.read(BLOCK)
+    if len(first) < BLOCK:
+        what = "empty" if not first else f"{len(first)} bytes, shorter than one 4096-byte block"
+        return Availability(False, f"{path} is {what}: not a MONWRITE file ({EXPECTED})")
+    problem = control_elements(first, strict=True)
+    if not isinstance(problem, str):
+        return Availability(True, f"MONWRITE file {path}")
+    blocks = 1
+    while len(block := f.read(BLOCK)) == BLOCK:
+        if not isinstance(control_elements(block, strict=True), str):
+            at = blocks * BLOCK
+            return Availability(True, f"MONWRITE file {path} (first control block at byte {at})")
+        blocks += 1
+    return Availability(
+        False,
+        f"{path} is not a MONWRITE file: none of its {blocks} blocks is a control block "
+        f"(block 0: {problem}; {EXPECTED})",
+    )
 
 
 def control_elements(
@@ -233,19 +262,18 @@ class MonwriteSource:
         )
 
     def probe(self) -> Availability:
+        """Whether the file can be imported: readable, and one of its blocks a control block
+        (a damaged start is skipped on import like damage anywhere else, so it is looked past)."""
+        path = self.path
         try:
-            with self.path.open("rb") as f:
-                first = f.read(BLOCK)
+            mode = path.stat().st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+                # a pipe or device: looking at its start would use up what the import reads
+                return Availability(True, f"MONWRITE stream {path}")
+            with path.open("rb") as f:
+                return _look_for_control_block(f, path)
         except OSError as exc:
-            return Availability(False, f"{self.path}: {exc.strerror or exc}")
-        if len(first) < BLOCK:
-            return Availability(False, f"{self.path} is shorter than one 4096-byte block")
-        elems = control_elements(first, strict=True)
-        if isinstance(elems, str):
-            return Availability(
-                False, f"{self.path} does not start with a MONWRITE control block ({elems})"
-            )
-        return Availability(True, f"MONWRITE file {self.path}")
+            return Availability(False, f"cannot read MONWRITE file {path}: {exc.strerror or exc}")
 
     def samples(self) -> Iterator[Sample]:
         try:

@@ -23,7 +23,10 @@ from esatui.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from esatui.commands.arguments import Subparsers
+    from esatui.registry import Source
 
 
 def register(sub: Subparsers) -> None:
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
     sources = registry().make_sources(args.source, source_options(args, bar.update, channel))
     if not sources:
         raise RuntimeError("no source is available here (see esatui sources)")
+    refuse_unusable_imports(sources)
     shown = exposition(args, said)
     recording = Recording(
         db_path(args),
@@ -86,6 +90,20 @@ def run(args: argparse.Namespace) -> int:
             "nothing was recorded from " + "; ".join(f"{s.name} ({why(s, said)})" for s in silent)
         )
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
+
+
+def refuse_unusable_imports(sources: Sequence[Source]) -> None:
+    """An import whose file cannot be used (missing, unreadable, not of its format) is refused
+    with its reason before the database is opened: recording it would only leave an empty
+    database behind."""
+    for source in sources:
+        if not callable(getattr(source, "import_summary", None)):
+            continue  # not an import: its probe may be a connection, and it is no file to check
+        found = source.probe()
+        if not found.available:
+            for other in sources:
+                other.close()
+            raise RuntimeError(found.reason)
 
 
 def recorded_summary(intervals: int, written: int, sources: list[str]) -> str:

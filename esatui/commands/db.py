@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, db_path
+from esatui.commands.common import EXIT_OK, UsageError, db_path, warn
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Parser, Subparsers
     from esatui.db.maintenance import PruneResult
+    from esatui.db.merge import Skipped
     from esatui.db.sqlite_reader import SqliteReader
 
 
@@ -118,9 +119,29 @@ def run_merge(path: Path, others: list[Path]) -> int:
         stats = merge(path, others)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    for skipped in stats.skipped:
+        if skipped.other:
+            warn(clash(skipped, path))
     nodes = ", ".join(sorted(stats.nodes or ()))
     print(
         f"{stats.written} intervals merged into {path} ({stats.intervals - stats.written} "
         f"already there); nodes: {nodes}"
     )
     return EXIT_OK
+
+
+def clash(skipped: Skipped, target: Path) -> str:
+    """The warning for a database whose intervals the target held with other data: a
+    merge keeps one interval per node, source and time, the first one merged."""
+    parts = []
+    for node, other in sorted(skipped.other.items()):
+        total = other + skipped.same[node]
+        # some may agree with the target's (counters the seed does not move): counted too
+        some = "" if other == total else f" ({other} with other data)"
+        parts.append(f"{total} intervals of node {node}{some}")
+    return (
+        f"{skipped.path}: {', '.join(parts)} not merged: {target} already holds intervals "
+        "of the same node, source and time, with other data (another system recorded "
+        "under the same node name?); record each system under its own (collect --node, "
+        "sim --node)"
+    )

@@ -1,10 +1,16 @@
 """Writing a report file (``export --output``) safely in a directory others may write to.
 
-The text goes to a temporary file made in the target's directory with a unique name,
-exclusively (``mkstemp``: ``O_CREAT | O_EXCL``, so a link planted there is never followed),
-then renamed over the target. A rename replaces a symbolic link at the target's name instead
-of writing through it, so a link another user planted cannot redirect the report. A target
-that exists keeps its mode; a new one gets the usual mode less the umask.
+A regular file (or a new name) gets the text through a temporary file made in the target's
+directory with a unique name, exclusively (``mkstemp``: ``O_CREAT | O_EXCL``, so a link
+planted there is never followed), then renamed over the target: a reader never sees half a
+report. A target that exists keeps its mode; a new one gets the usual mode less the umask.
+
+A device or a pipe (``/dev/null``, ``/dev/stdout``, a FIFO another program reads) is written
+into, as a shell's ``>`` does: renaming a file over it would destroy it. A symbolic link is
+followed too, unless another user could have planted it: in a sticky directory that anyone
+may write to (``/tmp``), a link owned by neither this user nor the directory's owner (the
+rule of the kernel's ``fs.protected_symlinks``) is replaced, never followed, so it cannot
+redirect the report.
 """
 
 from __future__ import annotations
@@ -28,9 +34,51 @@ def write_report(path: Path, text: str) -> None:
 
 def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
     """The report ``write`` writes to a text stream (an export streamed a chunk at a time)."""
-    directory = path.parent
     if not path.name or path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory; give a file name")
+    if _may_follow_at(path):
+        try:
+            found = path.stat()  # what a link names
+        except OSError:
+            found = None  # a new name, or a link to one
+        if found is not None and not stat.S_ISREG(found.st_mode):
+            _write_into(path, write)
+            return
+        if path.is_symlink():
+            path = Path(os.path.realpath(path))  # the file it names is replaced, the link kept
+    _replace(path, write)
+
+
+def may_follow(link: os.stat_result, directory: os.stat_result, uid: int) -> bool:
+    """Whether user ``uid`` may follow a symbolic link (``link``: its ``lstat``) in
+    ``directory``: not a stranger's where anyone may write (where it could be planted)."""
+    shared = bool(directory.st_mode & stat.S_ISVTX and directory.st_mode & stat.S_IWOTH)
+    return not shared or link.st_uid in (uid, directory.st_uid)
+
+
+def _may_follow_at(path: Path) -> bool:
+    """Whether what is at ``path`` may be written through (anything but a planted link)."""
+    try:
+        found = path.lstat()
+    except OSError:
+        return True  # nothing there yet
+    if not stat.S_ISLNK(found.st_mode):
+        return True
+    return may_follow(found, path.parent.stat(), os.geteuid())
+
+
+def _write_into(path: Path, write: Callable[[TextIO], object]) -> None:
+    """A device or a pipe: written into as it is (the kernel follows a /proc/self/fd link)."""
+    try:
+        with path.open("w") as out:
+            write(out)
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
+    """A regular file, or a new one: written whole under a temporary name, then renamed."""
+    directory = path.parent
     if not directory.is_dir():
         raise OutputError(f"cannot write {path}: directory {directory} does not exist")
     mode = _mode_for(path)

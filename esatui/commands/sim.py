@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +14,7 @@ from esatui.commands.common import EXIT_OK, UsageError, warn
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
+    from esatui.sampling.recorder import RecorderStats
 
 
 def register(sub: Subparsers) -> None:
@@ -22,6 +25,12 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--interval", type=A.interval, default=60.0, metavar="DUR")
     p.add_argument("--start", type=A.moment, metavar="T", help="default 2026-01-05T00:00Z")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--node",
+        metavar="NAME",
+        help="the simulated z/VM system's name, recorded as the node "
+        "(default: the scenario's, e.g. VMMODEVM; 1-8 characters)",
+    )
     p.add_argument("--db", type=Path, required=True)
     p.set_defaults(run=run)
 
@@ -39,6 +48,15 @@ def run(args: argparse.Namespace) -> int:
         sim = resolve(args.scenario, args.set, args.seed)
     except SimUsageError as exc:
         raise UsageError(str(exc)) from None
+    if args.node is not None:
+        # the monitor's records carry the system's name in 8 characters (D1R4 SYSTMID)
+        if not NODE_NAME.fullmatch(args.node):
+            raise UsageError(
+                f"--node {args.node!r}: the simulated z/VM system's name is 1 to 8 "
+                "letters, digits or signs, no spaces"
+            )
+        identity = dataclasses.replace(sim.identity, node=args.node)
+        sim = dataclasses.replace(sim, identity=identity)
     start = DEFAULT_START_US if args.start is None else args.start
     end = start + round(args.duration * 1e6)
     if start < TOD_FIRST_US or end > TOD_LAST_US:
@@ -58,13 +76,49 @@ def run(args: argparse.Namespace) -> int:
     took = time.perf_counter() - began
     if stats.stopped_sources:
         raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
-    plural = "" if stats.intervals == 1 else "s"
-    line = (
-        f"{stats.intervals} interval{plural} of {sim.label} ({iso(start)} to {iso(end)}) "
-        f"recorded in {args.db} in {took:.1f} s; sources: {', '.join(stats.sources_written)}"
-    )
-    if stats.duplicates:
-        line += f" ({stats.duplicates} intervals were already recorded)"
-    print(line)
+    print(said(stats, sim.label, args.db, took, start, args.duration, args.interval))
     print(describe(sim.params))  # how far the configuration is from the calibration
     return EXIT_OK
+
+
+NODE_NAME = re.compile(r"[!-~]{1,8}")  # printable ASCII: the monitor writes it in EBCDIC
+
+
+def recorded_end(start_us: int, intervals: int, interval_s: float) -> int:
+    """Where the recorder's last interval ended: its first ends on the first boundary at
+    least half an interval after the start (aligned to local time), each other one an
+    interval later; the duration ends on a boundary (``Recorder._run_polled``)."""
+    from esatui.sampling.recorder import next_boundary
+
+    first = next_boundary(start_us / 1e6, interval_s)
+    return round((first + (max(intervals, 1) - 1) * interval_s) * 1e6)
+
+
+def said(
+    stats: RecorderStats,
+    label: str,
+    db: Path,
+    took: float,
+    start_us: int,
+    duration_s: float,
+    interval_s: float,
+) -> str:
+    """The one line on what was recorded: the range the database holds now (whole
+    intervals), and what of it was there already (the store keeps an interval once)."""
+    from esatui.screens.render import format_duration
+    from esatui.timeparse import iso
+
+    end_us = recorded_end(start_us, stats.intervals, interval_s)
+    span = f"{iso(start_us)} to {iso(end_us)}"
+    if end_us != start_us + round(duration_s * 1e6):
+        span += f", the {format_duration(duration_s)} duration rounded up to an interval boundary"
+    plural = "" if stats.intervals == 1 else "s"
+    what = f"{stats.intervals} interval{plural} of {label} ({span})"
+    if stats.duplicates and not stats.written:
+        were = "was" if stats.intervals == 1 else "were"
+        return f"nothing new recorded in {db}: its {what} {were} already there"
+    line = f"{what} recorded in {db} in {took:.1f} s"
+    if stats.duplicates:
+        # the recorder counts these by source (several an interval), not by time
+        line += f": {stats.written} source intervals new, {stats.duplicates} already there"
+    return f"{line}; sources: {', '.join(stats.sources_written)}"

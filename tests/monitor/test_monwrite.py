@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 import itertools
+import os
+import threading
 from pathlib import Path
 
 import pytest
 
+from esatui.cli import main
 from esatui.collectors.base import SourceContext, SourceError
 from esatui.collectors.model import SampleFlag
 from esatui.collectors.monitor import encode as E
@@ -169,3 +172,138 @@ def test_probe_and_open_errors(tmp_path: Path) -> None:
 def test_control_element_types() -> None:
     assert ControlElement(0x01, 1, 0, 1).problem(strict_type=True) is not None
     assert ControlElement(0x01, 1, 0, 1).problem() is None
+
+
+def test_a_damaged_start_is_looked_past(tmp_path: Path) -> None:
+    """The import skips damaged blocks wherever they are, so a damaged first block does not
+    make the file unusable."""
+    p = tmp_path / "f.mon"
+    p.write_bytes(b"\x01" * 2 * BLOCK + b"".join(_blocks(1)))
+    av = MonwriteSource(SourceContext(), p).probe()
+    assert av.available and "first control block at byte 8192" in av.reason
+
+
+# --- through esatui collect ----------------------------------------------------------------
+
+
+def _collect(
+    capsys: pytest.CaptureFixture[str], mon: Path, db: Path
+) -> tuple[int, list[str], list[str]]:
+    code = main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)])
+    out, err = capsys.readouterr()
+    return code, out.splitlines(), err.splitlines()
+
+
+def _files(directory: Path) -> dict[str, tuple[bytes, int]]:
+    return {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in directory.iterdir()}
+
+
+UNREADABLE = b"unreadable"  # a good file this user may not read
+DIRECTORY = b"directory"
+
+EXPECTED = "(expected 4096-byte blocks, each control block a 40-byte IUCV parameter list"
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (None, "cannot read MONWRITE file {mon}: No such file or directory"),
+        (DIRECTORY, "cannot read MONWRITE file {mon}: Is a directory"),
+        pytest.param(
+            UNREADABLE,
+            "cannot read MONWRITE file {mon}: Permission denied",
+            marks=pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file"),
+        ),
+        (b"", "{mon} is empty: not a MONWRITE file " + EXPECTED),
+        (
+            b"\x01" * 10,
+            "{mon} is 10 bytes, shorter than one 4096-byte block: not a MONWRITE file " + EXPECTED,
+        ),
+        (
+            b"\x01" * 3 * BLOCK,
+            "{mon} is not a MONWRITE file: none of its 3 blocks is a control block "
+            "(block 0: element 0: unknown type X'01'; expected 4096-byte blocks",
+        ),
+    ],
+    ids=["missing", "directory", "unreadable", "empty", "short", "not-monwrite"],
+)
+def test_an_unusable_file_is_one_error_line_and_no_database(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None, says: str
+) -> None:
+    """Before: three lines (the summary, the import's counts, a warning or an error naming no
+    file), exit 1, and an empty database and its lock file left behind."""
+    mon = tmp_path / "in.mw"
+    if content is DIRECTORY:
+        mon.mkdir()
+    elif content is UNREADABLE:
+        mon.write_bytes(b"".join(_blocks(2)))
+        mon.chmod(0)
+    elif content is not None:
+        mon.write_bytes(content)
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    code, out, err = _collect(capsys, mon, out_dir / "vm.sqlite")
+    assert code == 1 and out == []
+    assert len(err) == 1 and err[0].startswith("esatui: error: " + says.format(mon=mon)), err
+    assert list(out_dir.iterdir()) == []  # no database, no lock file
+
+
+def test_an_unusable_file_leaves_an_existing_database_as_it_was(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = tmp_path / "good.mw"
+    good.write_bytes(b"".join(_blocks(3)))
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    db = out_dir / "vm.sqlite"
+    assert _collect(capsys, good, db)[0] == 0
+    before = _files(out_dir)
+    junk = tmp_path / "junk.mw"
+    junk.write_bytes(b"\x5a" * 2 * BLOCK)
+    code, out, err = _collect(capsys, junk, db)
+    assert code == 1 and out == [] and len(err) == 1
+    assert _files(out_dir) == before
+
+
+def test_a_good_file_imports_as_before(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    mon = tmp_path / "f.mon"
+    mon.write_bytes(b"".join(_blocks(4)))
+    db = tmp_path / "vm.sqlite"
+    code, out, err = _collect(capsys, mon, db)
+    assert code == 0 and err == []
+    assert out == [
+        f"3 intervals recorded (sources: monitor) in {db}",
+        "monitor: 12 records read, 4 skipped, 0 damaged blocks, 4 monitor intervals",
+    ]
+
+
+@pytest.mark.parametrize("damage", ["cut", "damaged-start"])
+def test_a_damaged_file_still_imports_what_it_can(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    data = b"".join(_blocks(4))
+    mon = tmp_path / "f.mon"
+    if damage == "cut":
+        mon.write_bytes(data[: len(data) - 2 * BLOCK + 100])
+        recorded, warned = 2, "not a whole block"
+    else:
+        mon.write_bytes(b"\x01" * BLOCK + data)
+        recorded, warned = 3, "neither a control block nor its pages"
+    db = tmp_path / "vm.sqlite"
+    code, out, err = _collect(capsys, mon, db)
+    assert code == 0 and out[0] == f"{recorded} intervals recorded (sources: monitor) in {db}"
+    assert any(warned in line for line in err)
+    assert not any(line.startswith("esatui: error:") for line in err)
+
+
+def test_a_pipe_is_imported_not_used_up_by_the_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "f.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=fifo.write_bytes, args=(b"".join(_blocks(4)),), daemon=True)
+    writer.start()
+    code, out, err = _collect(capsys, fifo, tmp_path / "vm.sqlite")
+    writer.join(timeout=30)
+    assert code == 0 and err == []
+    assert out[1] == "monitor: 12 records read, 4 skipped, 0 damaged blocks, 4 monitor intervals"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import socket
+import stat
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,17 +156,92 @@ def test_a_link_planted_at_the_old_temporary_name_is_not_followed(
     assert "ESALNXC" in (shared / "report.txt").read_text()
 
 
+def _stat(mode: int, uid: int) -> os.stat_result:
+    return os.stat_result((mode, 0, 0, 1, uid, 0, 0, 0, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("dir_mode", "dir_uid", "link_uid", "follows"),
+    [
+        (0o40755, 1000, 2000, True),  # a private directory: anyone's link is followed
+        (0o41777, 0, 1000, True),  # /tmp: the user's own link
+        (0o41777, 0, 0, True),  # /tmp: the directory owner's
+        (0o41777, 0, 2000, False),  # /tmp: a stranger's, maybe planted
+        (0o40777, 0, 2000, True),  # anyone may write, but not sticky: as the kernel does
+    ],
+)
+def test_a_link_is_followed_unless_a_stranger_could_have_planted_it(
+    dir_mode: int, dir_uid: int, link_uid: int, follows: bool
+) -> None:
+    from esatui.commands.output import may_follow
+
+    link = _stat(0o120777, link_uid)
+    assert may_follow(link, _stat(dir_mode, dir_uid), 1000) is follows
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="planting another user's link needs root")
 def test_a_link_planted_at_the_final_name_is_replaced_not_followed(
     recorded: Path, tmp_path: Path
 ) -> None:
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o1777)
     victim = tmp_path / "victim"
     victim.write_text("precious")
-    report = tmp_path / "report.txt"
+    report = shared / "report.txt"
     report.symlink_to(victim)
+    os.lchown(report, 65534, 65534)  # a stranger's (nobody's) link in a shared directory
     assert _export(recorded, report) == 0
     assert victim.read_text() == "precious"
     assert not report.is_symlink() and "ESALNXC" in report.read_text()
-    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".esatui-tmp")]
+    assert not [p for p in shared.iterdir() if p.name.endswith(".esatui-tmp")]
+
+
+def test_a_users_own_link_is_written_through(recorded: Path, tmp_path: Path) -> None:
+    """Before: the link was replaced by a file and the file it named left as it was."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    named = reports / "monday.txt"
+    named.write_text("old")
+    named.chmod(0o640)
+    latest = tmp_path / "latest.txt"
+    latest.symlink_to(named)
+    assert _export(recorded, latest) == 0
+    assert latest.is_symlink() and "ESALNXC" in named.read_text()
+    assert named.stat().st_mode & 0o777 == 0o640
+    dangling = tmp_path / "next.txt"
+    dangling.symlink_to(reports / "tuesday.txt")
+    assert _export(recorded, dangling) == 0
+    assert dangling.is_symlink() and "ESALNXC" in (reports / "tuesday.txt").read_text()
+
+
+def test_a_pipe_is_written_into_not_replaced(recorded: Path, tmp_path: Path) -> None:
+    """Before: a FIFO (and a device: /dev/null) was replaced by a regular file."""
+    fifo = tmp_path / "report.fifo"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert _export(recorded, fifo) == 0
+    reader.join(timeout=30)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode) and b"ESALNXC" in got[0]
+    held = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # a reader for the pipe, as a shell's
+    try:
+        stdout = tmp_path / "stdout"
+        stdout.symlink_to(f"/proc/self/fd/{held}")  # as /dev/stdout is
+        assert _export(recorded, stdout) == 0
+        assert stdout.is_symlink() and b"ESALNXC" in os.read(held, 1 << 16)
+    finally:
+        os.close(held)
+
+
+def test_a_device_that_refuses_the_report_is_one_line(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _export(recorded, "/dev/full") == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["esatui: error: cannot write /dev/full: No space left on device"]
+    assert stat.S_ISCHR(Path("/dev/full").lstat().st_mode)
 
 
 @pytest.mark.parametrize("where", ["/nonexistent/dir/x.txt", "/"])

@@ -1,0 +1,92 @@
+"""``esatui db merge`` of databases that hold the same node at the same times: an interval
+is kept once, and a merge that skips another system's data (recorded under the same node
+name) says so on stderr, once per database, where merging a database again says nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from esatui.cli import main
+from tests.sim.recorded import sim
+
+MODE_VM = ("--scenario", "mode-vm-day")
+
+
+def merge(capsys: pytest.CaptureFixture[str], target: Path, *dbs: Path) -> tuple[str, str]:
+    code = main(["db", "merge", "--db", str(target), *map(str, dbs)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out, err
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Three recordings of node VMMODEVM at the same times, seeds 1, 2 and 3."""
+    tmp = tmp_path_factory.mktemp("seeds")
+    dbs = [tmp / f"seed{n}.sqlite" for n in (1, 2, 3)]
+    for n, db in enumerate(dbs, 1):
+        argv = ["sim", *MODE_VM, "--seed", str(n), "--duration", "3m", "--db", str(db)]
+        assert main([*argv, "--start", "2026-01-05T00:00Z"]) == 0
+    return dbs
+
+
+def test_other_systems_under_one_node_name_are_skipped_with_a_warning(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    capsys.readouterr()
+    fleet = tmp_path / "fleet.sqlite"
+    out, err = merge(capsys, fleet, *seeds)
+    # six sources, three intervals each: the first database's 18, the others' skipped
+    assert out == f"18 intervals merged into {fleet} (36 already there); nodes: VMMODEVM\n"
+    lines = err.splitlines()
+    assert len(lines) == 2, err
+    for db, line in zip(seeds[1:], lines, strict=True):
+        # all 18 skipped; a seed changes nearly all (seed 2's first vmcp interval is seed 1's)
+        assert line.startswith(f"esatui: {db}: 18 intervals of node VMMODEVM ")
+        assert " not merged: " in line and "other data" in line and "--node" in line
+
+
+def test_merging_a_database_again_warns_of_nothing(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    capsys.readouterr()
+    fleet = tmp_path / "fleet.sqlite"
+    merge(capsys, fleet, seeds[0])
+    out, err = merge(capsys, fleet, seeds[0], seeds[0])
+    assert out == f"0 intervals merged into {fleet} (36 already there); nodes: VMMODEVM\n"
+    assert err == ""
+
+
+def test_a_database_holding_the_same_and_other_data_warns_of_the_other(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Seed 1's three minutes, then a longer seed-2 recording: its first three minutes
+    clash, its fourth is new."""
+    capsys.readouterr()
+    longer = tmp_path / "longer.sqlite"
+    sim(capsys, longer, *MODE_VM, "--seed", "2", duration="4m")
+    fleet = tmp_path / "fleet.sqlite"
+    out, err = merge(capsys, fleet, seeds[0], longer)
+    assert out == f"24 intervals merged into {fleet} (18 already there); nodes: VMMODEVM\n"
+    assert err.startswith(f"esatui: {longer}: 18 intervals of node VMMODEVM ")
+    assert err.count("\n") == 1
+
+
+def test_each_system_under_its_own_node_name_merges_whole(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The README's fleet example with simulated systems: ``esatui sim --node``."""
+    dbs = [tmp_path / f"lnx0{n}.sqlite" for n in (1, 2, 3)]
+    for n, db in enumerate(dbs, 1):
+        sim(capsys, db, *MODE_VM, "--seed", str(n), "--node", f"LNX0{n}", duration="2m")
+    fleet = tmp_path / "fleet.sqlite"
+    out, err = merge(capsys, fleet, *dbs)
+    nodes = "nodes: LNX01, LNX02, LNX03"
+    assert out == f"36 intervals merged into {fleet} (0 already there); {nodes}\n"
+    assert err == ""
+    code = main(["export", "ESANODE", "--db", str(fleet), "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert all(f"LNX0{n}" in out for n in (1, 2, 3))
