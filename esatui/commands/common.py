@@ -36,9 +36,20 @@ class UsageError(Exception):
     """Bad arguments: exit status 2."""
 
 
-def run_monitor(app: App[int]) -> int:
+def need_terminal(command: str) -> None:
+    """Refuse to draw the monitor where there is no terminal to draw on: without one (stdin
+    from /dev/null, a pipe) its input driver would spin on the end of the input."""
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise UsageError(
+            f"{command} draws its screens on a terminal, and stdin or stdout is not one: "
+            "to record without a screen, esatui collect; to print a screen, esatui export"
+        )
+
+
+def run_monitor(app: App[int], command: str) -> int:
     """Run the monitor, start-up's objects set aside from the garbage collector's passes
     (``esatui.garbage``); its exit status."""
+    need_terminal(command)
     with start_up_set_aside():
         app.run()
     return app.return_code or 0

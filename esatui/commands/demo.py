@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, run_monitor
+from esatui.commands.common import UsageError, need_terminal, run_monitor
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -49,9 +49,10 @@ def run(args: argparse.Namespace) -> int:
         sim = resolve(args.scenario or DEMO_SCENARIO, args.set, args.seed)
     except SimUsageError as exc:
         raise UsageError(str(exc)) from None
+    need_terminal("demo")  # before the backlog is recorded
     demo = Demo(sim, db_path=args.db, speed=args.speed)
     try:
-        return run_monitor(demo.app)
+        return run_monitor(demo.app, "demo")
     finally:
         demo.close()
 

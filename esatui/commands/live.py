@@ -15,6 +15,7 @@ from esatui.commands.common import (
     crypto_costs,
     db_path,
     exposition,
+    need_terminal,
     own_data_dir,
     registry,
     retention,
@@ -126,7 +127,7 @@ def watch_prometheus(args: argparse.Namespace) -> int:
         open_with=lambda: PrometheusReader(args.prometheus),
         refresh_s=PROMETHEUS_REFRESH_S,
     )
-    return run_monitor(app)
+    return run_monitor(app, "live")
 
 
 def run_live(live: Live) -> int:
@@ -135,6 +136,7 @@ def run_live(live: Live) -> int:
     from esatui.tui.app import MonitorApp
     from esatui.tui.preview import SampleChannel, tapped
 
+    need_terminal("live")  # before a source starts or the database is made
     made = registry().make_sources(live.specs, live.options)
     if not made:
         raise RuntimeError("no source is available here (see esatui sources)")
@@ -167,7 +169,7 @@ def run_live(live: Live) -> int:
             crypto_costs=live.crypto_costs,
         )
         try:
-            return run_monitor(app)
+            return run_monitor(app, "live")
         finally:
             if shown is not None:
                 shown.close()

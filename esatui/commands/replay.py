@@ -71,4 +71,4 @@ def run(args: argparse.Namespace) -> int:
         thresholds=thresholds(args),
         crypto_costs=costs,
     )
-    return run_monitor(app)
+    return run_monitor(app, "replay")

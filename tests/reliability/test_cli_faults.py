@@ -262,3 +262,19 @@ def test_a_report_keeps_the_mode_of_the_file_it_replaces(recorded: Path, tmp_pat
     report.chmod(0o640)
     assert _export(recorded, report) == 0
     assert report.stat().st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize("command", [["live", "--no-record"], ["replay"], ["demo"]])
+def test_the_monitor_without_a_terminal_is_one_line_and_makes_nothing(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: with stdin from /dev/null the monitor's input driver spun on the end of its
+    input, a whole CPU, drawing on nothing (pytest's stdin is not a terminal either)."""
+    db = tmp_path / "run.sqlite"
+    if command == ["replay"]:
+        host_recording(db, n_intervals=2)
+    made = sorted(tmp_path.iterdir())
+    assert main([*command, "--db", str(db)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "draws its screens on a terminal" in err[0]
+    assert sorted(tmp_path.iterdir()) == made
