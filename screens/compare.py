@@ -147,7 +147,8 @@ def render_text(comparison: Comparison) -> str:
     metric_w = max([6, *(len(metric(line.column)) for line in comparison.lines)])
     id_w = max([6, *(len(line.column.id) for line in comparison.lines)])
     unit_w = max([4, *(len(line.column.unit) for line in comparison.lines)])
-    delta_w = 9
+    deltas = [format_delta(line.delta_pct) for line in comparison.lines]
+    delta_w = max([9, *map(len, deltas)])  # a delta of 1,000,000% stays in its column
 
     def cells(keys: Sequence[str], name: str, cid: str, unit: str, va: str, vb: str, d: str) -> str:
         left = [k.ljust(w) for k, w in zip(keys, key_w, strict=True)]
@@ -169,7 +170,7 @@ def render_text(comparison: Comparison) -> str:
         " ".join("-" * w for w in [*key_w, metric_w, id_w, unit_w, value_w, value_w, delta_w])
     )
     previous: EntityKey | None = None
-    for line in comparison.lines:
+    for line, delta in zip(comparison.lines, deltas, strict=True):
         shown = [part(line.entity, i) for i in range(len(key_w))]
         if line.entity == previous:
             shown = blank
@@ -182,7 +183,7 @@ def render_text(comparison: Comparison) -> str:
                 line.column.unit,
                 _value(line.column, line.a, value_w),
                 _value(line.column, line.b, value_w),
-                format_delta(line.delta_pct),
+                delta,
             )
         )
     return "\n".join(out) + "\n"

@@ -36,10 +36,16 @@ class UsageError(Exception):
     """Bad arguments: exit status 2."""
 
 
+def on_a_terminal() -> bool:
+    """A terminal to draw on, or a driver that draws elsewhere (``esatui serve``'s browser:
+    textual-serve names its web driver, which speaks over the pipes)."""
+    return bool(os.environ.get("TEXTUAL_DRIVER")) or (sys.stdin.isatty() and sys.stdout.isatty())
+
+
 def need_terminal(command: str) -> None:
     """Refuse to draw the monitor where there is no terminal to draw on: without one (stdin
     from /dev/null, a pipe) its input driver would spin on the end of the input."""
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not on_a_terminal():
         raise UsageError(
             f"{command} draws its screens on a terminal, and stdin or stdout is not one: "
             "to record without a screen, esatui collect; to print a screen, esatui export"

@@ -264,3 +264,26 @@ def test_esacrypa_cards_are_matched_though_their_util_changes(
             values = lines[(card, column)]["values"]
             assert values[first] > 0 and values[second] > 0, (card, column)
             assert values[second] / values[first] == pytest.approx(15 / 6), (card, column)
+
+
+def test_a_delta_of_a_million_percent_stays_in_its_column(
+    runs: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a delta wider than its 9 places pushed its line past the others' end."""
+    from dataclasses import replace
+
+    from esatui.screens import catalog
+    from esatui.screens.compare import Line, Side, compare, range_model, render_text
+
+    default, _ = runs
+    with SqliteReader.open(default) as reader:
+        model = range_model(reader, "ESAPOLL", catalog.Query())
+    side = Side("default", default.name, model)
+    found = compare(side, side)
+    first = found.lines[0]
+    huge = Line(first.entity, first.column, 1.0, 10_038.668)  # +1,003,766.8%
+    text = render_text(replace(found, lines=(huge, *found.lines[1:])))
+    rule = next(line for line in text.splitlines() if line.startswith("---"))
+    table = text.splitlines()[text.splitlines().index(rule) + 1 :]
+    assert "1003766.8%" in table[0]
+    assert {len(line) for line in table if line.endswith("%")} == {len(rule)}

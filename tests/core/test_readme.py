@@ -141,6 +141,7 @@ def run_monitor(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return RUN(self, headless=True, size=(80, 24), auto_pilot=look_and_quit)
 
     monkeypatch.setattr(MonitorApp, "run", headless)
+    monkeypatch.setattr("esatui.commands.common.on_a_terminal", lambda: True)
     assert main(argv) == 0, argv
     return drawn
 

@@ -266,10 +266,14 @@ def test_a_report_keeps_the_mode_of_the_file_it_replaces(recorded: Path, tmp_pat
 
 @pytest.mark.parametrize("command", [["live", "--no-record"], ["replay"], ["demo"]])
 def test_the_monitor_without_a_terminal_is_one_line_and_makes_nothing(
-    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    command: list[str],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Before: with stdin from /dev/null the monitor's input driver spun on the end of its
     input, a whole CPU, drawing on nothing (pytest's stdin is not a terminal either)."""
+    monkeypatch.delenv("TEXTUAL_DRIVER", raising=False)  # the browser's driver draws
     db = tmp_path / "run.sqlite"
     if command == ["replay"]:
         host_recording(db, n_intervals=2)
