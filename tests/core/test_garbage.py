@@ -64,6 +64,7 @@ def test_the_monitor_runs_with_start_up_set_aside(monkeypatch: pytest.MonkeyPatc
         seen.append(gc.get_freeze_count())
 
     monkeypatch.setattr(App, "run", run)
-    assert run_monitor(App()) == 0  # no return code: exit status 0
+    monkeypatch.setattr("esatui.commands.common.on_a_terminal", lambda: True)
+    assert run_monitor(App(), "live") == 0  # no return code: exit status 0
     assert seen and seen[0] > 0
     assert gc.get_freeze_count() == 0
