@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -126,11 +127,18 @@ def threshold(text: str) -> tuple[str, float, float]:
     try:
         if not sep:
             raise ValueError
-        return name.strip(), float(warn_s), float(crit_s or warn_s)
+        warn, crit = float(warn_s), float(crit_s or warn_s)
+        if not (math.isfinite(warn) and math.isfinite(crit)):
+            raise ValueError
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give NAME=WARN,CRIT, e.g. steal=10,25"
         ) from None
+    if warn > crit:  # * would never show: every value past WARN is past CRIT too
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: WARN ({warn:g}) is above CRIT ({crit:g}); give the lower level first"
+        )
+    return name.strip(), warn, crit
 
 
 # Spelled out here so that building the parser never imports the simulator.
@@ -207,7 +215,7 @@ def exposition_options(p: argparse.ArgumentParser) -> None:
     )
 
 
-def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> None:
+def threshold_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--threshold",
         action="append",
@@ -215,11 +223,9 @@ def threshold_option(p: argparse.ArgumentParser, *, with_help: bool = True) -> N
         default=[],
         metavar="NAME=WARN,CRIT",
         help=(
-            "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op "
+            "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op, spin_pct "
             "(defaults and reasons: esatui screens, the README)"
-        )
-        if with_help
-        else None,
+        ),
     )
 
 

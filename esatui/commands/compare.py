@@ -46,7 +46,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--format", choices=("text", "csv", "json"), default="text")
     p.add_argument("--output", type=Path)
     p.add_argument("--option", action="append", default=[], help="screen view option")
-    A.threshold_option(p, with_help=False)
+    A.threshold_option(p)
     A.crypto_costs_option(p)
     p.set_defaults(run=run)
 

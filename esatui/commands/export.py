@@ -26,25 +26,41 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("export", help="a screen as text, CSV or JSON")
-    p.add_argument("screen")
+    p.add_argument("screen", help="the screen to export (esatui screens lists them)")
     A.db_option(p)
     A.prometheus_option(p)
-    p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
-    p.add_argument("--to", type=A.moment, metavar="T")
-    p.add_argument("--interval-len", type=A.duration, metavar="DUR")
     p.add_argument(
-        "--format", choices=("text", "csv", "json", "jsonl", "svg", "plot"), default="text"
+        "--from",
+        dest="from_",
+        type=A.moment,
+        metavar="T",
+        help="first time (14:30, 3h ago, a date)",
+    )
+    p.add_argument("--to", type=A.moment, metavar="T", help="last time (default: the newest)")
+    p.add_argument(
+        "--interval-len",
+        type=A.duration,
+        metavar="DUR",
+        help="aggregate into intervals of this length (15m, 1h, 1d; default: as recorded)",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "csv", "json", "jsonl", "svg", "plot"),
+        default="text",
+        help="text (the screen, default), csv, json, jsonl; svg or plot: a graph of --column",
     )
     p.add_argument(
         "--order",
         choices=("desc", "asc"),
         help="the rows' order: desc (newest first, the default) or asc",
     )  # no default: a graph refuses --order given at all
-    p.add_argument("--node")
-    p.add_argument("--width", type=A.width, default=132)
-    p.add_argument("--output", type=Path)
+    p.add_argument("--node", help="the system recorded (default: the only one, or the newest)")
+    p.add_argument(
+        "--width", type=A.width, default=132, help="text width; wider screens page (default 132)"
+    )
+    p.add_argument("--output", type=Path, help="write to this file (default: standard output)")
     p.add_argument("--option", action="append", default=[], help="screen view option")
-    A.threshold_option(p, with_help=False)
+    A.threshold_option(p)
     A.crypto_costs_option(p)
     p.add_argument(
         "--stats",

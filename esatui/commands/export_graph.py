@@ -77,6 +77,10 @@ def _checked(args: argparse.Namespace) -> ScreenDef:
             raise UsageError(f"{flag} is for --format text, csv, json or jsonl, not {args.format}")
     if len(args.column) > 2:
         raise UsageError("--column at most twice: a column and one overlaid on its own axis")
+    if len(args.column) == 2 and args.column[0] == args.column[1]:
+        raise UsageError(
+            f"--column {args.column[0]} twice: overlay another column, or give it once"
+        )
     try:
         screen = catalog.get(args.screen)
     except KeyError as exc:

@@ -304,3 +304,26 @@ def test_the_sim_help_names_every_parameter_and_scenario() -> None:
     for name in SCENARIOS:
         assert name == "mode-vm-day" or name.split("-")[1] in SCENARIO_HELP
         assert name.rsplit("-", 1)[-1] in SCENARIO_HELP
+
+
+def test_every_threshold_is_named_in_the_help() -> None:
+    from esatui.commands.arguments import Parser, threshold_option
+    from esatui.screens.model import DEFAULT_THRESHOLDS
+
+    parser = Parser(prog="x")
+    threshold_option(parser)
+    text = " ".join(parser.format_help().split())
+    assert all(name in text for name in DEFAULT_THRESHOLDS), text
+
+
+def test_every_argument_of_export_says_what_it_is() -> None:
+    import argparse
+
+    from esatui.cli import build_parser
+
+    commands = next(
+        a for a in build_parser("export")._actions if isinstance(a, argparse._SubParsersAction)
+    )
+    export = commands.choices["export"]
+    silent = [a.dest for a in export._actions if not a.help]
+    assert not silent, silent

@@ -71,6 +71,7 @@ def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
         (["--column", "total"], "--column is for --format svg or plot"),
         (["--format", "plot", "--column", "nope"], "ESACPUU has no numeric column 'nope'"),
         (["--format", "plot"] + ["--column", "total"] * 3, "--column at most twice"),
+        (["--format", "plot"] + ["--column", "total"] * 2, "--column total twice"),
         (
             ["--format", "plot", "--column", "total", "--interval-len", "10s"],
             "--interval-len 10s is shorter than the recorded intervals (1m)",

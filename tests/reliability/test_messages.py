@@ -32,6 +32,8 @@ def recorded(db_path: Path) -> Path:
         (["export", "ESALNXC", "--width", "99999999999999999999"], "at most 4096 columns"),
         (["export", "ESALNXC", "--width", "1000000000"], "at most 4096 columns"),
         (["collect", "--interval", "99999999999d", "--count", "1"], "at most 1d"),
+        (["export", "ESALNXC", "--threshold", "steal=50,10"], "WARN (50) is above CRIT (10)"),
+        (["export", "ESALNXC", "--threshold", "steal=nan,10"], "give NAME=WARN,CRIT"),
         (
             ["sim", "--scenario", "mode-vm-day", "--duration", "2h", "--start", "9999-12-31T23:00"],
             "TOD clock's range",
