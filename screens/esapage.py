@@ -26,7 +26,7 @@ PREFER = ("monitor",)
 FIELDS = ("enc_pages", "dec_pages", "enc_us", "dec_us")
 CIPHER_KEY = "paging_cipher"  # config, from a source that says (none reads QUERY ENCRYPT yet)
 _RATE = ("4 KB pages per second",)
-_US = ("CPU µs per page",)
+_US = ("µs/page",)
 _PCT = ("% of one processor",)
 
 
