@@ -9,7 +9,9 @@ has no authentication and no TLS: README "Many systems" says what that means.
 from __future__ import annotations
 
 import argparse
+import os
 import shlex
+import socket
 import sys
 from typing import TYPE_CHECKING
 
@@ -75,10 +77,27 @@ def run(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise UsageError(str(exc)) from None
     command = viewer_command(args)
+    if not args.prometheus:
+        from esatui.db.sqlite_reader import SqliteReader
+
+        SqliteReader.open(db_path(args)).close()  # a file that is no esatui database: refused
+    host, port = args.web
+    _refuse_taken(host, port)
     from textual_serve.server import Server
 
-    host, port = args.web
     server = Server(command, host=host, port=port, title="esatui")
     print(f"esatui: serving the monitor (read-only) at {server.public_url}", file=sys.stderr)
     server.serve()
     return EXIT_OK
+
+
+def _refuse_taken(host: str, port: int) -> None:
+    """A port another server holds is refused before saying where this one serves (the web
+    server would find out only once it has started)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.create_server((host, port), family=family):
+            pass
+    except OSError as exc:
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise RuntimeError(f"cannot serve at {host}:{port}: {why}") from None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import shutil
+import socket
 import struct
 import subprocess
 import sys
@@ -233,3 +234,32 @@ def test_the_server_runs_a_viewer_only(tmp_path: Path) -> None:
     args = build_parser().parse_args(["serve", "--web", "80", "--db", str(tmp_path / "none")])
     with pytest.raises(RuntimeError, match="no such database"):
         viewer_command(args)
+
+
+def test_a_file_that_is_no_database_is_refused_before_serving(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the server started, and each browser got the viewer's error."""
+    from esatui.cli import main
+
+    notes = tmp_path / "notes.sqlite"
+    notes.write_text("not a database\n" * 100)
+    assert main(["serve", "--web", "65000", "--db", str(notes)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "not a usable esatui database" in err[0], err
+
+
+def test_a_port_in_use_is_one_line_and_no_serving_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: 'serving the monitor at ...', then the address already in use."""
+    from esatui.cli import main
+    from tests.fixtures.recording import host_recording
+
+    db = tmp_path / "run.sqlite"
+    host_recording(db, n_intervals=2)
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        assert main(["serve", "--web", str(port), "--db", str(db)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"esatui: error: cannot serve at 127.0.0.1:{port}: Address already in use"]
