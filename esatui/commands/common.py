@@ -174,11 +174,19 @@ def screen_query(args: argparse.Namespace) -> Query:
     )
 
 
-def check_node(reader: Reader, node: str | None) -> None:
-    """A ``--node`` the recording holds (or none asked for)."""
+def check_node(reader: Reader, node: str | None) -> str | None:
+    """A ``--node`` the recording holds (or none asked for), as the recording spells it: a
+    name in another case is the node when no other one matches it so (z/VM names its
+    systems in capitals, a user types them as they come)."""
+    if node is None:
+        return None
     nodes = reader.nodes()
-    if node is not None and node not in nodes:
-        raise RuntimeError(f"no data for node {node!r} (nodes: {', '.join(nodes)})")
+    if node in nodes:
+        return node
+    alike = [n for n in nodes if n.casefold() == node.casefold()]
+    if len(alike) == 1:
+        return alike[0]
+    raise RuntimeError(f"no data for node {node!r} (nodes: {', '.join(nodes)})")
 
 
 def check_length(recorded_us: int | None, length_s: float | None) -> None:

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, crypto_costs, db_path, thresholds
+from esatui.commands.common import (
+    EXIT_OK,
+    UsageError,
+    check_node,
+    crypto_costs,
+    db_path,
+    thresholds,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -136,9 +143,12 @@ def side(
     if not path.exists():
         raise RuntimeError(f"no database {path}")
     with SqliteReader.open(path) as reader:
-        if query.node is not None and query.node not in reader.nodes():
-            raise RuntimeError(f"{path}: no data for node {query.node!r}")
-        model = range_model(reader, screen, replace(query, after_us=after_us, until_us=until_us))
+        try:
+            node = check_node(reader, query.node)
+        except RuntimeError as exc:
+            raise RuntimeError(f"{path}: {exc}") from None
+        ranged = replace(query, node=node, after_us=after_us, until_us=until_us)
+        model = range_model(reader, screen, ranged)
     if not model.rows:
         raise RuntimeError(f"{label} ({path}): {catalog.no_rows_reason(model)}")
     return Side(label, path.name, model)

@@ -108,10 +108,10 @@ def _export(args: argparse.Namespace) -> int:
     if unknown:
         offered = f"options: {', '.join(offered_options)}" if offered_options else "it has none"
         raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
-    query = screen_query(args)
     reader = open_reader(args)
     try:
-        check_node(reader, args.node)
+        args.node = check_node(reader, args.node)
+        query = screen_query(args)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         ascending_order = args.order == "asc"
         if not args.stats and streaming.export(  # the statistics need the whole model

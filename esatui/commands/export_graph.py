@@ -33,11 +33,11 @@ def run_graph(args: argparse.Namespace) -> int:
     from esatui.screens.graph import load_graph
 
     screen = _checked(args)
-    query = screen_query(args)
     overlay = args.column[1] if len(args.column) > 1 else None
     reader = open_reader(args)
     try:
-        check_node(reader, args.node)
+        args.node = check_node(reader, args.node)
+        query = screen_query(args)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         try:
             graph, model = load_graph(

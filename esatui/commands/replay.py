@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from esatui.commands import arguments as A
 from esatui.commands.common import (
     UsageError,
+    check_node,
     crypto_costs,
     db_path,
     open_reader,
@@ -51,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
         # Prometheus that does not answer) is one line before the app starts (the whole
         # range would be a year of rows on a year-long recording)
         costs = crypto_costs(args)
+        args.node = check_node(reader, args.node)
         query = catalog.Query(
             node=args.node, after_us=args.from_, until_us=args.to, crypto_costs=costs, limit=1
         )

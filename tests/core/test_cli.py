@@ -327,3 +327,28 @@ def test_every_argument_of_export_says_what_it_is() -> None:
     export = commands.choices["export"]
     silent = [a.dest for a in export._actions if not a.help]
     assert not silent, silent
+
+
+def test_a_node_typed_in_another_case_is_the_recorded_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """z/VM names its systems in capitals: ``--node vmmodevm`` is VMMODEVM (before: no data
+    for node 'vmmodevm' (nodes: VMMODEVM)), unless two nodes differ only in case."""
+    db = tmp_path / "vm.sqlite"
+    sim = ["sim", "--scenario", "mode-vm-day", "--duration", "3m", "--db", str(db)]
+    assert main(sim) == 0
+    capsys.readouterr()
+    code, exact, _ = run(capsys, "export", "ESASSUM", "--db", str(db), "--node", "VMMODEVM")
+    code2, typed, err = run(capsys, "export", "ESASSUM", "--db", str(db), "--node", "vmModevm")
+    assert code == code2 == 0 and typed == exact, err
+    other = tmp_path / "again.sqlite"
+    assert main([*sim[:-1], str(other)]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "compare", "ESASSUM", "--db", str(db), "--with-db", str(other),
+                       "--node", "vmmodevm")  # fmt: skip
+    assert code == 0, err
+    assert main([*sim[:-1], str(tmp_path / "lower.sqlite"), "--node", "vmmodevm"]) == 0
+    assert main(["db", "merge", "--db", str(db), str(tmp_path / "lower.sqlite")]) == 0
+    capsys.readouterr()
+    code, _, err = run(capsys, "export", "ESASSUM", "--db", str(db), "--node", "VmModeVm")
+    assert code == 1 and "no data for node 'VmModeVm'" in err  # two nodes match: none chosen
