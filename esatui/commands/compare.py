@@ -83,13 +83,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("compare needs two runs: give --with-db, or --with-from/--with-to")
     labels = default_labels(first, second, args)
     if labels[0] == labels[1]:
-        raise UsageError(f"both runs are labelled {labels[0]!r}: give --label and --with-label")
+        raise UsageError(f"both runs are labelled {labels[0]!r}: {_relabel(args, 0, 1)}")
     if args.format == "csv":
-        taken = [label for label in labels if label in csv_columns(screen.columns)]
+        taken = [i for i, label in enumerate(labels) if label in csv_columns(screen.columns)]
         if taken:
             raise UsageError(
-                f"a run labelled {taken[0]!r} would share its CSV column's name: "
-                "give --label and --with-label"
+                f"a run labelled {labels[taken[0]]!r} would share its CSV column's name: "
+                + _relabel(args, *taken)
             )
     query = catalog.Query(
         node=args.node,
@@ -108,6 +108,17 @@ def run(args: argparse.Namespace) -> int:
 
         write_report(args.output, text)
     return EXIT_OK
+
+
+def _relabel(args: argparse.Namespace, *runs: int) -> str:
+    """What to do about the labels of ``runs`` (0: the first, 1: the second): choose another
+    where the user gave it, give one where it was guessed."""
+    options = [("--label", args.label), ("--with-label", args.with_label)]
+    given = [options[i][0] for i in runs if options[i][1]]
+    guessed = [options[i][0] for i in runs if not options[i][1]]
+    if given and not guessed:
+        return f"choose another with {' or '.join(given)}"
+    return f"give {' and '.join(guessed)}" + (f", or choose another {given[0]}" if given else "")
 
 
 def default_labels(first: Path, second: Path, args: argparse.Namespace) -> tuple[str, str]:

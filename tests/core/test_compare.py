@@ -186,9 +186,21 @@ def test_two_ranges_of_one_database_per_entity(
         ([], 2, "compare needs two runs"),
         (["--with-db", "missing.sqlite"], 1, "no database"),
         (["--from", "14:05", "--to", "14:01", "--with-db", "x"], 2, "--from must be before"),
-        (["--label", "same", "--with-label", "same", "--with-from", "14:02"], 2, "labelled"),
-        (["--label", "unit", "--with-from", "14:02", "--format", "csv"], 2, "'unit' would share"),
-        (["--with-label", "id", "--with-from", "14:02", "--format", "csv"], 2, "'id' would share"),
+        (
+            ["--label", "same", "--with-label", "same", "--with-from", "14:02"],
+            2,
+            "labelled 'same': choose another with --label or --with-label",
+        ),
+        (
+            ["--label", "unit", "--with-from", "14:02", "--format", "csv"],
+            2,
+            "'unit' would share its CSV column's name: choose another with --label",
+        ),
+        (
+            ["--with-label", "id", "--with-from", "14:02", "--format", "csv"],
+            2,
+            "'id' would share its CSV column's name: choose another with --with-label",
+        ),
         (["--with-label", "delta_pct", "--with-from", "14:02", "--format", "csv"], 2, "share"),
     ],
 )
