@@ -36,7 +36,7 @@ BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
 BUS_KEY = "ap"
 _SERV = ("Service time per virtual NQ, µs",)
 _DQ = ("DQ/oper",)
-_BUSY = ("Busy per 1000 VNQ/s, % of a processor",)
+_BUSY = ("Busy per 1000 VNQs",)  # seed 002's name; the unit (% of a processor) is the columns'
 _US_OP = ("CPU µs/oper",)
 _ALL_CP = (
     "all CP time is charged to crypto, as seed 002 does: on a system doing other work it is "

@@ -331,8 +331,9 @@ def header_lines(
     left2 = f"{page + 1} of {n_pages}  {model.title}"
     right2 = " ".join(p for p in (model.machine, model.system) if p)
     lines: list[Line] = [
-        ((_justify(left1, right1, width), STYLE_TITLE),),
-        ((_justify(left2, right2, width), STYLE_TITLE),),
+        ((text, STYLE_TITLE),)
+        for left, right in ((left1, right1), (left2, right2))
+        for text in _title_lines(left, right, width)
     ]
     for note in model.notes:
         style = note_style(note)
@@ -369,6 +370,15 @@ def _align(column: Column, text: str) -> str:
 def _justify(left: str, right: str, width: int) -> str:
     gap = width - len(left) - len(right)
     return left + " " * max(gap, 2) + right if right else left
+
+
+def _title_lines(left: str, right: str, width: int) -> list[str]:
+    """A title line, ``left`` and ``right`` justified to ``width``: one line where both fit,
+    else ``left`` folded to the width and ``right`` on a line of its own, right-aligned."""
+    if len(left) + 2 + len(right) <= width or (not right and len(left) <= width):
+        return [_justify(left, right, width)]
+    lines = textwrap.wrap(left, width, subsequent_indent="  ", break_on_hyphens=False)
+    return [*lines, right.rjust(width)] if right else lines
 
 
 CellPlan = tuple[tuple[Column, Formatter, str], ...]

@@ -155,13 +155,20 @@ SET_HELP = (
 )
 
 
+DEFAULT_HF_S = 2.0
+
+
 def db_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, help="database (default: $ESATUI_DB or the user data dir)")
 
 
 def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--interval", type=interval, default=60.0, help="interval length (default 60s)")
-    p.add_argument("--hf", type=interval, default=2.0, help="gauge sampling rate (default 2s)")
+    p.add_argument(
+        "--hf",
+        type=interval,
+        help=f"gauge sampling rate, at most the interval (default {DEFAULT_HF_S:g}s)",
+    )
     p.add_argument(
         "--source",
         action="append",

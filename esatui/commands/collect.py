@@ -13,6 +13,7 @@ from esatui.commands.common import (
     EXIT_OK,
     db_path,
     exposition,
+    gauge_rate,
     own_data_dir,
     registry,
     restore_signals,
@@ -44,6 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from esatui.progress import ImportProgress
     from esatui.sampling.session import Recording, WarnChannel
 
+    hf_s = gauge_rate(args)
     bar = ImportProgress(sys.stderr)
     said = LastWords()
     channel = WarnChannel(said)
@@ -56,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         db_path(args),
         sources,
         interval_s=args.interval,
-        hf_s=args.hf,
+        hf_s=hf_s,
         node=args.node,
         retention=retention(args),
         channel=channel,

@@ -116,6 +116,25 @@ def source_options(
     )
 
 
+def gauge_rate(args: argparse.Namespace) -> float:
+    """``--hf``, refused when longer than the interval: gauges are sampled at least once an
+    interval, so a longer rate asked for is not what the recording would do. Left out, the
+    default (2 s), which an interval of 2 s or less samples once an interval."""
+    from esatui.commands.arguments import DEFAULT_HF_S
+
+    if args.hf is None:
+        return DEFAULT_HF_S
+    if args.hf > args.interval:
+        from esatui.screens.render import format_duration
+
+        raise UsageError(
+            f"--hf {format_duration(args.hf)} is longer than the interval "
+            f"({format_duration(args.interval)}): gauges are sampled at least once an "
+            "interval; give an --hf of at most the interval, or leave it out"
+        )
+    return float(args.hf)
+
+
 def retention(args: argparse.Namespace) -> Retention | None:
     from esatui.sampling.recorder import Retention
 

@@ -24,7 +24,12 @@ def register(sub: Subparsers) -> None:
     A.db_option(info)
     prune = db_sub.add_parser("prune", help="delete old intervals")
     A.db_option(prune)
-    prune.add_argument("--keep", type=A.duration, help="keep this much history, e.g. 30d")
+    prune.add_argument(
+        "--keep",
+        type=A.duration,
+        help="keep this much history before now, e.g. 30d (an older recording goes whole: "
+        "--dry-run first)",
+    )
     prune.add_argument("--max-size", type=A.size, help="keep the data under this size, e.g. 2GB")
     prune.add_argument(
         "--dry-run", action="store_true", help="say what would be deleted, delete nothing"

@@ -163,6 +163,9 @@ def test_export_options(capsys: pytest.CaptureFixture[str], db_path: Path, tmp_p
     assert {json.loads(ln)["time"] for ln in out.splitlines()} == {"2026-11-21T14:02:00+00:00"}
     code, out, _ = run(capsys, "export", "ESASSUM", "--db", str(db_path), "--width", "40")
     assert "ESASSUM 1/" in out and "ESASSUM 2/" in out  # horizontal pages, one after another
+    # the title lines fold where their two ends do not fit (they ran to 60 columns)
+    assert max(len(line) for line in out.splitlines()) <= 40
+    assert any(line.lstrip().startswith("11/21") for line in out.splitlines())  # the range
     code, out, _ = run(
         capsys,
         "export",

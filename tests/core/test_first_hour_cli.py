@@ -208,3 +208,38 @@ def test_a_partial_bucket_says_the_time_it_holds_in_minutes_and_seconds(
     code, out, err = run(capsys, *argv, "--format", "json")
     covered = {r["time"][11:19]: r["covered_s"] for r in json.loads(out)["rows"]}
     assert covered == {"14:30:00": 300, "14:15:00": 770}
+
+
+@pytest.mark.parametrize("command", ["collect", "live"])
+def test_a_gauge_rate_longer_than_the_interval_is_refused(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
+) -> None:
+    """Before: ``--interval 2 --hf 120`` recorded, sampling gauges once an interval, not
+    every 2 minutes as asked; nothing said so."""
+    db = tmp_path / "x.sqlite"
+    code, out, err = run(capsys, command, "--interval", "2", "--hf", "120", "--db", str(db))
+    assert code == 2 and not out and not db.exists()
+    assert err == (
+        "esatui: error: --hf 2m is longer than the interval (2s): gauges are sampled at least "
+        "once an interval; give an --hf of at most the interval, or leave it out\n"
+    )
+
+
+def test_a_gauge_rate_of_the_interval_or_less_records(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The default rate (2 s) under a shorter interval, and a rate equal to the interval."""
+    import shutil
+
+    from tests.conftest import DATA
+
+    root = tmp_path / "kvm"
+    shutil.copytree(DATA / "host" / "trees" / "util-linux-s390-kvm", root)
+    (root / "proc" / "stat").write_text(Path("/proc/stat").read_text(encoding="ascii"))
+    for args in (("--interval", "0.2"), ("--interval", "0.2", "--hf", "0.2")):
+        db = tmp_path / f"x{len(args)}.sqlite"
+        code, _, err = run(
+            capsys, "collect", *args, "--count", "1", "--source", "host",
+            "--root", str(root), "--db", str(db),
+        )  # fmt: skip
+        assert code == 0, err
