@@ -6,7 +6,7 @@ record of the level: 112 bytes before z/VM 7.1, 128 on 7.1, 360 with the NSERV, 
 DSERV accumulators from z/VM 7.2 with PTF UM35974 on; docs/MONITOR.md), D5R10 (one crypto
 measurement block per adapter), D0R2 per logical processor (its spin lock fields included),
 D0R23 (the formal spin locks, from z/VM 5.3), D3R2 per logical processor when the level has
-encrypted paging (6.4 on) and it pages encrypted, D0R16 for the partition, and a D1R11
+encrypted paging (6.4 on), zero counts where it pages none, D0R16 for the partition, and a D1R11
 ending the interval; the first set also carries the configuration records D1R4
 (system), D1R5 (per processor) and D1R9 (the sample interval), as the monitor sends them
 when a reader connects. Records are encoded by
@@ -143,9 +143,9 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
                 ],
             )
         )
-    if snap.identity.level[:2] >= MIN_PAGING_LEVEL and any(
-        p.paging.enc_pages for p in snap.processors
-    ):
+    # a real CP writes D3R2 for every online processor in every sample of the storage
+    # domain, its encrypted paging counts zero where nothing pages encrypted
+    if snap.identity.level[:2] >= MIN_PAGING_LEVEL:
         records += [
             encode.paging_record(
                 at,

@@ -28,15 +28,19 @@ def sim(capsys: pytest.CaptureFixture[str], db: Path, *args: str, duration: str 
     return out
 
 
-def export(capsys: pytest.CaptureFixture[str], db: Path, screen: str, fmt: str = "json") -> str:
-    code = main(["export", screen, "--db", str(db), "--format", fmt])
+def export(
+    capsys: pytest.CaptureFixture[str], db: Path, screen: str, fmt: str = "json", *args: str
+) -> str:
+    code = main(["export", screen, "--db", str(db), "--format", fmt, *args])
     out, err = capsys.readouterr()
     assert code == 0, f"export {screen} --format {fmt}: {err}"
     return out
 
 
-def export_json(capsys: pytest.CaptureFixture[str], db: Path, screen: str) -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(export(capsys, db, screen))
+def export_json(
+    capsys: pytest.CaptureFixture[str], db: Path, screen: str, *args: str
+) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(export(capsys, db, screen, "json", *args))
     return doc
 
 
