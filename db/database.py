@@ -176,6 +176,8 @@ def _not_writable(part: Path) -> str:
 def _unusable(path: Path, exc: sqlite3.DatabaseError, readonly: bool) -> StoreError:
     """The one sentence for a database SQLite would not open or read."""
     text = str(exc)
+    if path.is_dir():
+        return StoreError(f"{path} is a directory, not an esatui database; give a file name")
     if not os.access(path, os.R_OK):
         info = path.stat()
         return StoreError(

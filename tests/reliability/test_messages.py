@@ -82,3 +82,17 @@ def test_a_truncated_database_is_one_sentence(
     code = main(["export", "ESALNXC", "--db", str(cut)])
     line = _one_line(capsys)
     assert code == 1 and "not a usable esatui database" in line
+
+
+@pytest.mark.parametrize("command", [["export", "ESALNXC"], ["db", "info"], ["replay"]])
+def test_a_directory_given_as_the_database_is_named_so(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: '... is not a usable esatui database (disk I/O error)'."""
+    code = main([*command, "--db", str(tmp_path)])
+    line = _one_line(capsys)
+    assert code == 1
+    assert (
+        line
+        == f"esatui: error: {tmp_path} is a directory, not an esatui database; give a file name"
+    )
