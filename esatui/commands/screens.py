@@ -1,4 +1,5 @@
-"""``esatui screens``: every screen and its columns, provisional ones marked."""
+"""``esatui screens [NAME ...]``: every screen (or those named) and its columns, provisional
+ones marked."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from esatui.commands.common import EXIT_OK
+from esatui.commands.common import EXIT_OK, UsageError
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -14,6 +15,12 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("screens", help="list the screens and their columns")
+    p.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="only these screens (as export names them: ESAPOLL, poll, lnxc ...)",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(run=run)
 
@@ -22,6 +29,12 @@ def run(args: argparse.Namespace) -> int:
     from esatui.screens import catalog
 
     screens = catalog.screens()
+    if args.names:
+        try:
+            named = [catalog.get(name).name for name in args.names]
+        except KeyError as exc:
+            raise UsageError(str(exc.args[0])) from None
+        screens = {name: screens[name] for name in dict.fromkeys(named)}
     if args.format == "json":
         doc = [
             {

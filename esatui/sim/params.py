@@ -167,7 +167,12 @@ def _validate(p: SimParams) -> None:
     if p.poll_timeout_us != "irq":
         _check(
             isinstance(p.poll_timeout_us, float) and 1.0 <= p.poll_timeout_us <= 1e6,
-            f"poll_timeout_us must be 1..1000000 or irq, not {p.poll_timeout_us!r}",
+            "poll_timeout_us must be 1..1000000 or irq, not "
+            + (
+                f"{p.poll_timeout_us:.15g}"
+                if isinstance(p.poll_timeout_us, float)
+                else repr(p.poll_timeout_us)
+            ),
         )
     _check(
         p.cp_crypto_mode in CP_CRYPTO_MODES,

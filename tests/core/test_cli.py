@@ -184,6 +184,17 @@ def test_export_options(capsys: pytest.CaptureFixture[str], db_path: Path, tmp_p
     assert "!" in out
 
 
+def test_screens_names_the_screens_to_list(capsys: pytest.CaptureFixture[str]) -> None:
+    """``esatui screens poll`` lists ESAPOLL alone, named as export names screens; before,
+    any name was refused ('unrecognized arguments')."""
+    code, out, _ = run(capsys, "screens", "poll")
+    assert code == 0 and out.startswith("ESAPOLL ") and "ESALNXC" not in out
+    code, out, _ = run(capsys, "screens", "lnxc", "ESACPUU", "lnxc", "--format", "json")
+    assert [s["name"] for s in json.loads(out)] == ["ESALNXC", "ESACPUU"]
+    code, out, err = run(capsys, "screens", "nosuch")
+    assert code == 2 and not out and err.startswith("esatui: error: no screen 'nosuch'")
+
+
 def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Path) -> None:
     code, out, _ = run(capsys, "screens")
     assert code == 0 and "ESALNXC" in out and "steal_pct" in out

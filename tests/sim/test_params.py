@@ -154,3 +154,9 @@ _params = st.builds(
 @given(_params)
 def test_settings_round_trip(p: SimParams) -> None:
     assert parse_params(f"{k}={v}" for k, v in p.as_settings().items()) == p
+
+
+def test_a_poll_timeout_out_of_range_is_said_as_typed() -> None:
+    with pytest.raises(ParamError) as err:
+        parse_params(["poll_timeout_us=2000000"])
+    assert str(err.value).endswith("or irq, not 2000000")  # not 2000000.0
