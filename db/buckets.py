@@ -293,6 +293,8 @@ class _Reader:
         # only where a piece's rows are folded one by one
         self._raw: dict[tuple[str, int, int], list[RawInterval]] = {}
         self._counts: dict[tuple[str, int, int], int] = {}
+        self._absent: dict[tuple[str, str, int, int], dict[int, int]] = {}
+        self._absent_runs: dict[HourRun, list[tuple[int, str, int]]] = {}
 
     def plan(self, source: str, after_us: int, until_us: int, rolled: bool = True) -> Plan:
         """How the source's (after, until] is read: the whole hours up to its mark (the
@@ -430,6 +432,50 @@ class _Reader:
             self._counts[(source, lo, hi)] = count
         self._totals[key] = totals
         return totals
+
+    def absent(self, kind: str, source: str, after_us: int, until_us: int) -> dict[int, int]:
+        """Per bucket, the summed duration of the source's intervals in (after, until] that
+        carried none of the kind's rows: the kind's time in a bucket is the source's less
+        that (a monitor whose storage domain was enabled mid-hour has no encrypted paging
+        before). Whole hours, quarters and days from the rollups that keep it (none in a
+        database rolled up by an esatui before them, until a writer rolls it up afresh),
+        the raw pieces by SQL, as :meth:`intervals` reads the source's intervals."""
+        key = (kind, source, after_us, until_us)
+        found = self._absent.get(key)
+        if found is not None:
+            return found
+        p = self.plan(source, after_us, until_us)
+        absent: dict[int, int] = {}
+        if (p.runs or p.days) and self.queries.absences_kept():
+            parts = self._rolled_absences(kind, source, p)
+        else:
+            parts = []
+        for lo, hi, offset in constant_offsets(p.raw):
+            if offset is None:  # bucket_end looked up per end
+                found_raw = self.queries.raw_absences(kind, self.node_id, source, lo, hi)
+                parts += [(self.bucket(end_us), duration) for end_us, duration in found_raw]
+                continue
+            piece = RawRun(self.node_id, source, lo, hi, offset, self.length_us)
+            parts += _fixed(self.queries.raw_absent_buckets(kind, piece), self.fixer(lo, hi))
+        for b, duration in parts:
+            absent[b] = absent.get(b, 0) + duration
+        self._absent[key] = absent
+        return absent
+
+    def _rolled_absences(self, kind: str, source: str, p: Plan) -> list[tuple[int, int]]:
+        """(bucket, duration) of the kind's absences in the plan's runs and days."""
+        parts: list[tuple[int, int]] = []
+        for run in self.runs(source, p):
+            rows = self._absent_runs.get(run)
+            if rows is None:  # every kind's at once: read again for the next kind
+                rows = self._absent_runs[run] = self.queries.absent_buckets(run)
+            fix = self.fixer(run.first - HOUR_US, run.last)
+            parts += [(b, duration) for b, of, duration in _fixed(rows, fix) if of == kind]
+        if p.days:
+            served = {end for _, end, *_ in p.days}
+            days = self.queries.day_absences(self.node_id, source, p.days[0][0], p.days[-1][1])
+            parts += [(end, d) for end, of, d in days if of == kind and end in served]
+        return parts
 
     def raw_piece(self, source: str, after_us: int, until_us: int) -> list[RawInterval]:
         """The source's intervals ending in (after, until], oldest first (id, end,
@@ -821,10 +867,12 @@ def slots(
                     lo, hi = max(after, frames[run[0]].start_us), min(until, run[-1])
                     wanted = {b: frames[b] for b in run}
                 totals = reader.intervals(src, lo, hi)
+                absent = reader.absent(kind, src, lo, hi)
                 accs = reader.entities(kind, src, lo, hi, wanted, layout)
                 part: dict[int, KindSlice | None] = dict.fromkeys(run, None)
                 for b, rows, iflags in _entity_data(queries, kind, src, node_id, layout, accs):
-                    part[b] = KindSlice(src, totals[b][1], iflags, rows)
+                    # the kind's own time: its source's intervals that carried its rows
+                    part[b] = KindSlice(src, totals[b][1] - absent.get(b, 0), iflags, rows)
                 if kept is not None:
                     kept.add(what, frames, part, lo, hi)
                 read.update(part)

@@ -134,10 +134,10 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
             # each entity's key and attributes, looked up once (the same few every slot)
             ids = dict.fromkeys(map(_ENTITY_ID, stored_rows))
             entities = {e: queries.entity(e) for e in ids}
-            durations: dict[int, int] = {}
-            for info in infos.values():
-                index = placed[info.id]
-                durations[index] = durations.get(index, 0) + info.duration_us
+            durations: dict[int, int] = {}  # the kind's own time: intervals with its rows
+            for interval_id in dict.fromkeys(map(_INTERVAL_ID, stored_rows)):
+                index = placed[interval_id]
+                durations[index] = durations.get(index, 0) + infos[interval_id].duration_us
             for index, stored in rows.items():
                 sliced[index].setdefault(kind, {})[source] = _slice(
                     source, durations[index], stored, columns, infos, entities, roles

@@ -23,8 +23,10 @@ from esatui.db.schema import (
     READY_KEY,
     READY_VALUE,
     READY_VALUES,
+    TIER_ABSENT,
     TIER_END,
     TIER_INTERVALS,
+    TIERED_VALUES,
     TIERS,
     rollup_table,
     table_name,
@@ -708,8 +710,10 @@ class Queries:
         if not isinstance(found, frozenset):
             kept = self.rollups_kept()
             way = {"ready"} if kept in READY_VALUES else set()
-            if kept == READY_VALUE:
+            if kept in TIERED_VALUES:
                 way.add("tiers")
+            if kept == READY_VALUE:
+                way.add("absences")
             found = shapes[("rollups", "")] = frozenset(way)
         return found
 
@@ -750,6 +754,11 @@ class Queries:
         """Whether the rollups hold quarters and the writer's local days beside the hours
         (``schema.READY_VALUE``)."""
         return "tiers" in self._kept_way()
+
+    def absences_kept(self) -> bool:
+        """Whether the rollups hold the intervals each kind was absent from
+        (``absent_<tier>``, ``schema.READY_VALUE``)."""
+        return "absences" in self._kept_way()
 
     def days_holding(
         self, node_id: int, source: str, after_us: int, until_us: int
@@ -828,6 +837,48 @@ class Queries:
             f"SELECT {_RAW_BUCKET} AS b, COUNT(*), SUM(i.duration_us),"
             f" group_concat(DISTINCT i.flags) FROM interval i WHERE {_RAW} GROUP BY b",
             run.params(),
+        ).fetchall()
+
+    def absent_buckets(self, run: HourRun) -> list[tuple[int, str, int]]:
+        """(bucket end, kind, summed duration) of the run's intervals that carried none of a
+        kind's rows (``absent_hour``, ``absent_quarter``)."""
+        return self._conn.execute(
+            f"SELECT {_bucket(run.tier)} AS b, kind, SUM(duration_us)"
+            f" FROM {TIER_ABSENT[run.tier]} WHERE {_ends(run.tier)} GROUP BY b, kind",
+            run.params(),
+        ).fetchall()
+
+    def day_absences(
+        self, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[tuple[int, str, int]]:
+        """(day end, kind, summed duration) of the source's days rolled up that end in
+        (after, until]: the intervals that carried none of a kind's rows."""
+        return self._conn.execute(
+            "SELECT day_end_us, kind, duration_us FROM absent_day"
+            " WHERE node_id = ? AND source = ? AND day_end_us > ? AND day_end_us <= ?",
+            (node_id, source, after_us, until_us),
+        ).fetchall()
+
+    def raw_absent_buckets(self, kind: str, run: RawRun) -> list[tuple[int, int]]:
+        """(bucket end, summed duration) of the run's intervals that carried none of the
+        kind's rows."""
+        return self._conn.execute(
+            f"SELECT {_RAW_BUCKET} AS b, SUM(i.duration_us) FROM interval i WHERE {_RAW}"
+            f" AND NOT EXISTS (SELECT 1 FROM {table_name(kind)} k WHERE k.interval_id = i.id)"
+            " GROUP BY b",
+            run.params(),
+        ).fetchall()
+
+    def raw_absences(
+        self, kind: str, node_id: int, source: str, after_us: int, until_us: int
+    ) -> list[tuple[int, int]]:
+        """(end, duration) of the source's intervals ending in (after, until] that carried
+        none of the kind's rows."""
+        return self._conn.execute(
+            "SELECT i.end_us, i.duration_us FROM interval i WHERE i.node_id = ?"
+            " AND i.source = ? AND i.end_us > ? AND i.end_us <= ? AND NOT EXISTS"
+            f" (SELECT 1 FROM {table_name(kind)} k WHERE k.interval_id = i.id)",
+            (node_id, source, after_us, until_us),
         ).fetchall()
 
     def kind_buckets(

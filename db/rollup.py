@@ -20,6 +20,12 @@ out of order (its hour already holds a later one of the same source) makes the s
 rebuild that hour from the raw rows, in order. Retention deletes whole hours' rollups and
 rebuilds the hour it cut into.
 
+An interval that carries none of the rows of one of its source's kinds (those registered
+for the source: ``kind_source``) is added to ``absent_hour`` (``absent_quarter``) for that
+kind instead, so a reader takes a kind's time in a bucket as its source's less those
+intervals'. An hour rolled up before a kind was registered for its source has no absence
+of that kind; it is rolled up with it when it is rebuilt.
+
 Each interval is added to its quarter of an hour as well (``q_<kind>``,
 ``interval_quarter``, by the same upserts: the buckets of 15 minutes, whatever the zone,
 since every zone's offset is whole quarters). Over the hours, each local day of the
@@ -55,6 +61,7 @@ from esatui.db.schema import (
     READY_KEY,
     READY_VALUE,
     ROLLUP_META,
+    TIER_ABSENT,
     TIER_END,
     TIER_INTERVALS,
     added_columns,
@@ -75,6 +82,16 @@ _INTERVAL_UPSERT = {
         f" ON CONFLICT (node_id, source, {TIER_END[tier]}) DO UPDATE SET n = n + 1,"
         " duration_us = duration_us + excluded.duration_us, flags = flags | excluded.flags,"
         " last_end_us = max(last_end_us, excluded.last_end_us)"
+    )
+    for tier in ("h", "q")
+}
+# an interval that carried none of a kind's rows, added to its hour's (quarter's) absences
+_ABSENT_UPSERT = {
+    tier: (
+        f"INSERT INTO {TIER_ABSENT[tier]} (node_id, source, {TIER_END[tier]}, kind, n,"
+        " duration_us) VALUES (?, ?, ?, ?, 1, ?)"
+        f" ON CONFLICT (node_id, source, {TIER_END[tier]}, kind) DO UPDATE SET n = n + 1,"
+        " duration_us = duration_us + excluded.duration_us"
     )
     for tier in ("h", "q")
 }
@@ -244,7 +261,7 @@ class Rollups:
 
     def _delete_day(self, node_id: int, source: str, end: int) -> None:
         where = "WHERE node_id = ? AND source = ? AND day_end_us = ?"
-        for table in ("interval_day", *self._queries.tier_tables("d")):
+        for table in ("interval_day", TIER_ABSENT["d"], *self._queries.tier_tables("d")):
             self._conn.execute(f"DELETE FROM {table} {where}", (node_id, source, end))
 
     def _roll_up_day(self, node_id: int, source: str, start: int, end: int) -> None:
@@ -263,6 +280,13 @@ class Rollups:
             "INSERT INTO interval_day (node_id, source, day_end_us, day_start_us, n,"
             " duration_us, flags, last_end_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (node_id, source, end, start, n, duration, or_flags(flags), last),
+        )
+        self._conn.execute(
+            "INSERT INTO absent_day (node_id, source, day_end_us, kind, n, duration_us)"
+            " SELECT node_id, source, ?, kind, SUM(n), SUM(duration_us) FROM absent_hour"
+            " WHERE node_id = ? AND source = ? AND hour_end_us > ? AND hour_end_us <= ?"
+            " GROUP BY kind",
+            (end, *span),
         )
         try:
             for kind in self.kinds_of(source):
@@ -284,7 +308,7 @@ class Rollups:
 
     def roll_up_days(self) -> None:
         """Every day over of every source, afresh (the last step of a backfill)."""
-        for table in ("interval_day", *self._queries.tier_tables("d")):
+        for table in ("interval_day", TIER_ABSENT["d"], *self._queries.tier_tables("d")):
             self._conn.execute(f"DELETE FROM {table}")
         for node_id, source in self._queries.rolled_sources():
             mark = self.mark(node_id, source)
@@ -329,9 +353,13 @@ class Rollups:
                 _INTERVAL_UPSERT[tier], (node_id, source, end, duration_us, flags, end_us)
             )
             for kind in kinds:
-                self._conn.execute(
+                added = self._conn.execute(
                     self._statement(kind, tier), (node_id, source, end, flags, end_us, interval_id)
-                )
+                ).rowcount
+                if not added:  # the interval carried none of the kind's rows
+                    self._conn.execute(
+                        _ABSENT_UPSERT[tier], (node_id, source, end, kind, duration_us)
+                    )
 
     def delete(self, node_id: int, source: str, after_hour: int | None, until_hour: int) -> None:
         """Deletes the rollups of hours in (after_hour, until_hour] of one node and source
@@ -344,7 +372,7 @@ class Rollups:
             where = f"node_id = ? AND source = ? AND {column} <= ?"
             if after_hour is not None:
                 where += f" AND {column} > ?"
-            tables = (TIER_INTERVALS[tier], *self._queries.tier_tables(tier))
+            tables = (TIER_INTERVALS[tier], TIER_ABSENT[tier], *self._queries.tier_tables(tier))
             for table in tables:
                 self._conn.execute(f"DELETE FROM {table} WHERE {where}", params)
         after = after_hour if after_hour is not None else -(1 << 62)
@@ -396,7 +424,11 @@ class Rollups:
                 kind = table[2:]
                 self.ensure(kind, self._queries.declared(kind))
             for tier in ("h", "q", "d"):
-                for table in (TIER_INTERVALS[tier], *self._queries.tier_tables(tier)):
+                for table in (
+                    TIER_INTERVALS[tier],
+                    TIER_ABSENT[tier],
+                    *self._queries.tier_tables(tier),
+                ):
                     conn.execute(f"DELETE FROM {table}")
             self.forget()
 

@@ -12,10 +12,13 @@ node, source, UTC hour (by interval end) and entity, with the number of rows, th
 OR-ed, the flags of their intervals OR-ed, the summed ``hf_n``, the newest interval end, the
 summed counter deltas and, per gauge, the sum of average x ``hf_n`` (``<gauge>_wsum``), the
 ``hf_n`` it weighs (``<gauge>_wn``) and the maximum. ``interval_hour`` is the same for the
-intervals themselves (count, summed duration, OR-ed flags). ``q_<kind>`` and
-``interval_quarter`` are the same per quarter of an hour (the buckets of 15 minutes in every
-zone). Over the hours, per local day of the writer's zone, ``d_<kind>`` and ``interval_day``
-add a day's hours up (the gauges' weighted sums excepted: readers add those hour by hour).
+intervals themselves (count, summed duration, OR-ed flags), and ``absent_hour`` for the
+intervals of a source that carried none of one of its kinds' rows (count and summed duration
+per kind, a row only where there are any): a kind's time in an hour is its source's less
+those. ``q_<kind>``, ``interval_quarter`` and ``absent_quarter`` are the same per quarter of
+an hour (the buckets of 15 minutes in every zone). Over the hours, per local day of the
+writer's zone, ``d_<kind>``, ``interval_day`` and ``absent_day`` add a day's hours up (the
+gauges' weighted sums excepted: readers add those hour by hour).
 ``db/rollup.py`` keeps them.
 """
 
@@ -45,10 +48,16 @@ READY_KEY = "rollups"
 # them (``q_<kind>``, ``d_<kind>``): readers use those only under this name, which an older
 # esatui does not know (it rolls the hours up afresh and names its own way, so quarters and
 # days it never kept are not read; the next writer rolls everything up again).
+# The fourth keeps beside them, per kind, the intervals of its source that carried none of
+# its rows (``absent_<tier>``), so a kind's rates in a bucket are over its own measured time;
+# a reader of the third reads its quarters and days and takes every kind's time as its
+# source's (as esatui did before 2026-11-27).
 ROLLED_AS_WRITTEN = "hourly"
 ROLLED_HOURLY = "hourly-when-over"
-READY_VALUE = "quarterly-hourly-daily-when-over"
-READY_VALUES = frozenset({ROLLED_AS_WRITTEN, ROLLED_HOURLY, READY_VALUE})
+ROLLED_TIERED = "quarterly-hourly-daily-when-over"
+READY_VALUE = "quarterly-hourly-daily-absent-when-over"
+READY_VALUES = frozenset({ROLLED_AS_WRITTEN, ROLLED_HOURLY, ROLLED_TIERED, READY_VALUE})
+TIERED_VALUES = frozenset({ROLLED_TIERED, READY_VALUE})
 QUARTER_US = 900_000_000
 
 
@@ -89,7 +98,30 @@ def interval_rollup_ddl(tier: str) -> str:
     )
 
 
-INTERVAL_ROLLUPS = tuple(interval_rollup_ddl(tier) for tier in TIERS)
+TIER_ABSENT = {"h": "absent_hour", "q": "absent_quarter", "d": "absent_day"}
+
+
+def absent_rollup_ddl(tier: str) -> str:
+    """Per node, source, hour (quarter, day) and kind of that source, the intervals that
+    carried none of the kind's rows and their summed duration: a row only where there are
+    any (a source that writes each of its kinds every interval adds none)."""
+    end = TIER_END[tier]
+    return (
+        f"CREATE TABLE IF NOT EXISTS {TIER_ABSENT[tier]} (\n"
+        "    node_id INTEGER NOT NULL,\n"
+        "    source TEXT NOT NULL,\n"
+        f"    {end} INTEGER NOT NULL,\n"
+        "    kind TEXT NOT NULL,\n"
+        "    n INTEGER NOT NULL,\n"
+        "    duration_us INTEGER NOT NULL,\n"
+        f"    PRIMARY KEY (node_id, source, {end}, kind)\n"
+        ") WITHOUT ROWID"
+    )
+
+
+INTERVAL_ROLLUPS = tuple(interval_rollup_ddl(tier) for tier in TIERS) + tuple(
+    absent_rollup_ddl(tier) for tier in TIERS
+)
 
 FRAMEWORK = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -133,7 +165,9 @@ CREATE TABLE IF NOT EXISTS config (
 """ + ";".join(INTERVAL_ROLLUPS)
 _CREATED = re.compile(r"CREATE TABLE IF NOT EXISTS (\w+)")
 FRAMEWORK_TABLES: tuple[str, ...] = tuple(
-    t for t in _CREATED.findall(FRAMEWORK) if t not in TIER_INTERVALS.values()
+    t
+    for t in _CREATED.findall(FRAMEWORK)
+    if t not in TIER_INTERVALS.values() and t not in TIER_ABSENT.values()
 )
 """The tables every esatui database has (the rollups' come with their backfill)."""
 

@@ -216,7 +216,8 @@ class Store:
                     interval.end_us,
                     interval.duration_us,
                     int(interval.flags),
-                    list(by_kind),
+                    # every kind of the source: those the interval lacks are absent from it
+                    list(dict.fromkeys([*self._rollups.kinds_of(interval.source), *by_kind])),
                 )
             self._rollups.touch(node_id, interval.source, hour)
         elif newest is not None:  # the hour is rolled up once the source writes in a later one

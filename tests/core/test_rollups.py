@@ -231,9 +231,9 @@ def reference(  # noqa: PLR0912 - the independent model of the bucket rules, kep
                 for i, r in rows:
                     by_key.setdefault(r.key, []).append((i, r))
                 entities = {key: entity(KINDS[kind], group) for key, group in by_key.items()}
-                data[b].setdefault(kind, {})[src] = KindSlice(
-                    src, sum(i.duration_us for i in found), iflags, entities
-                )
+                # the kind's own time: its source's intervals that carried its rows
+                measured = sum(i.duration_us for i in found if any(r.kind == kind for r in i.rows))
+                data[b].setdefault(kind, {})[src] = KindSlice(src, measured, iflags, entities)
     slots = []
     for b in sorted(frames, reverse=True):
         flags = 0
@@ -515,7 +515,8 @@ def rollup_dump(path: Path) -> dict[str, list[tuple[object, ...]]]:
             r[0]
             for r in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND"
-                " (name IN ('interval_hour', 'interval_day') OR name LIKE 'h\\_%' ESCAPE '\\'"
+                " (name IN ('interval_hour', 'interval_day', 'absent_hour', 'absent_day')"
+                " OR name LIKE 'h\\_%' ESCAPE '\\'"
                 " OR name LIKE 'd\\_%' ESCAPE '\\') ORDER BY name"
             )
         ]
@@ -636,8 +637,11 @@ def test_retention_into_the_hour_being_written_leaves_it_to_be_rolled_up(db_path
             store.write(thing_interval(base + 60 * m, m, m / 7, m % 3))
         assert marks(db_path) == {"test": (base + 3600) * 10**6}
         prune(store, keep_s=10 * 60, now=base + 100 * 60)  # keeps the last ten minutes
-        empty: dict[str, list[tuple[object, ...]]] = {"h_thing": [], "interval_hour": []}
-        assert rollup_dump(db_path) == {**empty, "d_thing": [], "interval_day": []}
+        empty: dict[str, list[tuple[object, ...]]] = {
+            table: []
+            for table in ("h_thing", "interval_hour", "absent_hour", "absent_day", "d_thing")
+        }
+        assert rollup_dump(db_path) == {**empty, "interval_day": []}
         store.write(thing_interval(base + 60 * 130, 130, 1.5))  # in the next hour
         assert marks(db_path) == {"test": (base + 2 * 3600) * 10**6}
         assert rollup_dump(db_path) == up_to_marks(replayed(db_path, store), db_path)
@@ -1049,3 +1053,48 @@ def test_an_open_reader_sees_a_writer_roll_the_database_up_afresh(db_path: Path)
         conn.commit()
         conn.close()
         assert reader.queries.rollups_ready() and reader.queries.tiers_kept()
+
+
+def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: Path) -> None:
+    """A source whose intervals carry a kind only now and then (a monitor whose storage
+    domain is enabled mid-recording: no D3R2 before): the kind's rate in a slot or bucket is
+    over those intervals' time, not its source's. Before: over the source's, so a bucket
+    read 14/15 of each minute's rate where one minute of 15 lacked the kind."""
+    base = STARTS[0] // 10**6
+    tick = Kind("tick", "test", (counter("n", "count"),))
+    with Store.open(db_path) as store:
+        store.register("t", [tick])
+        store.register("s", [THING, OTHER])
+        for m in range(1, 3 * 60 + 1):  # three hours of minutes, and of half minutes
+            end = base + 60 * m
+            store.write(Interval("t", NODE, (end - 60) * 10**6, end * 10**6, 60 * 10**6, (
+                EntityRow("tick", "x", {}, {"n": 1}, 0, 0),
+            )))  # fmt: skip
+            for half in (30, 0):
+                thing = EntityRow("thing", "a", {}, {"ops": 30}, 0, 0)
+                # "other" only in the second half of each minute, and not in the first hour
+                rows = (thing,) if half or m <= 60 else (
+                    thing, EntityRow("other", "b", {}, {"events": 30}, 0, 0)
+                )  # fmt: skip
+                at = (end - half) * 10**6
+                store.write(Interval("s", NODE, at - 30 * 10**6, at, 30 * 10**6, rows))
+    with SqliteReader.open(db_path) as reader:
+        minutes = load_slots(reader, ["tick"], ["thing", "other"], None, None, limit=5, node=NODE)
+        for slot in minutes:  # two intervals of "s" in each minute, "other" in one
+            every, some = slot.get("thing"), slot.get("other")
+            assert every is not None and some is not None
+            assert (every.duration_us, some.duration_us) == (60 * 10**6, 30 * 10**6)
+        for length in (15 * MINUTE, HOUR_US, 3 * HOUR_US, DAY):
+            for use_rollups in (True, False):
+                found = load_slots(
+                    reader, ["tick"], ["other"], None, None,
+                    interval_len_us=length, node=NODE, use_rollups=use_rollups,
+                )  # fmt: skip
+                for slot in found:
+                    sliced = slot.get("other")
+                    if sliced is None:
+                        continue
+                    # its rate: the events over its own time, 1 a second
+                    events = sliced.rows["b"].values["events"]
+                    assert isinstance(events, int)
+                    assert events / (sliced.duration_us / 10**6) == 1.0, (length, use_rollups)
