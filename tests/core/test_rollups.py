@@ -1055,11 +1055,9 @@ def test_an_open_reader_sees_a_writer_roll_the_database_up_afresh(db_path: Path)
         assert reader.queries.rollups_ready() and reader.queries.tiers_kept()
 
 
-def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: Path) -> None:
-    """A source whose intervals carry a kind only now and then (a monitor whose storage
-    domain is enabled mid-recording: no D3R2 before): the kind's rate in a slot or bucket is
-    over those intervals' time, not its source's. Before: over the source's, so a bucket
-    read 14/15 of each minute's rate where one minute of 15 lacked the kind."""
+def other_now_and_then(db_path: Path) -> None:
+    """Three hours of a minute's "tick" (source t) and of half minutes of "thing" (source s),
+    "other" (of s too) only in the second half of each minute and not in the first hour."""
     base = STARTS[0] // 10**6
     tick = Kind("tick", "test", (counter("n", "count"),))
     with Store.open(db_path) as store:
@@ -1078,6 +1076,14 @@ def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: P
                 )  # fmt: skip
                 at = (end - half) * 10**6
                 store.write(Interval("s", NODE, at - 30 * 10**6, at, 30 * 10**6, rows))
+
+
+def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: Path) -> None:
+    """A source whose intervals carry a kind only now and then (a monitor whose storage
+    domain is enabled mid-recording: no D3R2 before): the kind's rate in a slot or bucket is
+    over those intervals' time, not its source's. Before: over the source's, so a bucket
+    read 14/15 of each minute's rate where one minute of 15 lacked the kind."""
+    other_now_and_then(db_path)
     with SqliteReader.open(db_path) as reader:
         minutes = load_slots(reader, ["tick"], ["thing", "other"], None, None, limit=5, node=NODE)
         for slot in minutes:  # two intervals of "s" in each minute, "other" in one
@@ -1098,3 +1104,39 @@ def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: P
                     events = sliced.rows["b"].values["events"]
                     assert isinstance(events, int)
                     assert events / (sliced.duration_us / 10**6) == 1.0, (length, use_rollups)
+
+
+def test_rollups_kept_without_absences_get_them_when_a_writer_opens_the_database(
+    db_path: Path,
+) -> None:
+    """A database an esatui before the absences rolled up (quarters and days, no
+    ``absent_<tier>``) reads its rollups as before, every kind's time in a whole hour its
+    source's, until a writer opens it and rolls it up afresh with them."""
+    from esatui.db.schema import ROLLED_TIERED
+
+    other_now_and_then(db_path)
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE meta SET value = ? WHERE key = ?", (ROLLED_TIERED, READY_KEY))
+    for tier in ("hour", "quarter", "day"):
+        conn.execute(f"DROP TABLE absent_{tier}")  # an older esatui made none
+    conn.commit()
+    conn.close()
+    args: tuple[list[str], list[str], None, None] = (["tick"], ["other"], None, None)
+
+    def other_time(reader: SqliteReader, use_rollups: bool) -> list[int]:
+        found = load_slots(
+            reader, *args, interval_len_us=3 * HOUR_US, node=NODE, use_rollups=use_rollups
+        )
+        return [s.duration_us for slot in found if (s := slot.get("other")) is not None]
+
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.tiers_kept() and not reader.queries.absences_kept()
+        # the bucket 15:00-18:00 UTC: its rolled-up hour at its source's time, as before, the
+        # hour being written (raw) at "other"'s own
+        assert other_time(reader, True) == [HOUR_US + HOUR_US // 2]
+        assert other_time(reader, False) == [HOUR_US]  # two hours, half of each minute
+    Store.open(db_path).close()
+    with SqliteReader.open(db_path) as reader:
+        assert reader.queries.absences_kept()
+        assert other_time(reader, True) == other_time(reader, False) == [HOUR_US]
+    assert rollup_dump(db_path) == up_to_marks(replayed(db_path), db_path)
