@@ -10,7 +10,8 @@ A bucket of length L holds the intervals whose end lies in (start, end]. Two rul
   below holds (the hour that holds the change is one of 90 minutes in autumn, the half
   hour left of it in spring).
 - any other L (2 h, 3 h, 1 day, 45 min ...): the local calendar. A bucket ends where the
-  local clock first reaches a multiple of L (local midnight for a day): on the day the
+  local clock first reaches a multiple of L (local midnight for a day; whole weeks count
+  from a Monday's midnight, so they run Monday to Monday, :func:`origin_us`): on the day the
   clocks change the bucket that holds the change is one bucket of L less or more the hour
   changed (a 23- or 25-hour day; 2 or 4 hours of a 3-hour bucket; the 02:00-04:00 bucket of
   2 hours holds 1 or 3). A boundary the spring change skips (02:00 in Berlin) is the change
@@ -41,10 +42,26 @@ def utc_offset_us(time_us: int) -> int:
     return int(time.localtime(time_us // 1_000_000).tm_gmtoff) * 1_000_000
 
 
+WEEK_US = 7 * DAY_US
+_MONDAY_US = 4 * DAY_US  # 1970-01-05, the first Monday of the epoch (its first day a Thursday)
+
+
+def origin_us(length_us: int) -> int:
+    """The local time (since the epoch) lengths are counted from: a Monday's midnight for
+    whole weeks (ISO 8601's weeks, Monday to Monday), the epoch for any other length."""
+    return _MONDAY_US if length_us % WEEK_US == 0 else 0
+
+
 def aligned(end_us: int, offset_us: int, length_us: int) -> int:
     """The first instant at or after ``end_us`` whose local time at ``offset_us`` is a
-    multiple of ``length_us``."""
+    multiple of ``length_us`` past :func:`origin_us`."""
+    offset_us -= origin_us(length_us)
     return -((-(end_us + offset_us)) // length_us) * length_us - offset_us
+
+
+def _wall(k: int, length_us: int) -> int:
+    """The local time of the k-th multiple of ``length_us`` past :func:`origin_us`."""
+    return k * length_us + origin_us(length_us)
 
 
 def on_calendar(length_us: int) -> bool:
@@ -163,12 +180,12 @@ def _near(after_us: int, until_us: int, length_us: int) -> list[Change]:
 
 
 def _index(end_us: int, length_us: int) -> int:
-    """The k of the bucket holding ``end_us``: its end is ``_first_reach(k * L)``, the first
-    such at or after ``end_us``."""
-    k = -(-(end_us + utc_offset_us(end_us)) // length_us)
-    while _first_reach((k - 1) * length_us) >= end_us:
+    """The k of the bucket holding ``end_us``: its end is ``_first_reach(_wall(k, L))``, the
+    first such at or after ``end_us``."""
+    k = -(-(end_us + utc_offset_us(end_us) - origin_us(length_us)) // length_us)
+    while _first_reach(_wall(k - 1, length_us)) >= end_us:
         k -= 1
-    while _first_reach(k * length_us) < end_us:
+    while _first_reach(_wall(k, length_us)) < end_us:
         k += 1
     return k
 
@@ -190,14 +207,14 @@ def bucket_end(end_us: int, length_us: int) -> int:
         return b
     if not _near(b - length_us, b, length_us):
         return b
-    return _first_reach(_index(end_us, length_us) * length_us)
+    return _first_reach(_wall(_index(end_us, length_us), length_us))
 
 
 def bucket_start(end_us: int, length_us: int) -> int:
     """The start of the bucket ending at ``end_us`` (a bucket end): the previous end."""
     if not _near(end_us - length_us, end_us, length_us):
         return end_us - length_us
-    return _first_reach((_index(end_us, length_us) - 1) * length_us)
+    return _first_reach(_wall(_index(end_us, length_us) - 1, length_us))
 
 
 def shifted(end_us: int, buckets: int, length_us: int) -> int:
@@ -208,7 +225,7 @@ def shifted(end_us: int, buckets: int, length_us: int) -> int:
     if not near:
         return plain
     if all(abs(c[2] - c[1]) < length_us for c in near):  # one end per multiple of the length
-        return _first_reach((_index(end_us, length_us) + buckets) * length_us)
+        return _first_reach(_wall(_index(end_us, length_us) + buckets, length_us))
     # a bucket at a time: where the clock skips a bucket or more (Troll's 2 hours at 2
     # hours, Apia's whole day in 2011), several multiples of the length share one end
     b = end_us

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from esatui.collectors.role import Role
+from esatui.db.calendar import origin_us
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
     HOUR_US,
@@ -205,7 +206,7 @@ class RawRun:
             "source": self.source,
             "after": self.after_us,
             "until": self.until_us,
-            "off": self.offset_us,
+            "off": self.offset_us - origin_us(self.length_us),  # as calendar.aligned
             "len": self.length_us,
         }
 
@@ -230,7 +231,7 @@ class HourRun:
             "source": self.source,
             "first": self.first,
             "last": self.last,
-            "off": self.offset_us,
+            "off": self.offset_us - origin_us(self.length_us),  # as calendar.aligned
             "len": self.length_us,
         }
 

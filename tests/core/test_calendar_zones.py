@@ -38,3 +38,27 @@ def test_a_zone_set_after_another_reads_its_own_changes(
     assert wrong_ends("Australia/Lord_Howe") == []
     set_zone(monkeypatch, before)
     assert wrong_ends(before) == []
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/New_York", "Asia/Kolkata"])
+@pytest.mark.parametrize("weeks", [1, 2])
+def test_weeks_run_monday_to_monday(monkeypatch: pytest.MonkeyPatch, zone: str, weeks: int) -> None:
+    """A bucket of whole weeks ends at a Monday's local midnight (ISO 8601's weeks), across
+    the daylight-saving changes of 2026 too. Before: the epoch's multiples of a week, which
+    end on Thursdays (1970-01-01 was one)."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    set_zone(monkeypatch, zone)
+    length = weeks * 7 * DAY
+    tz = ZoneInfo(zone)
+    start = 1_767_225_600_000_000  # 2026-01-01T00:00Z, a Thursday
+    ends = {calendar.bucket_end(start + h * HOUR, length) for h in range(0, 366 * 24, 5)}
+    for end in ends:
+        local = datetime.fromtimestamp(end / 1e6, tz)
+        assert (local.weekday(), local.hour, local.minute) == (0, 0, 0), local
+        begin = calendar.bucket_start(end, length)
+        assert datetime.fromtimestamp(begin / 1e6, tz).weekday() == 0
+        assert abs(end - begin - length) <= HOUR  # a week of 167 or 169 hours at a change
+    reference = Buckets(zone, length, sorted(ends))
+    assert all(reference.end(end) == end for end in ends)

@@ -302,7 +302,10 @@ def entity(kind: Kind, group: list[tuple[Interval, EntityRow]]) -> EntityData:
     # sub-hour lengths read raw rows: summed by SQL (5, 15, 30 min), or in Python where a
     # bucket holds one or two intervals (2 min)
     length=st.sampled_from(
-        [*(HOUR_US, 2 * HOUR_US, 3 * HOUR_US, DAY, DAY), *(m * MINUTE for m in (15, 5, 30, 2))]
+        [
+            *(HOUR_US, 2 * HOUR_US, 3 * HOUR_US, DAY, DAY, 7 * DAY),
+            *(m * MINUTE for m in (15, 5, 30, 2)),
+        ]
     ),
     limit=st.one_of(st.none(), st.integers(1, 40)),
     data=st.data(),
@@ -1090,12 +1093,17 @@ def test_a_kind_s_time_is_that_of_the_intervals_that_carried_its_rows(db_path: P
             every, some = slot.get("thing"), slot.get("other")
             assert every is not None and some is not None
             assert (every.duration_us, some.duration_us) == (60 * 10**6, 30 * 10**6)
-        for length in (15 * MINUTE, HOUR_US, 3 * HOUR_US, DAY):
-            for use_rollups in (True, False):
-                found = load_slots(
-                    reader, ["tick"], ["other"], None, None,
-                    interval_len_us=length, node=NODE, use_rollups=use_rollups,
-                )  # fmt: skip
+        for length in (15 * MINUTE, HOUR_US, 3 * HOUR_US, DAY, 7 * DAY):
+            args: tuple[list[str], list[str], None, None] = (["tick"], ["other"], None, None)
+            ways = [
+                load_slots(reader, *args, interval_len_us=length, node=NODE, use_rollups=rolled)
+                for rolled in (True, False)
+            ]
+            assert ways[0] == ways[1], length
+            # the calendar's buckets (a week's ends on a Monday), not SQL's arithmetic alone
+            assert all(slot.end_us == bucket_end(slot.end_us, length) for slot in ways[0])
+            for found, use_rollups in zip(ways, (True, False), strict=True):
+                assert any(slot.get("other") for slot in found)
                 for slot in found:
                     sliced = slot.get("other")
                     if sliced is None:
