@@ -293,8 +293,16 @@ def day_sparklines(
     for _, column, values in ranked[:SPARKLINES]:
         known = [v for v in values if v is not None]
         top = max(known)
-        lines.append(
-            f"{column.id:<{width}} {sparkline(values, top)} "
-            f"{min(known):.1f}-{top:.1f}% (24 h, hourly)"
-        )
+        low, high = _range_text(min(known), top, column.decimals)
+        lines.append(f"{column.id:<{width}} {sparkline(values, top)} {low}-{high}% (24 h, hourly)")
     return tuple(lines)
+
+
+def _range_text(low: float, high: float, decimals: int | None) -> tuple[str, str]:
+    """A sparkline's lowest and highest values in the column's decimals, or in as many as
+    give the highest two significant digits (esatui's own CPU, 0.013 to 0.021%, read
+    '0.0-0.0%' at one decimal)."""
+    places = 1 if decimals is None else decimals
+    if high > 0:
+        places = max(places, 1 - math.floor(math.log10(high)))
+    return f"{low:.{places}f}", f"{high:.{places}f}"

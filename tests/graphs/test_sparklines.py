@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
@@ -48,7 +49,12 @@ def test_the_busiest_percentages_hour_by_hour(sim_db: Path) -> None:
         # half an hour recorded: the last of the day's 24 hourly bars, full height
         assert line.index("█") == line.index(name) + max(map(len, busiest)) + HOURS
         assert bars.startswith("█")
-        assert f"{float(percents[name] or 0):.1f}-{float(percents[name] or 0):.1f}%" in line
+        told = re.search(r" ([0-9.]+)-([0-9.]+)% \(24 h, hourly\)$", line)
+        assert told is not None, line
+        low, high = told.groups()
+        value = float(percents[name] or 0)
+        rounding = 0.5 * 10 ** -len(high.partition(".")[2])  # the places it is told in
+        assert abs(float(low) - value) <= rounding and abs(float(high) - value) <= rounding
 
 
 async def test_esassum_shows_them_in_its_header(sim_db: Path, ui_never_reads: None) -> None:
@@ -132,3 +138,14 @@ async def test_the_day_at_a_glance_ends_at_the_time_looked_at(
         await pilot.press("minus")
         await settle(pilot)
     assert ends == [moment]  # read once, at the jump
+
+
+def test_a_range_is_told_in_as_many_places_as_tell_its_ends_apart() -> None:
+    """Before: esatui's own CPU, 0.013 to 0.021%, read '0.0-0.0%' beside bars that varied."""
+    from esatui.screens.graph import _range_text
+
+    assert _range_text(0.0134, 0.0214, 1) == ("0.013", "0.021")
+    assert _range_text(0.3, 0.5, 1) == ("0.30", "0.50")
+    assert _range_text(10.61, 10.64, 1) == ("10.6", "10.6")  # the bars tell the rest
+    assert _range_text(3.0, 97.25, 2) == ("3.00", "97.25")
+    assert _range_text(0.0, 0.0, 1) == ("0.0", "0.0")
