@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from esatui.commands.common import UsageError
+from esatui.commands.common import DEFAULT_HF_S, UsageError
 
 # A value that starts with a minus and a digit is a value, never an option: a relative time
 # (``--from -90m``) or a negative number. No option of esatui's starts so.
@@ -153,9 +153,6 @@ SET_HELP = (
     "foreign_rate, cp_speed, dedicated, profile, vse_guests, vse_load, paging_cipher (off, "
     "aes128, aes192, aes256), paging_out_s, paging_in_s, lock_hold_us (docs/MODEL.md)"
 )
-
-
-DEFAULT_HF_S = 2.0
 
 
 def db_option(p: argparse.ArgumentParser) -> None:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from esatui.screens.model import Threshold
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+DEFAULT_HF_S = 2.0  # --hf: the gauges' sampling rate, like the z/VM monitor's high frequency
 
 # The modules whose source types the app offers, in the order ``esatui sources`` lists them.
 SOURCE_TYPE_MODULES = ("esatui.source_types", "esatui.sim.source_type")
@@ -120,8 +121,6 @@ def gauge_rate(args: argparse.Namespace) -> float:
     """``--hf``, refused when longer than the interval: gauges are sampled at least once an
     interval, so a longer rate asked for is not what the recording would do. Left out, the
     default (2 s), which an interval of 2 s or less samples once an interval."""
-    from esatui.commands.arguments import DEFAULT_HF_S
-
     if args.hf is None:
         return DEFAULT_HF_S
     if args.hf > args.interval:
