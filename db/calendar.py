@@ -35,15 +35,13 @@ from collections.abc import Sequence
 from esatui.db.schema import HOUR_US
 
 DAY_US = 24 * HOUR_US
+WEEK_US = 7 * DAY_US
+_MONDAY_US = 4 * DAY_US  # 1970-01-05, the epoch's first Monday (1970-01-01 was a Thursday)
 _BLOCK_US = 64 * DAY_US
 
 
 def utc_offset_us(time_us: int) -> int:
     return int(time.localtime(time_us // 1_000_000).tm_gmtoff) * 1_000_000
-
-
-WEEK_US = 7 * DAY_US
-_MONDAY_US = 4 * DAY_US  # 1970-01-05, the first Monday of the epoch (its first day a Thursday)
 
 
 def origin_us(length_us: int) -> int:
