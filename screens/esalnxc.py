@@ -8,6 +8,7 @@ show 400); its highlight uses the average per CPU.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 
 from esatui.db.slots import EntityData, Slot
@@ -63,6 +64,7 @@ _PART_FIELDS = tuple(PARTS.values())
 CPU_READS = Reads("cpu", _PART_FIELDS, ("type", "type_source", "address"))
 VCPU_READS = Reads("vcpu", attrs=("type", "type_source"))
 _BUSY_INDEX = tuple(_PART_IDS.index(c) for c in BUSY)
+_busy_parts = operator.itemgetter(*_BUSY_INDEX)
 _STEAL_INDEX = _PART_IDS.index("steal")
 _EMPTY: dict[str, float | None] = dict.fromkeys(("total", *PARTS))
 
@@ -75,9 +77,13 @@ def cpu_scale(parts: Sequence[int | float | None]) -> float | None:
 
 
 def busy_share(parts: Sequence[int | float | None], scale: float) -> float:
-    """``total``: the busy parts' shares added (``parts`` at ``scale``: :func:`cpu_scale`)."""
-    busy = (parts[i] for i in _BUSY_INDEX)
-    return sum(v * scale if v is not None else 0.0 for v in busy)
+    """``total``: the busy parts' shares added (``parts`` at ``scale``: :func:`cpu_scale`),
+    left to right from 0.0 (a loop: a generator under ``sum`` cost twice as much)."""
+    total = 0.0
+    for value in _busy_parts(parts):
+        if value is not None:
+            total += value * scale
+    return total
 
 
 def cpu_share(parts: Sequence[int | float | None], index: int) -> float | None:
@@ -97,6 +103,12 @@ def cpu_percentages(values: Mapping[str, int | float | None]) -> dict[str, float
     }
     out["total"] = busy_share(parts, scale)
     return out
+
+
+def cpu_busy_pct(values: Mapping[str, int | float | None]) -> float | None:
+    """``cpu_percentages(values)["total"]`` alone (ESASSUM's busy by type, of every CPU in
+    every row)."""
+    return _total(*[values.get(name) for name in _PART_FIELDS])
 
 
 def cpu_steal_pct(values: Mapping[str, int | float | None]) -> float | None:

@@ -14,14 +14,14 @@ from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct, type_key
-from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
+from esatui.screens.esacpuu import LCPU_READS, lcpu_shares, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import (
     CPU_READS,
     VCPU_READS,
-    cpu_percentages,
+    cpu_busy_pct,
     cpu_steal_pct,
     cpu_type_of,
     proven_types,
@@ -36,6 +36,7 @@ from esatui.screens.slot_columns import SlotColumn, SlotColumns
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
+_LCPU_FIELDS = LCPU_READS.fields  # lcpu_shares' arguments after the duration
 
 FIXED = (
     Column(
@@ -165,7 +166,7 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
     out: dict[str, _TypeUse] = {}
     for entity in cpus.rows.values():
         cpu_type = cpu_type_of(entity, proved)[0] or "CPU"
-        busy = cpu_percentages(entity.values)["total"]
+        busy = cpu_busy_pct(entity.values)
         before = out.get(cpu_type, _TypeUse(0, None))
         added = before.busy if busy is None else (before.busy or 0.0) + busy
         out[cpu_type] = _TypeUse(before.count + 1, added)
@@ -185,7 +186,7 @@ def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _Type
     out: dict[str, _TypeUse] = {}
     for entity in own_processors(cpus, config):
         cpu_type = entity.attrs.get("type") or "CPU"
-        busy = lcpu_percentages(entity, cpus.duration_us)["total"]
+        busy = lcpu_shares(cpus.duration_us, *map(entity.values.get, _LCPU_FIELDS))[0]
         before = out.get(cpu_type, _TypeUse(0, None))
         added = before.busy if busy is None else (before.busy or 0.0) + busy
         out[cpu_type] = _TypeUse(before.count + 1, added)

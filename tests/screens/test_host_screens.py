@@ -134,3 +134,25 @@ def test_esassum_steal_is_esalnxc_steal(values: dict[str, int | float | None]) -
     assert (got is None and want is None) or (
         got is not None and want is not None and got.hex() == want.hex()
     )
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(list(esalnxc.PARTS.values())),
+        st.one_of(st.none(), st.integers(0, 2**40), st.floats(0, 1e12)),
+    )
+)
+def test_busy_is_the_busy_parts_added_in_order(values: dict[str, int | float | None]) -> None:
+    """ESALNXC's ``total`` and ESASSUM's per-CPU busy (``cpu_busy_pct``) are the shares of
+    user, nice, system, irq and softirq added left to right, as ``sum`` adds them, bit for
+    bit (the reference spelt out here)."""
+    parts = [values.get(field) for field in esalnxc.PARTS.values()]
+    whole = sum(p for p in parts if p)
+    busy = [values.get(esalnxc.PARTS[name]) for name in ("user", "nice", "syst", "irq", "sirq")]
+    want = None
+    if whole > 0:
+        want = float(sum(v * (100.0 / whole) if v is not None else 0.0 for v in busy))
+    for got in (esalnxc.cpu_percentages(values)["total"], esalnxc.cpu_busy_pct(values)):
+        assert (got is None and want is None) or (
+            got is not None and want is not None and got.hex() == want.hex()
+        )
