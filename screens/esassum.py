@@ -7,7 +7,7 @@ that explains it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from esatui.db.slots import Slot
@@ -32,7 +32,7 @@ from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Level, Row, Threshold, Value
-from esatui.screens.slot_columns import SlotColumn, SlotColumns
+from esatui.screens.slot_columns import RangeColumn, SlotColumn, SlotColumns
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
@@ -217,6 +217,36 @@ def encrypted_paging_pct(slot: Slot) -> float | None:
     return value if isinstance(value, float) else None
 
 
+def cpu_use(
+    slots: Sequence[Slot], config: Mapping[str, str]
+) -> tuple[str, list[dict[str, _TypeUse]]]:
+    """The view of the CPUs (the hypervisor's wherever one slot has the LPAR's processors,
+    else this Linux's) and each slot's counts and busy by type in it."""
+    hypervisor = [hypervisor_cpu_use(slot, config) for slot in slots]
+    if any(hypervisor):
+        return "hypervisor", hypervisor
+    return "guest", [guest_cpu_use(slot) for slot in slots]
+
+
+def cpu_type_column(column_id: str) -> RangeColumn | None:
+    """``cpus_<type>`` or ``busy_<type>`` (:func:`_type_columns`), made over the range as the
+    build makes it: the view is the whole range's."""
+    part, _, type_id = column_id.partition("_")
+    if part not in ("cpus", "busy") or not type_id or type_id == "<type>":
+        return None
+
+    def values(slots: Sequence[Slot], config: Mapping[str, str]) -> list[Value]:
+        out: list[Value] = []
+        for use in cpu_use(slots, config)[1]:
+            of_type = next((u for t, u in use.items() if t.lower() == type_id), None)
+            out.append(
+                None if of_type is None else of_type.count if part == "cpus" else of_type.busy
+            )
+        return out
+
+    return RangeColumn(("cpu", "vcpu", "lcpu"), values)
+
+
 def _of_slot(kinds: tuple[str, ...], value: Callable[[Slot], Value]) -> SlotColumn:
     return SlotColumn(kinds, lambda slot, config: value(slot))
 
@@ -231,10 +261,11 @@ SLOT_COLUMNS = SlotColumns(
         "polls_per_op": _of_slot((C.CRYPTO,), polls_per_op),
         "paging_enc_pct": _of_slot((PAGING,), encrypted_paging_pct),
         "spin_pct": _of_slot(("lcpu", SPIN_LOCK, SPIN_CPU), spin_pct),
-    }
+    },
+    of_range=cpu_type_column,
 )
 """The columns after the CPU types (:data:`FIXED`), each of its slot and the kinds it
-reads (the CPU types' columns depend on the whole range's view: not these)."""
+reads; the CPU types' columns depend on the whole range's view (:func:`cpu_type_column`)."""
 
 
 def fixed_values(slot: Slot, config: Mapping[str, str]) -> dict[str, Value]:
@@ -255,9 +286,7 @@ def fixed_levels(
 
 
 def _build(ctx: Context) -> Built:
-    hypervisor = [hypervisor_cpu_use(slot, ctx.config) for slot in ctx.slots]
-    view = "hypervisor" if any(hypervisor) else "guest"
-    per_slot = hypervisor if view == "hypervisor" else [guest_cpu_use(s) for s in ctx.slots]
+    view, per_slot = cpu_use(ctx.slots, ctx.config)
     types = sorted({t for use in per_slot for t in use}, key=type_key)
     target = "ESACPUU" if view == "hypervisor" else "ESALNXC"
     type_columns = tuple(c for t in types for c in _type_columns(t, target))

@@ -9,12 +9,14 @@ recorded over the range, every kind read and every column made for each of 43,20
 are a function of their slot and the configuration alone, the kinds each reads and which
 slots have a row; the build calls the same functions. The view then reads the range's slots
 holding those kinds only and calls the column's function for each slot that has a row: the
-build's values to the last bit (``tests/screens/test_slot_columns.py``).
+build's values to the last bit (``tests/screens/test_slot_columns.py``). A column whose value
+in a slot depends on the range's other slots (ESASSUM's CPU types: the hypervisor's view
+wherever one slot has it) is made by a function of all the range's slots instead.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -41,8 +43,21 @@ class SlotColumn:
     value: SlotValue
 
 
+@dataclass(frozen=True)
+class RangeColumn:
+    """A column as ``values(slots, config)``, one value per slot of the range (oldest first),
+    reading only ``kinds``."""
+
+    kinds: tuple[str, ...]
+    values: Callable[[Sequence[Slot], Mapping[str, str]], list[Value]]
+
+
 def every_slot(slot: Slot) -> bool:
     return True
+
+
+def no_range_column(column_id: str) -> RangeColumn | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,8 @@ class SlotColumns:
     columns: Mapping[str, SlotColumn]
     has_row: Callable[[Slot], bool] = every_slot
     row_kinds: tuple[str, ...] = ()
+    # the columns made over the range (their ids may depend on it: ESASSUM's busy_ifl), by id
+    of_range: Callable[[str], RangeColumn | None] = no_range_column
 
 
 def slot_values(
@@ -70,15 +87,24 @@ def slot_values(
     does not declare it, a row is an entity's, or one of the screen's own view options is
     on (the monitor carries options from screen to screen: others change nothing here)."""
     made = screen.slot_columns
-    column = None if made is None else made.columns.get(column_id)
-    if made is None or column is None or entity or options & set(screen.view_options):
+    if made is None or entity or options & set(screen.view_options):
+        return None
+    column: SlotColumn | RangeColumn | None = made.columns.get(column_id) or made.of_range(
+        column_id
+    )
+    if column is None:
         return None
     timeline = screen_timeline(screen, node, None)
     window = Navigator(reader, timeline).window(after_us, until_us, limit=None, snap=False)
     # the timeline's kinds are read with the slots: only those the column and the rows need
     kinds = tuple(dict.fromkeys((*column.kinds, *made.row_kinds)))
     slots = reader.slots(replace(window, timeline=replace(timeline, kinds=kinds)), ())
-    at = slots[0].end_us if slots else (until_us or 0)
+    slots.reverse()  # oldest first
+    at = slots[-1].end_us if slots else (until_us or 0)
     config = reader.config_at(node, at)
-    value, has_row = column.value, made.has_row
-    return [(s.end_us, value(s, config)) for s in reversed(slots) if has_row(s)]
+    has_row = made.has_row
+    if isinstance(column, RangeColumn):
+        values = column.values(slots, config)
+        return [(s.end_us, v) for s, v in zip(slots, values, strict=True) if has_row(s)]
+    value = column.value
+    return [(s.end_us, value(s, config)) for s in slots if has_row(s)]

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from esatui.cli import main
+from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.monitor.kinds import CRYPTO, PAGING
 from esatui.db.navigator import Navigator
@@ -23,6 +24,7 @@ from esatui.screens import catalog
 from esatui.screens.distribution import entity_values
 from esatui.screens.row_columns import IntervalValue
 from esatui.screens.slot_columns import slot_values
+from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.recording import CONFIG, START_US, host_recording, write
 from tests.graphs.conftest import simulate
 from tests.screens import crypto_data as D
@@ -44,6 +46,13 @@ def test_the_screens_that_declare_them() -> None:
             assert set(column.kinds) <= readable, cid
         if screen.row_columns is not None:  # a column is read one way
             assert not set(screen.row_columns.columns) & set(screen.slot_columns.columns)
+    esassum = catalog.get("ESASSUM").slot_columns
+    assert esassum is not None
+    for cid in ("busy_ifl", "cpus_ziip", "busy_cpu"):  # made over the range
+        ranged = esassum.of_range(cid)
+        assert ranged is not None and set(ranged.kinds) == {"cpu", "vcpu", "lcpu"}, cid
+    for cid in ("busy_<type>", "time", "steal_pct", "busy", "cpus_"):
+        assert esassum.of_range(cid) is None, cid
 
 
 @pytest.fixture(scope="module")
@@ -89,6 +98,20 @@ def offset_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def late_lcpu_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Ten minutes of a host whose LPAR's processors (CP, IFL) are recorded in the last
+    five: ESASSUM's CPU types are the guest's over the first half, the hypervisor's over the
+    second and over the whole (where its first minutes have none)."""
+    db = tmp_path_factory.mktemp("slot-columns") / "late-lcpu.sqlite"
+    host_recording(db, n_intervals=10)
+    cpus, _ = hypervisor_samples()
+    late = [replace(sample, time_us=sample.time_us + 5 * 60_000_000) for sample in cpus]
+    with Store.open(db) as store:
+        write(store, "monitor", (LCPU,), late, node=CONFIG["node"])
+    return db
+
+
+@pytest.fixture(scope="module")
 def poll_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Seed 002's three runs with this Linux's AP bus on a clock 3 ms off, its poll setting
     changing every interval."""
@@ -121,6 +144,7 @@ SLOTTED = [
     ("ESASSUM", "paging_db", ("paging_enc_pct",)),
     ("ESASSUM", "offset_db", ("crypto_ops_s", "crypto_ms_op", "paging_enc_pct", "steal_pct")),
     ("ESAPOLL", "poll_db", ("guest_poll", "cp_us_op", "guest_us_op", "total_busy_per_kvnq")),
+    ("ESASSUM", "late_lcpu_db", ()),
 ]
 
 
@@ -139,7 +163,9 @@ def test_each_declared_column_is_the_screen_as_recorded(
         known = 0
         for after, until, model in built_over_halves(reader, name):
             assert model.rows
-            for column in screen.slot_columns.columns:
+            ranged = [c.id for c in model.columns if screen.slot_columns.of_range(c.id)]
+            assert ranged or name != "ESASSUM"  # its CPU types
+            for column in [*screen.slot_columns.columns, *ranged]:
                 fast = slot_values(reader, screen, node, column, (), after, until)
                 assert fast is not None, column
                 assert bits(fast) == bits(entity_values(model, column, ())), column
@@ -170,7 +196,9 @@ class _Only(Mapping[str, Mapping[str, KindSlice]]):
         raise AssertionError("reads every kind")
 
 
-@pytest.mark.parametrize("recording", ["sim_db", "paging_db", "offset_db", "poll_db"])
+@pytest.mark.parametrize(
+    "recording", ["sim_db", "paging_db", "offset_db", "poll_db", "late_lcpu_db"]
+)
 def test_each_column_reads_only_the_kinds_it_declares(
     request: pytest.FixtureRequest, recording: str
 ) -> None:
@@ -189,10 +217,17 @@ def test_each_column_reads_only_the_kinds_it_declares(
             if not window.spans:
                 continue  # ESAPOLL beside no D5R9
             config = reader.config_at(node, window.spans[-1].end_us)
-            for slot in reader.slots(window, screen.kinds):
+            slots = reader.slots(window, screen.kinds)
+            for slot in slots:
                 made.has_row(replace(slot, data=_Only(slot.data, set(made.row_kinds))))
                 for column in made.columns.values():
                     column.value(replace(slot, data=_Only(slot.data, set(column.kinds))), config)
+            built = catalog.build_model(reader, name, catalog.Query())
+            for cid in (c.id for c in built.columns):
+                ranged = made.of_range(cid)
+                if ranged is not None:
+                    only = [replace(s, data=_Only(s.data, set(ranged.kinds))) for s in slots]
+                    assert len(ranged.values(only, config)) == len(slots)
 
 
 def test_the_paging_recording_has_paging(paging_db: Path) -> None:
@@ -204,13 +239,28 @@ def test_the_paging_recording_has_paging(paging_db: Path) -> None:
         assert found is not None and sum(v is not None for _, v in found) >= 5
 
 
+def test_the_cpu_types_view_is_the_whole_ranges(late_lcpu_db: Path) -> None:
+    """Over the whole recording the LPAR's processors make ESASSUM's CPU types, and the
+    minutes before them have none; over the first half this Linux's own CPUs do."""
+    with SqliteReader.open(late_lcpu_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        esassum = catalog.get("ESASSUM")
+        whole = slot_values(reader, esassum, node, "busy_ifl", (), None, None)
+        assert whole is not None and len(whole) == 10
+        assert [v is None for _, v in whole] == [True] * 5 + [False] * 5
+        middle = whole[4][0]
+        first = slot_values(reader, esassum, node, "busy_ifl", (), None, middle)
+        assert first is not None and len(first) == 5
+        assert all(isinstance(v, float) for _, v in first)
+
+
 def test_what_is_not_declared_builds_the_screen(sim_db: Path) -> None:
     with SqliteReader.open(sim_db) as reader:
         node = reader.node(None)
         assert node is not None
         esassum, esapoll = catalog.get("ESASSUM"), catalog.get("ESAPOLL")
-        # the CPU types' columns depend on the whole range's view
-        assert slot_values(reader, esassum, node, "busy_ifl", (), None, None) is None
+        assert slot_values(reader, esassum, node, "no_such", (), None, None) is None
         assert slot_values(reader, esapoll, node, "nserv_us", (), None, None) is None  # a row's
         assert slot_values(reader, esapoll, node, "cp_us_op", ("x",), None, None) is None
         # an option of another screen (the monitor carries them along) changes nothing
@@ -223,6 +273,8 @@ def test_what_is_not_declared_builds_the_screen(sim_db: Path) -> None:
     [
         ("ESASSUM", "crypto_ops_s", "offset_db"),
         ("ESASSUM", "steal_pct", "sim_db"),
+        ("ESASSUM", "busy_ifl", "sim_db"),
+        ("ESASSUM", "busy_cp", "late_lcpu_db"),
         ("ESAPOLL", "cp_us_op", "poll_db"),
         ("ESAPOLL", "guest_poll", "poll_db"),
     ],
