@@ -94,38 +94,18 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     one of them only where a recording was merged with itself shifted or at another length,
     and is not the range's)."""
     frames = window.spans
-    lo = min(f.start_us for f in frames)
-    hi = max(f.end_us for f in frames)
-    margin = max(f.end_us - f.start_us for f in frames)
-    ends = [f.end_us for f in frames]
-    framed = {end: index for index, end in enumerate(ends)}
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
-    cache: dict[str, list[IntervalInfo]] = {}
+    # a source's intervals and the frame each is placed in, the same for each of its kinds
+    placements: dict[str, tuple[dict[int, int], dict[int, IntervalInfo]]] = {}
     for kind in wanted:
         roles = dict(queries.declared(kind))
         for source in queries.sources_of(kind):
-            if source not in cache:
-                # a margin of one frame catches intervals that end just past the range
-                cache[source] = queries.intervals(
-                    node_id, [source], lo, hi + margin, newest_first=False
-                )
-            placed: dict[int, int] = {}  # interval id -> frame index
-            for info in cache[source]:
-                index = None
-                if source == window.source:
-                    if not _own(window, framed, info.end_us):
-                        continue  # the frames' own source: only the frames or the range's
-                    # a frame is its own slot, though it lies inside another frame (merged
-                    # recordings of two lengths: the tie would go to the later one)
-                    index = framed.get(info.end_us)
-                if index is None:
-                    index = _best_frame(frames, ends, info)
-                if index is not None:
-                    placed[info.id] = index
+            if source not in placements:
+                placements[source] = _place(queries, node_id, window, source)
+            placed, infos = placements[source]
             if not placed:
                 continue
-            infos = {i.id: i for i in cache[source] if i.id in placed}
             columns = queries.columns(kind)
             rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
             stored_rows = queries.raw_rows(kind, list(infos), columns)
@@ -148,6 +128,34 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     ]
     out.reverse()
     return out
+
+
+def _place(
+    queries: Queries, node_id: int, window: Window, source: str
+) -> tuple[dict[int, int], dict[int, IntervalInfo]]:
+    """The source's intervals placed in the window's frames: the index of each one's frame,
+    and the intervals, by id."""
+    frames = window.spans
+    ends = [f.end_us for f in frames]
+    framed = {end: index for index, end in enumerate(ends)}
+    lo = min(f.start_us for f in frames)
+    # a margin of one frame catches intervals that end just past the range
+    margin = max(f.end_us - f.start_us for f in frames)
+    found = queries.intervals(node_id, [source], lo, max(ends) + margin, newest_first=False)
+    placed: dict[int, int] = {}  # interval id -> frame index
+    for info in found:
+        index = None
+        if source == window.source:
+            if not _own(window, framed, info.end_us):
+                continue  # the frames' own source: only the frames or the range's
+            # a frame is its own slot, though it lies inside another frame (merged
+            # recordings of two lengths: the tie would go to the later one)
+            index = framed.get(info.end_us)
+        if index is None:
+            index = _best_frame(frames, ends, info)
+        if index is not None:
+            placed[info.id] = index
+    return placed, {i.id: i for i in found if i.id in placed}
 
 
 _INTERVAL_ID = operator.itemgetter(0)  # of a stored row (reading.ROW_META)
