@@ -28,6 +28,7 @@ CP_LESS_INTERRUPTS = 0.21  # Table 3
 NSERV_CUT = (0.94, 0.96)
 CP_MORE_ON_DEMAND = (0.22, 0.23)
 
+MS_FROM_US = 10_000.0  # a cost line's CPU per operation from here on is in ms
 Poll = int | str | None
 NOTE_WIDTH = 132  # the default text export's width: each note stays one line there
 
@@ -48,13 +49,16 @@ def cost_note(cost: OperationCost) -> str:
             "z/VM monitor D0R2)."
         )
     if cost.guest_us_op is None or cost.cp_us_op is None or cost.total_us_op is None:
+        total_us = cost.total_busy_per_kvnq * 10
+        scale, unit = _unit(total_us)
         return (
-            f"Cost per operation: {cost.total_busy_per_kvnq * 10:.1f} µs of CPU (busy per 1000 "
+            f"Cost per operation: {total_us * scale:.1f} {unit} of CPU (busy per 1000 "
             f"VNQ {cost.total_busy_per_kvnq:.4f}); no guest/CP split from this source."
         )
+    scale, unit = _unit(cost.total_us_op)
     head = (
-        f"Cost per operation: guest {cost.guest_us_op:.1f} + CP {cost.cp_us_op:.1f} = "
-        f"{cost.total_us_op:.1f} µs of CPU"
+        f"Cost per operation: guest {cost.guest_us_op * scale:.1f} + CP "
+        f"{cost.cp_us_op * scale:.1f} = {cost.total_us_op * scale:.1f} {unit} of CPU"
     )
     busy = f" (busy per 1000 VNQ {cost.guest_busy_per_kvnq:.4f} + {cost.cp_busy_per_kvnq:.4f})"
     caveat = "; all CP time counted as crypto's."
@@ -63,6 +67,19 @@ def cost_note(cost: OperationCost) -> str:
         f"{head}; all of the LPAR's CPU counted as crypto's (an upper bound).",
         f"{head}{caveat}",
     )
+
+
+def _unit(total_us: float) -> tuple[float, str]:
+    """The factor from µs and the unit a cost line gives CPU per operation in: ms from
+    :data:`MS_FROM_US` (a system doing other work can charge an operation hundreds of ms, all
+    of its CPU counted: "639678.1 µs" is unreadable)."""
+    return (1e-3, "ms") if total_us >= MS_FROM_US else (1.0, "µs")
+
+
+def _cpu(us: float) -> str:
+    """CPU per operation, in µs or ms (:func:`_unit`)."""
+    scale, unit = _unit(us)
+    return f"{us * scale:.1f} {unit}"
 
 
 def _range(value: float, factors: tuple[float, float]) -> str:
@@ -76,8 +93,9 @@ def _cp_change(cost: OperationCost, rate: float | None, more: tuple[float, float
         return "CP CPU per operation: not known here"
     if rate is not None and rate >= HIGH_RATE_VNQ_S:
         low, high = (cp * f for f in more)
-        return f"+{low:.1f}-{high:.1f} µs CP/op (now {cp:.1f})"
-    return f"no more CP/op at this rate (now {cp:.1f} µs; seed 002 at 6,666/s)"
+        scale, unit = _unit(high)
+        return f"+{low * scale:.1f}-{high * scale:.1f} {unit} CP/op (now {cp * scale:.1f})"
+    return f"no more CP/op at this rate (now {_cpu(cp)}; seed 002 at 6,666/s)"
 
 
 def trade_off(
@@ -111,7 +129,7 @@ def trade_off(
             f"Trade-off: {how}: RSERV −{_range(rserv, RSERV_CUT)} µs/op.",
         )
     total = cost.total_us_op
-    spent = f" ({total:.1f} µs CPU/op)" if total is not None else ""
+    spent = f" ({_cpu(total)} CPU/op)" if total is not None else ""
     return fit(
         f"Trade-off: {name} is the adapter's and CP's own time{spent}: only more or faster "
         "adapters, or CP capacity, cut it."
@@ -124,7 +142,7 @@ def _shorter_poll(dserv: float, d: C.CryptoDeltas, cost: OperationCost, poll: Po
     per_op = "?" if fails is None or not ops else f"{fails / ops:.{1 if fails >= ops else 2}f}"
     setting = f"{poll // 2} µs" if isinstance(poll, int) and poll > 1 else "half the timeout"
     guest = cost.guest_us_op
-    cpu = f", in {guest:.1f} µs guest CPU/op" if guest is not None else ""
+    cpu = f", in {_cpu(guest)} guest CPU/op" if guest is not None else ""
     head = f"Trade-off: a poll timeout of {setting} would cut DSERV ~{dserv / 2:.0f} µs/op"
     return fit(
         f"{head} for twice the unsuccessful DQs ({per_op}/op now{cpu}).",
@@ -147,7 +165,7 @@ def _without_split(d: C.CryptoDeltas, cost: OperationCost, facts: C.RecordFacts)
         fails = C.unsuccessful_dq_s(d)
         ops = C.rate(d, "virt_nq")
         per_op = f" ({fails / ops:.1f}/op now)" if fails is not None and ops else ""
-        cpu = f", CPU/op now {total:.1f} µs" if total is not None else ""
+        cpu = f", CPU/op now {_cpu(total)}" if total is not None else ""
         return fit(
             f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
             f"twice the unsuccessful DQs{per_op}{cpu}.",
@@ -159,5 +177,5 @@ def _without_split(d: C.CryptoDeltas, cost: OperationCost, facts: C.RecordFacts)
         if facts.ptf is False
         else "more or faster adapters"
     )
-    cpu = f"; CPU/op now {total:.1f} µs" if total is not None else ""
+    cpu = f"; CPU/op now {_cpu(total)}" if total is not None else ""
     return fit(f"Trade-off: CP's NQ to DQ ({real * 1000:.0f} µs/op) dominates: {cure}{cpu}.")

@@ -59,6 +59,18 @@ def test_a_source_without_the_split_gives_the_total_only() -> None:
     assert cost_note(cost).startswith("Cost per operation: 10.0 µs of CPU")
 
 
+def test_a_cost_of_milliseconds_is_given_in_ms() -> None:
+    """A system doing other work charges each of few operations all of its CPU."""
+    # 1.2 VNQ/s; the guests' half a CPU and CP's tenth all counted as crypto's
+    cost = operation_cost(CpuTime(30_000_000.0, 6_000_000.0, None, MINUTE), 72, MINUTE)
+    assert cost.total_us_op == pytest.approx(500_000.0)
+    assert cost_note(cost).startswith("Cost per operation: guest 416.7 + CP 83.3 = 500.0 ms of CPU")
+    total_only = operation_cost(CpuTime(None, None, 60_000_000.0, MINUTE), 600, MINUTE)
+    assert cost_note(total_only).startswith("Cost per operation: 100.0 ms of CPU")
+    small = operation_cost(_cpu(0.8668, 1.2054, 6666.17), round(6666.17 * 60), MINUTE)
+    assert cost_note(small).startswith("Cost per operation: guest 8.7 + CP 12.1 = 20.7 µs")
+
+
 def test_combine_drops_what_any_part_lacks() -> None:
     both = combine([CpuTime(1.0, 2.0, None, 10), CpuTime(3.0, None, None, 10)])
     assert both is not None and both.guest_us == 4.0 and both.cp_us is None
@@ -126,6 +138,13 @@ def _pre_ptf(etr: float, vserv: float, rserv: float) -> C.CryptoDeltas:
         "rserv_us": round(rserv * vnq),
     }
     return C.CryptoDeltas(values, MINUTE, lengths=frozenset((112,)))
+
+
+def test_a_trade_off_gives_a_cost_of_milliseconds_in_ms() -> None:
+    d = _pre_ptf(1.2, 5834.16, 2560.37)  # the guests wait beyond CP: half the poll timeout
+    cost = operation_cost(CpuTime(30_000_000.0, 6_000_000.0, None, MINUTE), 72, MINUTE)
+    line = trade_off(d, cost, 1500, C.RecordFacts.of({}, d))
+    assert line.endswith(", CPU/op now 500.0 ms."), line
 
 
 def test_without_the_split_the_guests_wait_beyond_cp_stands_for_dserv() -> None:
