@@ -38,10 +38,10 @@ ENTITY, TOTAL = "an entity's row", "a total row"
 SLOT, BUILT = "a column of its slot's kinds", "a column built as recorded"
 # screen, column, row, way: one row per interval (hypervisor crypto, esatui's own cost); a
 # CPU of eight, and their ``all`` row (a total: every CPU's rows, added up per interval as the
-# build adds them); columns of a slot's kinds (the processors' CPU per operation over the
-# crypto row, the summary's crypto rate, steal and busy by CPU type, this made over the
-# range: screens/slot_columns.py); a column for which the screen is built (an APQN's share
-# of its card)
+# build adds them), and the summary's steal (their mean); columns of a slot's kinds (the
+# processors' CPU per operation over the crypto row, the summary's crypto rate and busy by
+# CPU type, this made over the range: screens/slot_columns.py); a column for which the
+# screen is built (an APQN's share of its card)
 CASES = (
     ("ESACRYPT", "ms_op_virt", RowKind.DATA, ENTITY),
     ("ESAPOLL", "nserv_us", RowKind.DATA, ENTITY),
@@ -51,7 +51,7 @@ CASES = (
     ("ESALNXC", "steal", RowKind.TOTAL, TOTAL),
     ("ESAPOLL", "cp_us_op", RowKind.DATA, SLOT),
     ("ESASSUM", "crypto_ops_s", RowKind.DATA, SLOT),
-    ("ESASSUM", "steal_pct", RowKind.DATA, SLOT),
+    ("ESASSUM", "steal_pct", RowKind.DATA, TOTAL),
     ("ESASSUM", "busy_cpu", RowKind.DATA, SLOT),
     ("ESACRYQ", "share_pct", RowKind.DATA, BUILT),
 )

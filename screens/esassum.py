@@ -26,12 +26,15 @@ from esatui.screens.esalnxc import (
     cpu_type_of,
     proven_types,
 )
+from esatui.screens.esalnxc import ROW_COLUMNS as LNXC_ROW_COLUMNS
 from esatui.screens.esalock import CPU_FIELDS as SPIN_CPU_FIELDS
 from esatui.screens.esalock import LOCK_FIELDS, SPIN_CPU, SPIN_LOCK, spin_pct
 from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Level, Row, Threshold, Value
+from esatui.screens.row_columns import Member, RowColumns, TotalRows, every_entity
+from esatui.screens.rowkey import EntityKey
 from esatui.screens.slot_columns import RangeColumn, SlotColumn, SlotColumns
 
 _CPU = ("By type",)
@@ -247,6 +250,26 @@ def cpu_type_column(column_id: str) -> RangeColumn | None:
     return RangeColumn(("cpu", "vcpu", "lcpu"), values)
 
 
+def _no_entity(shown: EntityKey) -> str | None:
+    return None  # a row is an interval's, no entity's
+
+
+def _every_cpu(shown: EntityKey) -> Member | None:
+    return every_entity if not shown else None
+
+
+ROW_COLUMNS = RowColumns(
+    CPU_READS.kind,
+    {"steal_pct": LNXC_ROW_COLUMNS.columns["steal"]},
+    _no_entity,
+    # the mean of every CPU's steal that is known, in the slot's order (the entities')
+    totals=TotalRows(_every_cpu, lambda key, attrs: 0, mean=True),
+)
+"""The steal of an interval's row from this Linux's CPUs' own rows, as
+:func:`guest_steal_pct` makes it (where the timeline's intervals are theirs alone; else the
+slot column below)."""
+
+
 def _of_slot(kinds: tuple[str, ...], value: Callable[[Slot], Value]) -> SlotColumn:
     return SlotColumn(kinds, lambda slot, config: value(slot))
 
@@ -343,5 +366,6 @@ SCREEN = ScreenDef(
         Reads(SPIN_LOCK, LOCK_FIELDS),
         Reads(SPIN_CPU, SPIN_CPU_FIELDS),
     ),
+    row_columns=ROW_COLUMNS,
     slot_columns=SLOT_COLUMNS,
 )

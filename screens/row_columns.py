@@ -89,7 +89,8 @@ def never(attrs: Collection[Mapping[str, str]]) -> bool:
 class TotalRows:
     """Rows that add a column of several entities up in an interval as the build does:
     the values that are not ``None`` of the entities a row adds (``members``), in the
-    build's ``order``, from 0.0; ``None`` when there is none."""
+    build's ``order``, from 0.0 (over how many they are where ``mean``); ``None`` when
+    there is none."""
 
     # a shown row's members; None: the row is not one of these totals
     members: Callable[[EntityKey], Member | None]
@@ -98,6 +99,7 @@ class TotalRows:
     # (ESACPUU: those of another LPAR): the screen is built as recorded
     declines: Callable[[Collection[Mapping[str, str]]], bool] = never
     options: frozenset[str] = frozenset()  # view options that change the totals
+    mean: bool = False  # the values' mean (ESASSUM's steal of this Linux's CPUs)
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,7 @@ def _total_values(
     resort = by_place != sorted(added_up)  # the rows come by entity id within an interval
     keys = [entities[eid][0] for eid in present]
     shared = len(set(keys)) != len(keys)  # a key whose attributes changed
-    value, part = column.value, column.part
+    value, part, mean = column.value, column.part, totals.mean
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(rows, key=operator.itemgetter(0)):
         every = list(group)
@@ -228,11 +230,13 @@ def _total_values(
         if resort:
             adding.sort(key=lambda row: rank[row[1]])
         added: float | None = None
+        known = 0
         for row in adding:
             v = value(*row[2:])
             if part is not None:
                 v = v[part]
             if v is not None:
                 added = (0.0 if added is None else added) + v
-        out.append((end, added))
+                known += 1
+        out.append((end, added / known if mean and added is not None else added))
     return out

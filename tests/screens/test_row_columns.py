@@ -57,7 +57,10 @@ def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_screens_that_declare_them() -> None:
-    declaring = ["ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAPOLL", "ESAUSR2", "ESAOVHD"]
+    declaring = [
+        *("ESASSUM", "ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAPOLL", "ESAUSR2"),
+        "ESAOVHD",
+    ]
     assert declaring == DECLARING
     for name in DECLARING:
         screen = catalog.get(name)
@@ -146,7 +149,7 @@ def crypto_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 RECORDINGS = [(name, "sim_db") for name in DECLARING if name not in ("ESACPUU", "ESALNXC")]
 RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
-RECORDINGS += [("ESACRYPT", "crypto_db"), ("ESAPOLL", "crypto_db")]
+RECORDINGS += [("ESACRYPT", "crypto_db"), ("ESAPOLL", "crypto_db"), ("ESASSUM", "host_db")]
 
 
 def built_over_halves(
@@ -376,8 +379,9 @@ def test_rows_that_are_neither_build_the_screen(sim_db: Path) -> None:
 
 
 def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: Path) -> None:
-    """ESALNXC's ``all`` row from every CPU's rows, each declared column over the whole
-    recording and each half, equal (==) to the screen built as recorded: where vmcp
+    """ESALNXC's ``all`` row (and ESASSUM's steal, their mean) from every CPU's rows, each
+    declared column over the whole recording and each half, equal (==) to the screen built
+    as recorded: where vmcp
     proves the CPUs' types (they do not change the sum); and in a recording whose CPUs
     were first seen out of their order (10, 2, 0), one of which counted no tick in an
     interval (not counted), one never read its steal (counted, adding no steal), and one
@@ -420,6 +424,45 @@ def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: P
     with SqliteReader.open(db) as reader:
         steal = reading(reader, "ESALNXC", "steal")(total, None, None)
         assert steal is not None and len(steal) == 8 and all(v for _, v in steal)
+    # ESASSUM's steal: the mean of the CPUs' that are known, in the slot's order
+    esassum = catalog.get("ESASSUM")
+    with SqliteReader.open(db) as reader:
+        its = reader.node(None)
+        assert its is not None
+        for after, until, model in built_over_halves(reader, "ESASSUM"):
+            fast = interval_values(reader, esassum, its, "steal_pct", (), after, until)
+            assert fast is not None and fast == entity_values(model, "steal_pct", ())
+            assert all(v is not None for _, v in fast)
+
+
+def test_esassums_steal_is_the_mean_in_the_slots_order(tmp_path: Path) -> None:
+    """ESASSUM's steal from the CPUs' own rows: four CPUs first seen out of their order
+    (5, 3, 0, 7), shares of uneven wholes whose sum depends on the order they are added in,
+    one of them counting no tick in an interval (left out of the mean): equal to the screen
+    built as recorded, in every interval; and the sum in the CPUs' own order is not."""
+    db = tmp_path / "mean.sqlite"
+
+    def ticks(interval: int, cpu: int, seconds: int) -> dict[str, int]:
+        made = cpu_ticks(interval, cpu, seconds)
+        if (interval, cpu) == (2, 3):
+            return dict.fromkeys(made, 0)
+        return made | {"idle": made["idle"] + 13 * cpu + 7 * interval + 1}
+
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), host_samples(10, (5, 3, 0, 7), 60, START_US, ticks=ticks))
+    screen = catalog.get("ESASSUM")
+    made = screen.row_columns
+    assert made is not None and made.totals is not None
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        model = catalog.build_model(reader, "ESASSUM", catalog.Query())
+        fast = interval_values(reader, screen, node, "steal_pct", (), None, None)
+        assert fast is not None and len(fast) == 10
+        assert fast == entity_values(model, "steal_pct", ())
+        by_number = replace(made.totals, order=lambda key, attrs: int(key))
+        other = replace(screen, row_columns=replace(made, totals=by_number))
+        assert interval_values(reader, other, node, "steal_pct", (), None, None) != fast
 
 
 def test_a_key_twice_in_an_interval_builds_the_all_row(tmp_path: Path) -> None:
