@@ -21,6 +21,8 @@ def parse_duration(text: str) -> float:
     """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0)."""
     m = _DURATION.match(text)
     if not m:
+        if _DURATION.match(text.strip().removeprefix("-")):
+            raise ParseError(f"{text!r}: a duration must be more than zero")  # -5m
         raise ParseError(f"{text!r} is not a duration (try 60, 1.5, 15m, 1h or 7d)")
     seconds = float(m.group(1)) * _UNIT_S[(m.group(2) or "s").lower()]
     if seconds <= 0:

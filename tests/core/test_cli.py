@@ -91,6 +91,7 @@ def test_collect_below_a_root(
         (["export", "ESALNXC", "--format", "xml"], "invalid choice"),
         (["export", "ESALNXC", "--from", "tomorrowish"], "is not a time"),
         (["collect", "--interval", "0"], "more than zero"),
+        (["export", "ESALNXC", "--interval-len", "-5m"], "'-5m': a duration must be more than"),
         (["collect", "--interval", "abc"], "is not a duration"),
         (["export", "ESALNXC", "--from", "14:00", "--to", "13:00"], "--from must be before --to"),
         (["db", "prune"], "needs --keep"),
