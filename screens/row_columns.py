@@ -7,8 +7,9 @@ A screen whose columns are plain functions of one recorded row of its timeline k
 them here, as data: the fields each column is made of and the function that makes it, the one
 its own build calls, so there is one formula. The reader then hands over that entity's rows
 alone (:meth:`~esatui.db.reader.Reader.entity_rows`), and the values are the build's to the
-last bit. A screen's total rows (ESALNXC's ``all``, ESACPUU's ``Tot``) declare how its build
-adds their members up, and their values are made from every entity's rows the same way. Where
+last bit. A screen's total rows (ESALNXC's ``all``, ESACPUU's ``Tot``; ESASSUM's steal, a
+mean) declare how its build adds their members up, and their values are made from every
+entity's rows the same way. Where
 the reader cannot (another source of the kind, buckets, Prometheus), or a row is neither, the
 screen is built as recorded.
 """
