@@ -106,9 +106,9 @@ def compared_columns(model: ScreenModel) -> tuple[Column, ...]:
 
 def compare(a: Side, b: Side) -> Comparison:
     """Every value column of every entity of the two runs, in the first run's order (then the
-    entities only the second run has)."""
+    entities only the second run has; its columns where it has them: :func:`merged`)."""
     keys = key_columns(a.model.columns) or key_columns(b.model.columns)
-    columns = compared_columns(a.model) or compared_columns(b.model)
+    columns = merged(compared_columns(a.model), compared_columns(b.model))
     rows_a = {entity_key(keys, r): r for r in a.model.rows}
     rows_b = {entity_key(keys, r): r for r in b.model.rows}
     lines: list[Line] = []
@@ -119,6 +119,23 @@ def compare(a: Side, b: Side) -> Comparison:
             vb = None if rb is None else rb.values.get(column.id)
             lines.append(Line(entity, column, exact_value(va), exact_value(vb)))
     return Comparison(a.model.name, a.model.title, a, b, keys, columns, tuple(lines))
+
+
+def merged(first: Sequence[Column], second: Sequence[Column]) -> tuple[Column, ...]:
+    """``first``, with each column only ``second`` has after the one it follows there
+    (ESASSUM's CPU types and ESACRYPA's functions are the runs' own: a CP in one run only
+    goes before the IFLs, as on the screen)."""
+    out = list(first)
+    ids = [c.id for c in out]
+    at = -1  # the place of the last of ``second``'s columns seen
+    for column in second:
+        if column.id in ids:
+            at = ids.index(column.id)
+        else:
+            at += 1
+            out.insert(at, column)
+            ids.insert(at, column.id)
+    return tuple(out)
 
 
 def metric(column: Column) -> str:

@@ -299,3 +299,54 @@ def test_a_delta_of_a_million_percent_stays_in_its_column(
     table = text.splitlines()[text.splitlines().index(rule) + 1 :]
     assert "1003766.8%" in table[0]
     assert {len(line) for line in table if line.endswith("%")} == {len(rule)}
+
+
+def test_columns_of_one_run_only_are_compared_in_the_screens_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ESASSUM's CPU types are the ones recorded: the LPAR's CP and IFLs in the second half
+    of this recording only. Before, the columns were the first run's: the CP was left out."""
+    from dataclasses import replace as with_time
+    from datetime import UTC, datetime
+
+    from esatui.collectors.kinds import LCPU
+    from esatui.db.store import Store
+    from tests.fixtures.hypervisor import hypervisor_samples
+    from tests.fixtures.recording import CONFIG, write
+
+    db = host_recording(tmp_path / "late.sqlite", n_intervals=10)
+    cpus, _ = hypervisor_samples()
+    with Store.open(db) as store:
+        late = [with_time(s, time_us=s.time_us + 5 * MINUTE_US) for s in cpus]
+        write(store, "monitor", (LCPU,), late, node=CONFIG["node"])
+    middle = datetime.fromtimestamp((START_US + 5 * MINUTE_US) / 1e6, UTC).isoformat()
+    code, out, err = run(
+        capsys,
+        "compare",
+        "ESASSUM",
+        "--db",
+        str(db),
+        *("--to", middle, "--with-from", middle),
+        "--format",
+        "json",
+    )
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    columns = list(dict.fromkeys(r["column"] for r in rows))
+    assert columns[:5] == ["cpus_cp", "busy_cp", "cpus_ifl", "busy_ifl", "steal_pct"]
+    first, second = (r["label"] for r in json.loads(out)["runs"])
+    cp = next(r for r in rows if r["column"] == "cpus_cp")["values"]
+    assert cp[first] is None and cp[second] == 1
+
+
+def test_merged_puts_each_column_of_the_second_after_the_one_it_follows() -> None:
+    from esatui.screens.compare import merged
+    from esatui.screens.model import Column
+
+    def cols(*ids: str) -> tuple[Column, ...]:
+        return tuple(Column(i, ("", i), 6, 1) for i in ids)
+
+    got = merged(cols("a", "c", "e"), cols("b", "c", "d", "e", "f"))
+    assert [c.id for c in got] == ["b", "a", "c", "d", "e", "f"]
+    assert [c.id for c in merged(cols("a"), ())] == ["a"]
+    assert [c.id for c in merged((), cols("x", "y"))] == ["x", "y"]
