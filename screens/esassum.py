@@ -7,7 +7,7 @@ that explains it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from esatui.db.slots import Slot
@@ -166,14 +166,22 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
     if cpus is None:
         return {}
     proved = proven_types(slot)
-    out: dict[str, _TypeUse] = {}
-    for entity in cpus.rows.values():
-        cpu_type = cpu_type_of(entity, proved)[0] or "CPU"
-        busy = cpu_busy_pct(entity.values)
-        before = out.get(cpu_type, _TypeUse(0, None))
-        added = before.busy if busy is None else (before.busy or 0.0) + busy
-        out[cpu_type] = _TypeUse(before.count + 1, added)
-    return out
+    return _by_type(
+        (cpu_type_of(entity, proved)[0] or "CPU", cpu_busy_pct(entity.values))
+        for entity in cpus.rows.values()
+    )
+
+
+def _by_type(uses: Iterable[tuple[str, float | None]]) -> dict[str, _TypeUse]:
+    """CPUs counted and their busy added up by type, in the order given (``None`` where none
+    of a type's is known)."""
+    counts: dict[str, int] = {}
+    busy: dict[str, float | None] = {}
+    for cpu_type, value in uses:
+        counts[cpu_type] = counts.get(cpu_type, 0) + 1
+        before = busy.get(cpu_type)
+        busy[cpu_type] = before if value is None else (before or 0.0) + value
+    return {cpu_type: _TypeUse(n, busy[cpu_type]) for cpu_type, n in counts.items()}
 
 
 # Sources whose logical-processor times cover the interval exactly; vmcp's INDICATE LOAD is a
@@ -186,14 +194,14 @@ def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _Type
     cpus = slot.get("lcpu", LCPU_PREFER)
     if cpus is None or cpus.source not in INTERVAL_EXACT:
         return {}
-    out: dict[str, _TypeUse] = {}
-    for entity in own_processors(cpus, config):
-        cpu_type = entity.attrs.get("type") or "CPU"
-        busy = lcpu_shares(cpus.duration_us, *map(entity.values.get, _LCPU_FIELDS))[0]
-        before = out.get(cpu_type, _TypeUse(0, None))
-        added = before.busy if busy is None else (before.busy or 0.0) + busy
-        out[cpu_type] = _TypeUse(before.count + 1, added)
-    return out
+    duration_us = cpus.duration_us
+    return _by_type(
+        (
+            entity.attrs.get("type") or "CPU",
+            lcpu_shares(duration_us, *map(entity.values.get, _LCPU_FIELDS))[0],
+        )
+        for entity in own_processors(cpus, config)
+    )
 
 
 def guest_steal_pct(slot: Slot) -> float | None:
