@@ -345,6 +345,21 @@ def empty_note(
     )
 
 
+def _fleet_empty_note(reader: Reader, screen: ScreenDef, query: Query) -> str:
+    """:func:`empty_note` over every node: what they hold together."""
+    extents = [
+        extent
+        for node in reader.nodes()
+        if (extent := Navigator(reader, screen_timeline(screen, node, None)).extent())
+    ]
+    held = (
+        Extent(min(e.start_us for e in extents), max(e.end_us for e in extents))
+        if extents
+        else None
+    )
+    return empty_note(screen, held, query.after_us, query.until_us)
+
+
 def range_words(after_us: int | None, until_us: int | None) -> str:
     """``at 10:00``, ``from 10:00 to 11:00``, ``after 19:00``: a range in the user's words."""
     if after_us is not None and until_us is not None:
@@ -425,7 +440,7 @@ def _build_fleet(reader: Reader, screen: ScreenDef, query: Query) -> ScreenModel
     if any(n.config.get("simulated") for n in fleet):
         notes = (SIMULATED_NOTE, *notes)
     if not fleet:
-        notes = (f"{screen.name} needs {screen.needs}: nothing recorded in this range.", *notes)
+        notes = (_fleet_empty_note(reader, screen, query), *notes)
     return ScreenModel(
         name=screen.name,
         title=screen.title,

@@ -134,3 +134,18 @@ async def test_the_monitor_sorts_and_drills(fleet_db: tuple[Path, dict[str, Path
         await pilot.press("escape")
         await settle(pilot)
         assert app.model.name == "ESANODE"
+
+
+def test_a_range_with_nothing_says_what_the_nodes_hold(
+    fleet_db: tuple[Path, dict[str, Path]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the node screens do: every node's range together, and the range asked for."""
+    merged, _ = fleet_db
+    code = main(["export", "ESANODE", "--db", str(merged), "--from", "2030-01-01T00:00Z"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err.startswith("esatui: error: ESANODE: recorded 11/20 10:00-10:10; nothing after ")
+    with SqliteReader.open(merged) as reader:
+        later = catalog.Query(after_us=1_900_000_000_000_000)
+        empty = catalog.build_model(reader, "ESANODE", later)
+        assert empty.notes[0].startswith("ESANODE: recorded 11/20 10:00-10:10; nothing after ")
