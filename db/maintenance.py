@@ -37,11 +37,12 @@ class SizePlan:
     wal: int
     trigger: int
     target: int
+    bound: int  # the --max-size it is made of
 
     @classmethod
     def of(cls, max_bytes: int) -> SizePlan:
         wal = wal_allowance(max_bytes)
-        return cls(wal, max(0, max_bytes - 2 * wal), max(0, max_bytes - 3 * wal))
+        return cls(wal, max(0, max_bytes - 2 * wal), max(0, max_bytes - 3 * wal), max_bytes)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,9 @@ class PruneResult:
     intervals_deleted: int
     bytes_before: int
     bytes_after: int
+    # the size bound could not be met: what is left is the newest intervals (as many as
+    # there are sources) and the tables themselves
+    over_bound: bool = False
 
 
 def prune(
@@ -61,7 +65,8 @@ def prune(
 ) -> PruneResult:
     """Delete intervals older than ``keep_s``, then the oldest until the data fits in
     ``max_bytes`` less ``wal_bytes`` (the log a recorder keeps); the freed pages go back to
-    the file system and the log is emptied, so the files end within ``max_bytes``."""
+    the file system and the log is emptied, so the files end within ``max_bytes``: unless
+    the tables with the newest interval of each source take more (``over_bound``)."""
     before = file_bytes(store.path)
     budget = None if max_bytes is None else max(0, max_bytes - wal_bytes)
     deleted = 0
@@ -69,20 +74,26 @@ def prune(
         cutoff = int(((time.time() if now is None else now) - keep_s) * 1_000_000)
         while n := store.delete_oldest(cutoff, _CHUNK):
             deleted += n
+    over_bound = False
     if budget is not None:
+        # a bound below what the tables take with a source's newest interval each cannot be
+        # met by deleting those: they stay (deleting them would lose the whole recording)
+        kept = store.source_count()
         while store.data_bytes() > budget:
-            total = store.interval_count()
-            if not total:
+            deletable = store.interval_count() - kept
+            if deletable <= 0:
+                over_bound = True
                 break
             # delete in proportion to the excess, at least one interval's worth of progress
             excess = 1 - budget / store.data_bytes()
-            n = store.delete_oldest(None, max(1, min(_CHUNK, int(total * excess) + 1)))
+            count = min(_CHUNK, deletable, int((deletable + kept) * excess) + 1)
+            n = store.delete_oldest(None, max(1, count))
             if not n:
                 break
             deleted += n
     if deleted or (max_bytes is not None and file_bytes(store.path) > max_bytes):
         store.release_free_pages()
-    return PruneResult(deleted, before, file_bytes(store.path))
+    return PruneResult(deleted, before, file_bytes(store.path), over_bound)
 
 
 def vacuum(store: Store) -> PruneResult:

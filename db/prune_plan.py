@@ -27,6 +27,7 @@ class PrunePlan:
     total: int  # intervals in the database
     first_us: int | None  # the ends of the oldest and the newest of them
     last_us: int | None
+    over_bound: bool = False  # --max-size is not met even so (maintenance.prune)
 
 
 def plan(
@@ -39,12 +40,14 @@ def plan(
     if keep_s is not None:
         by_age = queries.ends_before(int((now - keep_s) * 1_000_000))
     n = by_age
+    over_bound = False
     if max_bytes is not None:
         with tempfile.TemporaryDirectory(prefix="esatui-prune-") as tmp:
             copy = Path(tmp) / "copy.sqlite"
             reader.copy_to(copy)
             with Store.open(copy, create=False) as store:
-                n = maintenance.prune(store, keep_s, max_bytes, now=now).intervals_deleted
+                result = maintenance.prune(store, keep_s, max_bytes, now=now)
+                n, over_bound = result.intervals_deleted, result.over_bound
     first = queries.nth_oldest_end(1) if n else None
     last = queries.nth_oldest_end(n) if n else None
-    return PrunePlan(n, by_age, total, first, last)
+    return PrunePlan(n, by_age, total, first, last, over_bound)

@@ -474,6 +474,13 @@ class Queries:
     def interval_count(self) -> int:
         return int(self._conn.execute("SELECT COUNT(*) FROM interval").fetchone()[0])
 
+    def source_count(self) -> int:
+        """How many sources (of every node) have intervals."""
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM (SELECT DISTINCT node_id, source FROM interval)"
+        )
+        return int(row.fetchone()[0])
+
     def ends_before(self, until_us: int) -> int:
         """How many intervals (of every node and source) end before ``until_us``."""
         row = self._conn.execute("SELECT COUNT(*) FROM interval WHERE end_us < ?", (until_us,))

@@ -335,6 +335,9 @@ class Store:
     def interval_count(self) -> int:
         return self._queries.interval_count()
 
+    def source_count(self) -> int:
+        return self._queries.source_count()
+
     def data_bytes(self) -> int:
         """Bytes the database uses (pages in use; free pages are not counted)."""
         return self._queries.data_bytes()

@@ -85,10 +85,20 @@ def run(args: argparse.Namespace) -> int:
             result = maintenance.prune(store, args.keep, args.max_size)
             # a source's interval: what `db info` counts per source (collect counts times)
             print(f"{result.intervals_deleted:,} source intervals deleted; {sizes(result)}")
+            if result.over_bound:
+                warn(over_bound(args.max_size, result.bytes_after))
         else:
             result = maintenance.vacuum(store)
             print(f"vacuumed {path}: {sizes(result)}")
     return EXIT_OK
+
+
+def over_bound(max_bytes: int, left: int) -> str:
+    """Why a prune ended over its ``--max-size``."""
+    return (
+        f"--max-size {max_bytes:,} bytes is less than the database takes with the newest "
+        f"interval of each source ({left:,} bytes): those are kept"
+    )
 
 
 def sizes(result: PruneResult) -> str:
@@ -107,7 +117,12 @@ def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -
     if keep_s is not None:
         why.append(f"{found.by_age:,} older than --keep")
     if max_bytes is not None:
-        why.append(f"{found.intervals - found.by_age:,} more to fit --max-size")
+        more = found.intervals - found.by_age
+        why.append(
+            f"{more:,} more toward --max-size, which the newest interval of each source exceeds"
+            if found.over_bound
+            else f"{more:,} more to fit --max-size"
+        )
     return (
         f"dry run: would delete {found.intervals:,} of {found.total:,} source intervals, ending "
         f"{iso(found.first_us)} to {iso(found.last_us)} ({'; '.join(why)}); nothing deleted"

@@ -149,6 +149,7 @@ class Recorder:
         self._reads = 0
         self.stats = RecorderStats()
         self._size_plan: SizePlan | None = None
+        self._said_over_bound = False
         if retention is not None and retention.max_bytes is not None:
             # bounded before the kinds' tables are made: making them logs pages too
             self._size_plan = SizePlan.of(retention.max_bytes)
@@ -502,6 +503,16 @@ class Recorder:
         target = None if plan is None else plan.target
         try:
             with self._write_lock:
-                self._writes.count(lambda: prune(self._store, keep_s, target, now=self._now()))
+                result = self._writes.count(
+                    lambda: prune(self._store, keep_s, target, now=self._now())
+                )
         except Exception as exc:  # noqa: BLE001 - retention must never stop the recording
             self._warn(f"retention: {exc}")
+            return
+        if result.over_bound and plan is not None and not self._said_over_bound:
+            self._said_over_bound = True
+            self._warn(
+                f"retention: --max-size {plan.bound:,} bytes is less than the "
+                f"database takes with the newest interval of each source "
+                f"({result.bytes_after:,} bytes): those are kept, every older one deleted"
+            )

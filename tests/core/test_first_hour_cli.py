@@ -44,7 +44,7 @@ def test_db_prune_dry_run_by_size_counts_what_a_prune_would_delete(
     capsys: pytest.CaptureFixture[str], db_path: Path
 ) -> None:
     host_recording(db_path, n_intervals=200)
-    args = ("db", "prune", "--db", str(db_path), "--max-size", "64KB")
+    args = ("db", "prune", "--db", str(db_path), "--max-size", "200KB")
     code, said, err = run(capsys, *args, "--dry-run")
     assert code == 0, err
     assert "more to fit --max-size" in said

@@ -142,6 +142,46 @@ def test_the_recorder_keeps_the_files_within_max_size_as_it_goes(db_path: Path) 
     )  # fmt: skip
 
 
+def test_a_bound_below_the_empty_tables_keeps_each_sources_newest_interval(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: --max-size 100KB deleted every interval, in `db prune` and in the recorder
+    (whose "5 intervals recorded" left none), and the files still took more than 100 KB:
+    the tables themselves do. Now the newest interval of each source is kept, and said."""
+    host_recording(db_path, n_intervals=50)
+    assert main(["db", "prune", "--db", str(db_path), "--max-size", "100KB", "--dry-run"]) == 0
+    planned = capsys.readouterr().out
+    assert "would delete 98 of 100 source intervals" in planned
+    assert "which the newest interval of each source exceeds" in planned
+    assert main(["db", "prune", "--db", str(db_path), "--max-size", "100KB"]) == 0
+    out, err = capsys.readouterr()
+    assert "source intervals deleted" in out
+    assert err.startswith("esatui: --max-size 102,400 bytes is less than the database takes ")
+    assert err.strip().endswith("those are kept") and len(err.strip().splitlines()) == 1
+    newest = sql(db_path, "SELECT source, COUNT(*), MAX(end_us) FROM interval GROUP BY source")
+    assert [(s, n) for s, n, _ in newest] == [("esatui", 1), ("host", 1)]
+    assert main(["export", "ESALNXC", "--db", str(db_path)]) == 0  # the newest is shown
+    capsys.readouterr()
+
+    recorded = db_path.with_name("bounded.sqlite")
+    clock = SimClock(START_US)
+    said: list[str] = []
+    recording = Recording(
+        recorded,
+        [CountingSource("good", clock, entities=40)],
+        interval_s=1.0,
+        hf_s=None,
+        clock=clock,
+        retention=Retention(keep_s=None, max_bytes=100 * 1024),
+    )
+    stats = recording.run(threading.Event(), warn=said.append, count=20)
+    assert stats.intervals == 20
+    assert [s for s in said if "--max-size" in s] == [
+        next(s for s in said if s.startswith("retention: --max-size 102,400 bytes is less"))
+    ]  # said once
+    assert sql(recorded, "SELECT COUNT(*) FROM interval WHERE source = 'good'")[0][0] >= 1
+
+
 # --- file modes ---------------------------------------------------------------------------
 
 
