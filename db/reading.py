@@ -475,11 +475,18 @@ class Queries:
         return int(self._conn.execute("SELECT COUNT(*) FROM interval").fetchone()[0])
 
     def source_count(self) -> int:
-        """How many sources (of every node) have intervals."""
-        row = self._conn.execute(
-            "SELECT COUNT(*) FROM (SELECT DISTINCT node_id, source FROM interval)"
-        )
-        return int(row.fetchone()[0])
+        """How many sources (of every node) have intervals: a seek in the index per source
+        (a ``DISTINCT`` scans it: 0.6 s for a year of four sources)."""
+        count = 0
+        for (node_id,) in self._conn.execute("SELECT id FROM node").fetchall():
+            source = ""
+            while found := self._conn.execute(
+                "SELECT source FROM interval WHERE node_id = ? AND source > ?"
+                " ORDER BY source LIMIT 1",
+                (node_id, source),
+            ).fetchone():
+                count, source = count + 1, found[0]
+        return count
 
     def ends_before(self, until_us: int) -> int:
         """How many intervals (of every node and source) end before ``until_us``."""
