@@ -512,7 +512,7 @@ class Recorder:
         if result.over_bound and plan is not None and not self._said_over_bound:
             self._said_over_bound = True
             self._warn(
-                f"retention: --max-size {plan.bound:,} bytes is less than the "
-                f"database takes with the newest interval of each source "
-                f"({result.bytes_after:,} bytes): those are kept, every older one deleted"
+                f"retention: --max-size {plan.bound:,} bytes holds only the newest interval "
+                f"of each source (the database takes {result.bytes_after:,} bytes with them, "
+                f"its write-ahead log up to {plan.wal:,} more): every older one is deleted"
             )

@@ -177,7 +177,7 @@ def test_a_bound_below_the_empty_tables_keeps_each_sources_newest_interval(
     stats = recording.run(threading.Event(), warn=said.append, count=20)
     assert stats.intervals == 20
     assert [s for s in said if "--max-size" in s] == [
-        next(s for s in said if s.startswith("retention: --max-size 102,400 bytes is less"))
+        next(s for s in said if s.startswith("retention: --max-size 102,400 bytes holds only"))
     ]  # said once
     assert sql(recorded, "SELECT COUNT(*) FROM interval WHERE source = 'good'")[0][0] >= 1
 
