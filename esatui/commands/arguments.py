@@ -193,9 +193,22 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
 
 
+def prometheus_url(text: str) -> str:
+    """A Prometheus server's address: an http:// or https:// URL with a host."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give the server's http:// or https:// URL (http://prometheus:9090)"
+        )
+    return text
+
+
 def prometheus_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--prometheus",
+        type=prometheus_url,
         metavar="URL",
         help="read the intervals from this Prometheus server instead of a database "
         "(every node esatui --listen exposed to it; --node NAME)",

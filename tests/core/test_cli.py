@@ -92,6 +92,7 @@ def test_collect_below_a_root(
         (["export", "ESALNXC", "--from", "tomorrowish"], "is not a time"),
         (["collect", "--interval", "0"], "more than zero"),
         (["export", "ESALNXC", "--interval-len", "-5m"], "'-5m': a duration must be more than"),
+        (["export", "ESALNXC", "--prometheus", "prom:9090"], "give the server's http:// or"),
         (["collect", "--interval", "abc"], "is not a duration"),
         (["export", "ESALNXC", "--from", "14:00", "--to", "13:00"], "--from must be before --to"),
         (["db", "prune"], "needs --keep"),
