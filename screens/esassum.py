@@ -14,7 +14,7 @@ from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct, type_key
-from esatui.screens.esacpuu import LCPU_READS, lcpu_shares, own_processors
+from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
@@ -39,7 +39,6 @@ from esatui.screens.slot_columns import RangeColumn, SlotColumn, SlotColumns
 
 _CPU = ("By type",)
 _CRYPTO = ("Crypto",)
-_LCPU_FIELDS = LCPU_READS.fields  # lcpu_shares' arguments after the duration
 
 FIXED = (
     Column(
@@ -194,12 +193,8 @@ def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _Type
     cpus = slot.get("lcpu", LCPU_PREFER)
     if cpus is None or cpus.source not in INTERVAL_EXACT:
         return {}
-    duration_us = cpus.duration_us
     return _by_type(
-        (
-            entity.attrs.get("type") or "CPU",
-            lcpu_shares(duration_us, *map(entity.values.get, _LCPU_FIELDS))[0],
-        )
+        (entity.attrs.get("type") or "CPU", lcpu_percentages(entity, cpus.duration_us)["total"])
         for entity in own_processors(cpus, config)
     )
 
