@@ -18,6 +18,8 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -398,6 +400,40 @@ def _rolled_up_as_now(path: Path, log: Callable[[str], None]) -> None:
         log(f"  {path.name}: rollups kept as {kept!r}: opened for writing to keep them as now")
         with Store.open(path) as store:
             store.checkpoint()
+
+
+def cached_simulation(
+    out_dir: Path, name: str, scenario: str, days: int, log: Callable[[str], None] = print
+) -> Path:
+    """``out_dir/name.sqlite``: ``days`` of one-minute intervals of the simulated system
+    (``esatui sim --scenario SCENARIO``: every source, the z/VM monitor's spin lock, paging
+    and AP records among them), built unless a build of the same is there."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.sqlite"
+    meta = out_dir / f"{name}.json"
+    wanted = {"scenario": scenario, "days": days, "interval_s": 60}
+    if path.exists() and meta.exists():
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            if json.loads(meta.read_text())["sim"] == wanted:
+                return path
+    for stale in (*out_dir.glob(f"{name}.sqlite*"), *out_dir.glob(f"{name}.building.sqlite*")):
+        stale.unlink()
+    meta.unlink(missing_ok=True)
+    building = out_dir / f"{name}.building.sqlite"
+    log(f"  building {path} (esatui sim, {days} days of {scenario}; kept for later runs)")
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "esatui", "sim", "--scenario", scenario),
+            *("--duration", f"{days}d", "--interval", "60", "--db", str(building)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    with Store.open(building) as store:
+        store.checkpoint()
+    building.replace(path)
+    meta.write_text(json.dumps({"sim": wanted}, indent=1))
+    return path
 
 
 def cached_recording(

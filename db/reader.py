@@ -162,7 +162,7 @@ class Reader(Protocol):
         ``keyed_by`` (those the screen's key columns also come from), and ``key`` names one
         recorded entity (its attributes never changed). ``None`` when not, or when the
         backend cannot tell (read :meth:`slots` then); a field never recorded reads
-        ``None``."""
+        ``None``, and ``flags`` and ``hf_n`` read the row's own (``EntityData.field``)."""
         ...
 
     def kind_entity_rows(

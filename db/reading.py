@@ -601,7 +601,7 @@ class Queries:
         table = table_name(kind)
         if not self._has_table(table):
             return []
-        have = set(self.columns(kind))
+        have = {*self.columns(kind), "flags", "hf_n"}  # a row's own flags and samples too
         picked = [f"r.{f}" if f in have else "NULL" for f in fields]
         every = entity_id is None
         head = ["i.end_us", *(["r.entity_id"] if every else [])]

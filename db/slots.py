@@ -20,6 +20,15 @@ class EntityData:
     flags: int
     hf_n: int
 
+    def field(self, name: str) -> Value:
+        """A stored field by name, the row's ``flags`` and ``hf_n`` among them (as the
+        reader's rows of one entity name them)."""
+        if name == "flags":
+            return self.flags
+        if name == "hf_n":
+            return self.hf_n
+        return self.values.get(name)
+
 
 @dataclass(frozen=True, slots=True)
 class KindSlice:

@@ -160,13 +160,14 @@ class SqliteReader:
         keyed_by: Sequence[str],
     ) -> tuple[int, str] | None:
         """(node id, source) when the timeline as recorded takes its intervals in the range
-        from ``kind`` alone, of one source: no other source recorded the kind for the node
-        near the range (a slot there may merge its rows), nor any the kinds ``keyed_by``."""
+        from one source, the only one that recorded ``kind`` for the node near the range (a
+        slot there may merge its rows), nor recorded any the kinds ``keyed_by``: ``kind``
+        the timeline's, or another of its kinds (ESACRYQ's APQNs beside its cards)."""
         node_id = self.queries.node_id(timeline.node)
         if node_id is None or timeline.length_us is not None:
             return None
         found = query.timeline_kind(self.queries, node_id, timeline, after_us, until_us)
-        if found is None or found[0] != kind:
+        if found is None or (found[0] != kind and kind not in timeline.kinds):
             return None
         near = (
             None if after_us is None else after_us - _NEAR_US,

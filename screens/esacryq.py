@@ -31,6 +31,7 @@ from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, natural_key, number, pct, per_second
 from esatui.screens.model import MARKERS, Column, Level, Row, Threshold, Value
 from esatui.screens.render import FLAG_MARKS, hms
+from esatui.screens.row_columns import KindTotal, RowColumn, RowColumns
 
 CARD = "zcrypt_card"
 QUEUE = "zcrypt_queue"
@@ -89,27 +90,39 @@ _FLAG_MEANING = {
 # --- numbers -------------------------------------------------------------------------
 
 
-def _requests(entity: EntityData) -> float | None:
-    value = number(entity.values.get("request_count"))
+def requests(count: Value) -> float | None:
+    """A device's requests in the interval: its ``request_count`` delta."""
+    value = number(count)
     return value if value is not None and value >= 0 else None
 
 
-def requests_total(cards: KindSlice) -> float | None:
-    """All requests through this Linux's cards in the slot (the sum of the cards' deltas).
+def requests_added(cards: Sequence[tuple[Value, ...]]) -> float | None:
+    """All requests through this Linux's cards in the slot: the sum of the cards' deltas,
+    given each card's ``(request_count, flags)`` in the slot's order.
 
     ``None`` when nothing was counted, or when a card that was there before could not be
     read: a sum without it would be a partial result shown as whole. A card new in the slot
     has no delta yet and counts for nothing.
     """
     total: float | None = None
-    for entity in cards.rows.values():
-        delta = _requests(entity)
+    for count, flags in cards:
+        delta = requests(count)
         if delta is None:
-            if entity.flags & Flag.NEW:
+            if isinstance(flags, int) and flags & Flag.NEW:
                 continue
             return None
         total = (total or 0.0) + delta
     return total
+
+
+_CARD_FIELDS = ("request_count", "flags")
+
+
+def requests_total(cards: KindSlice | None) -> float | None:
+    """:func:`requests_added` of the slot's cards (``None``: no card recorded in it)."""
+    if cards is None:
+        return requests_added([])
+    return requests_added([(e.values.get("request_count"), e.flags) for e in cards.rows.values()])
 
 
 def zcrypt_req_s(slot: Slot) -> float | None:
@@ -120,25 +133,45 @@ def zcrypt_req_s(slot: Slot) -> float | None:
     return per_second(requests_total(cards), cards.duration_us)
 
 
+_PENDING_FIELDS = (
+    "pending_count",
+    max_column("pending_count"),
+    "requestq_count",
+    "pendingq_count",
+    max_column("requestq_count"),
+    max_column("pendingq_count"),
+    "hf_n",
+)
+
+
 def pending(entity: EntityData) -> tuple[float | None, float | None]:
     """(average, maximum) of requestq + pendingq over the interval's samples."""
-    values = entity.values
-    avg = number(values.get("pending_count"))
-    top = number(values.get(max_column("pending_count")))
+    return pending_of(*map(entity.field, _PENDING_FIELDS))
+
+
+def pending_of(
+    pending_count: Value,
+    pending_max: Value,
+    requestq_count: Value,
+    pendingq_count: Value,
+    requestq_max: Value,
+    pendingq_max: Value,
+    hf_n: Value,
+) -> tuple[float | None, float | None]:
+    """:func:`pending` from the row's fields (:data:`_PENDING_FIELDS`' order)."""
+    avg = number(pending_count)
+    top = number(pending_max)
     if avg is None and top is None:
         # recorded without the combined gauge: the average adds up exactly; the maximum only
         # when one sample was taken or one part never rose above 0
-        rq, pq = number(values.get("requestq_count")), number(values.get("pendingq_count"))
+        rq, pq = number(requestq_count), number(pendingq_count)
         if rq is None or pq is None:
             return None, None
         avg = rq + pq
-        rq_max = number(values.get(max_column("requestq_count")))
-        pq_max = number(values.get(max_column("pendingq_count")))
-        if (
-            rq_max is not None
-            and pq_max is not None
-            and (entity.hf_n <= 1 or 0 in (rq_max, pq_max))
-        ):
+        rq_max = number(requestq_max)
+        pq_max = number(pendingq_max)
+        samples = hf_n if isinstance(hf_n, int) else 0
+        if rq_max is not None and pq_max is not None and (samples <= 1 or 0 in (rq_max, pq_max)):
             top = rq_max + pq_max
     return (
         avg if avg is not None and avg >= 0 else None,
@@ -164,6 +197,31 @@ def _wanted(key: str, entity: str | None) -> bool:
     return key == wanted or key.partition(".")[0] == wanted
 
 
+def _rate(duration_us: int, count: Value) -> float | None:
+    return per_second(requests(count), duration_us)
+
+
+def _share(total: Value, count: Value) -> float | None:
+    return pct(requests(count), number(total))
+
+
+ROW_COLUMNS = RowColumns(
+    CARD,
+    {
+        "req_s": RowColumn(("request_count",), _rate, timed=True),
+        "pending_avg": RowColumn(_PENDING_FIELDS, pending_of, part=0),
+        "pending_max": RowColumn(_PENDING_FIELDS, pending_of, part=1),
+        "share_pct": RowColumn(
+            ("request_count",), _share, over=KindTotal(CARD, _CARD_FIELDS, requests_added)
+        ),
+    },
+    lambda shown: shown[0] if len(shown) == 1 else None,
+    kind_of=lambda key: QUEUE if "." in key else CARD,
+)
+"""Each card's and APQN's columns of its own row (the distribution view reads them; the
+build makes its rows with them)."""
+
+
 def _row(
     slot: Slot,
     kind: KindSlice,
@@ -172,18 +230,14 @@ def _row(
     first: bool,
     drill: str | None,
 ) -> Row:
-    delta = _requests(entity)
-    avg, top = pending(entity)
     values: dict[str, Value] = {
         "device": entity.key,
         "type": entity.attrs.get("type") or None,
         "mode": entity.attrs.get("mode") or None,
         "online": _online(entity.attrs),
-        "req_s": per_second(delta, kind.duration_us),
-        "pending_avg": avg,
-        "pending_max": top,
-        "share_pct": pct(delta, total),
     }
+    for cid, column in ROW_COLUMNS.columns.items():
+        values[cid] = column.of(kind.duration_us, entity.field, total=total)
     flags = entity.flags | (kind.flags & Flag.GAP)
     return interval_row(slot, values, first=first, drill=drill, entity=entity.key, flags=flags)
 
@@ -192,7 +246,7 @@ def slot_rows(slot: Slot, entity: str | None = None) -> list[Row]:
     """One slot's rows: each card, then its APQNs, in card and domain order."""
     cards = slot.get(CARD, PREFER)
     queues = slot.get(QUEUE, PREFER)
-    total = requests_total(cards) if cards is not None else None
+    total = requests_total(cards)
     by_card: dict[str, list[EntityData]] = {}
     for q in queues.rows.values() if queues is not None else ():
         if _wanted(q.key, entity):
@@ -389,6 +443,7 @@ SCREEN = ScreenDef(
     kinds=(QUEUE, BUS),
     columns=COLUMNS,
     build=_build,
+    row_columns=ROW_COLUMNS,
     needs="the zcrypt source (/sys/bus/ap)",
     prefer=PREFER,
     reads=(

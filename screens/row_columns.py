@@ -38,10 +38,23 @@ IntervalValue = tuple[int, Value]
 
 
 @dataclass(frozen=True)
+class KindTotal:
+    """A value of the interval that a column of one entity's row divides by, made of every
+    entity's row of ``kind`` in it (ESACRYQ's share: all requests through the cards):
+    ``made`` takes each row's ``fields`` (a tuple, the rows in entity-id order, as a slot
+    holds them; ``None`` where not recorded), and no rows where the interval has none."""
+
+    kind: str
+    fields: tuple[str, ...]
+    made: Callable[[list[tuple[Value, ...]]], Value]
+
+
+@dataclass(frozen=True)
 class RowColumn:
     """A column as a function of one interval's recorded row: ``value(*attrs, *fields)``,
     the entity's ``attrs`` then the row's ``fields`` in the order given (``None`` where not
-    recorded), with the interval's duration (µs) between them when it is ``timed`` (a rate)."""
+    recorded), with the interval's duration (µs) between them when it is ``timed`` (a rate),
+    and before them all the interval's value of ``over`` where it has one."""
 
     fields: tuple[str, ...]
     value: Callable[..., Any]
@@ -49,6 +62,7 @@ class RowColumn:
     attrs: tuple[str, ...] = ()
     # ``value`` makes several columns at once (a tuple): this one is its element ``part``
     part: int | None = None
+    over: KindTotal | None = None
 
     def bound(self, attrs: Mapping[str, str]) -> Callable[..., Any]:
         """``value`` given the entity's attributes: it takes ``([duration_us,] *fields)``,
@@ -58,11 +72,18 @@ class RowColumn:
         return functools.partial(self.value, *(attrs.get(name) for name in self.attrs))
 
     def of(
-        self, duration_us: int, get: Callable[[str], Value], attrs: Mapping[str, str] = EMPTY
+        self,
+        duration_us: int,
+        get: Callable[[str], Value],
+        attrs: Mapping[str, str] = EMPTY,
+        total: Value = None,
     ) -> Value:
-        """The column from a slot's row (``get``: its values by field), its duration and
-        the entity's attributes: what a screen's build calls."""
-        args: list[Value] = [duration_us] if self.timed else []
+        """The column from a slot's row (``get``: its values by field), its duration, the
+        entity's attributes and the slot's value of ``over`` (``total``): what a screen's
+        build calls."""
+        args: list[Value] = [total] if self.over is not None else []
+        if self.timed:
+            args.append(duration_us)
         args += [get(name) for name in self.fields]
         made = self.bound(attrs)(*args)
         value: Value = made if self.part is None else made[self.part]
@@ -118,6 +139,9 @@ class RowColumns:
     # they were recorded the screen is built as recorded
     keyed_by: tuple[str, ...] = ()
     totals: TotalRows | None = None
+    # the kind of a recorded entity's rows by its key, where a screen's rows are of several
+    # of its timeline's kinds (ESACRYQ: a card's or an APQN's); None: always ``kind``
+    kind_of: Callable[[str], str] | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -172,7 +196,7 @@ def _own_values(
         return None
     found = reader.entity_rows(
         timeline,
-        made.kind,
+        made.kind if made.kind_of is None else made.kind_of(key),
         key,
         column.fields,
         after_us,
@@ -184,9 +208,35 @@ def _own_values(
         return None
     value = column.bound(found.attrs)
     part = column.part
+    if column.over is not None:
+        totals = _kind_totals(reader, timeline, column.over, after_us, until_us)
+        if totals is None:
+            return None
+        none = column.over.made([])  # an interval without rows of the kind
+        over = [(row[0], value(totals.get(row[0], none), *row[1:])) for row in found.rows]
+        return over if part is None else [(end, v[part]) for end, v in over]
     if part is None:
         return [(row[0], value(*row[1:])) for row in found.rows]
     return [(row[0], value(*row[1:])[part]) for row in found.rows]
+
+
+def _kind_totals(
+    reader: Reader,
+    timeline: Timeline,
+    over: KindTotal,
+    after_us: int | None,
+    until_us: int | None,
+) -> dict[int, Value] | None:
+    """``over``'s value in each interval ending in (after_us, until_us] with rows of its
+    kind, by the interval's end; ``None`` where the reader declines."""
+    found = reader.kind_entity_rows(timeline, over.kind, over.fields, after_us, until_us)
+    if found is None:
+        return None
+    made = over.made
+    return {
+        end: made([row[2:] for row in rows])
+        for end, rows in itertools.groupby(found.rows, key=operator.itemgetter(0))
+    }
 
 
 def _total_values(

@@ -65,7 +65,10 @@ def width(text: str) -> int:
     """A report width in columns: at least what a screen needs, at most :data:`MAX_WIDTH`."""
     from esatui.screens.render import MIN_WIDTH
 
-    value = positive_int(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
     if value > MAX_WIDTH:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at most {MAX_WIDTH} columns")
     if value < MIN_WIDTH:

@@ -128,6 +128,7 @@ def test_export_takes_screen_names_as_the_monitor_does(
     [
         ("ESACPUU", ("--option", "foo"), "ESACPUU has no view option 'foo' (options: normalized)"),
         ("ESALNXC", ("--width", "20"), "argument --width: '20': screens need at least 40 columns"),
+        ("ESALNXC", ("--width", "0"), "argument --width: '0': screens need at least 40 columns"),
         (
             "ESALNXC",
             ("--interval-len", "7s"),

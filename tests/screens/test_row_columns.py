@@ -35,6 +35,7 @@ from esatui.screens.distribution import Bin, entity_values, histogram
 from esatui.screens.model import RowKind, ScreenModel
 from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
+from tests.fixtures.cryq_recording import record
 from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.reading import sql
 from tests.fixtures.recording import (
@@ -58,8 +59,8 @@ def sim_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_screens_that_declare_them() -> None:
     declaring = [
-        *("ESASSUM", "ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESAPOLL", "ESAUSR2"),
-        "ESAOVHD",
+        *("ESASSUM", "ESACPUU", "ESALNXC", "ESACRYPT", "ESACRYPA", "ESACRYQ", "ESAPOLL"),
+        *("ESAUSR2", "ESAOVHD"),
     ]
     assert declaring == DECLARING
     for name in DECLARING:
@@ -69,12 +70,19 @@ def test_the_screens_that_declare_them() -> None:
         listed = [re.escape(c.id).replace("<fn>", "[a-z0-9_]+") for c in screen.columns]
         for cid in screen.row_columns.columns:
             assert any(re.fullmatch(pattern, cid) for pattern in listed), cid
-        # what they read is what the screen declares it reads (test_screen_fields)
+        # what they read is what the screen declares it reads (test_screen_fields), beside
+        # a row's own flags and sample count
         reads = [r for r in screen.reads if r.kind == screen.row_columns.kind]
-        fields = {f for r in reads for f in r.fields}
+        fields = {f for r in reads for f in r.fields} | {"flags", "hf_n"}
         attrs = {a for r in reads for a in r.attrs}
         for column in screen.row_columns.columns.values():
             assert set(column.fields) <= fields and set(column.attrs) <= attrs
+            if column.over is not None:
+                over = [r for r in screen.reads if r.kind == column.over.kind]
+                assert set(column.over.fields) <= {f for r in over for f in r.fields} | {
+                    "flags",
+                    "hf_n",
+                }
 
 
 @pytest.fixture(scope="module")
@@ -140,6 +148,15 @@ def odd_crypto(minutes: int = 10) -> list[Sample]:
 
 
 @pytest.fixture(scope="module")
+def cryq_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Cards and APQNs whose counters reset, a card new in the second interval, an offline
+    APQN and one passed to KVM (tests/fixtures/cryq_recording.py)."""
+    tmp = tmp_path_factory.mktemp("row-columns")
+    record(tmp / "cryq.sqlite", tmp / "root")
+    return tmp / "cryq.sqlite"
+
+
+@pytest.fixture(scope="module")
 def crypto_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     db = tmp_path_factory.mktemp("row-columns") / "crypto.sqlite"
     with Store.open(db) as store:
@@ -150,6 +167,7 @@ def crypto_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 RECORDINGS = [(name, "sim_db") for name in DECLARING if name not in ("ESACPUU", "ESALNXC")]
 RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
 RECORDINGS += [("ESACRYPT", "crypto_db"), ("ESAPOLL", "crypto_db"), ("ESASSUM", "host_db")]
+RECORDINGS += [("ESACRYQ", "cryq_db")]
 
 
 def built_over_halves(
