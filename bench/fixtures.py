@@ -432,6 +432,8 @@ def cached_simulation(
     with Store.open(building) as store:
         store.checkpoint()
     building.replace(path)
+    for stale in out_dir.glob(f"{name}.building.sqlite*"):  # the store's lock file
+        stale.unlink()
     meta.write_text(json.dumps({"sim": wanted}, indent=1))
     return path
 
