@@ -96,17 +96,20 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     frames = window.spans
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
+    fields = dict(window.timeline.fields)  # the kinds whose slots carry only these
     # a source's intervals and the frame each is placed in, the same for each of its kinds
     placements: dict[str, tuple[dict[int, int], dict[int, IntervalInfo]]] = {}
     for kind in wanted:
-        roles = dict(queries.declared(kind))
+        layout = queries.layout(kind)
+        if kind in fields:
+            layout = layout.only(fields[kind])
+        columns, roles = layout.columns, layout.roles
         for source in queries.sources_of(kind):
             if source not in placements:
                 placements[source] = _place(queries, node_id, window, source)
             placed, infos = placements[source]
             if not placed:
                 continue
-            columns = queries.columns(kind)
             rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
             stored_rows = queries.raw_rows(kind, list(infos), columns)
             for interval_id, of_interval in itertools.groupby(stored_rows, _INTERVAL_ID):

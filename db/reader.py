@@ -22,8 +22,8 @@ class Timeline:
     """The spans a screen's rows are made of: of ``node`` (``None``: the only node, or the
     one most recently written), the first of ``kinds`` with data, its sources in the order
     of ``prefer``; ``length_us`` buckets of that length, or ``None`` as recorded. ``fields``
-    lets a backend leave out what the screen does not read (SQLite's buckets add up only
-    those)."""
+    lets a backend leave out what the screen does not read (SQLite reads only those, and
+    its buckets add up only those)."""
 
     node: str | None
     kinds: tuple[str, ...]

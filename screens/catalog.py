@@ -137,8 +137,9 @@ class Query:
 
 
 def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) -> Timeline:
-    """The timeline a screen's rows are made of, at an interval length."""
-    return Timeline(node, screen.timeline, screen.prefer, length_us)
+    """The timeline a screen's rows are made of, at an interval length, its slots carrying
+    the fields the screen reads alone."""
+    return Timeline(node, screen.timeline, screen.prefer, length_us, read_fields(screen))
 
 
 def read_fields(screen: ScreenDef) -> tuple[tuple[str, tuple[str, ...]], ...]:
@@ -252,9 +253,7 @@ def build_model(reader: Reader, name: str, query: Query) -> ScreenModel:
             node=query.node or "",
             notes=("Nothing recorded for this node.",) if query.node else (),
         )
-    timeline = replace(
-        screen_timeline(screen, node, query.interval_len_us), fields=read_fields(screen)
-    )
+    timeline = screen_timeline(screen, node, query.interval_len_us)
     navigator = Navigator(reader, timeline)
     window = navigator.window(query.after_us, query.until_us, limit=query.limit, snap=query.snap)
     slots = reader.slots(window, screen.kinds)
