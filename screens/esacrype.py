@@ -35,7 +35,7 @@ from esatui.screens.esacrypa import (
     parse_key,
     scale_of,
 )
-from esatui.screens.model import Column, Row, RowKind, Value
+from esatui.screens.model import NUMBER, Column, Row, RowKind, Value
 
 TOTAL = "Total"
 _SW = ("In software",)
@@ -114,12 +114,13 @@ def _label(fn: Function) -> str:
 
 def _cards(rows: Mapping[str, EntityData]) -> list[EntityData]:
     """Each card's own block; the APQN blocks of a card that has none (its domains' parts)."""
-    with_card = {p[0] for e in rows.values() if (p := parse_key(e.key)) and p[1] is None}
-    return [
-        e
-        for e in rows.values()
-        if (p := parse_key(e.key)) is not None and (p[1] is None or p[0] not in with_card)
-    ]
+    parsed = [(e, parse_key(e.key)) for e in rows.values()]
+    with_card = {p[0] for _, p in parsed if p is not None and p[1] is None}
+    return [e for e, p in parsed if p is not None and (p[1] is None or p[0] not in with_card)]
+
+
+# each function's fields (named once: a distribution runs this for every interval)
+_FIELDS = tuple((fn, f"{fn.name}_count", f"{fn.name}_time") for fn in FUNCTIONS)
 
 
 def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
@@ -128,23 +129,26 @@ def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
     if found is None:
         return [], 0
     cards = _cards(found.rows)
+    values = [e.values for e in cards]
+    scales = [scale_of(e) for e in cards]
     out: list[FunctionWork] = []
-    for fn in FUNCTIONS:
-        counts = [e.values.get(f"{fn.name}_count") for e in cards]
-        if not any(isinstance(c, int | float) for c in counts):
-            continue
+    for fn, count_field, time_field in _FIELDS:
+        reported = False  # by any card
         count = 0.0
         seconds: float | None = 0.0
-        for e, c in zip(cards, counts, strict=True):
-            if not isinstance(c, int | float):
+        for v, scale in zip(values, scales, strict=True):
+            c = v.get(count_field)
+            if not isinstance(c, NUMBER):
                 continue
+            reported = True
             count += c
-            raw, scale = e.values.get(f"{fn.name}_time"), scale_of(e)
-            if seconds is not None and isinstance(raw, int | float) and scale is not None:
+            raw = v.get(time_field)
+            if seconds is not None and isinstance(raw, NUMBER) and scale is not None:
                 seconds += raw * scale
             else:
                 seconds = None
-        out.append(FunctionWork(fn, count, seconds))
+        if reported:
+            out.append(FunctionWork(fn, count, seconds))
     return out, found.duration_us
 
 
