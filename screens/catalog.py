@@ -360,13 +360,14 @@ def _fleet_empty_note(reader: Reader, screen: ScreenDef, query: Query) -> str:
 
 
 def range_words(after_us: int | None, until_us: int | None) -> str:
-    """``at 10:00``, ``from 10:00 to 11:00``, ``after 19:00``: a range in the user's words."""
+    """``from 10:00 to 11:00``, ``after 19:00``, ``up to 10:00``: a range in the user's
+    words."""
     if after_us is not None and until_us is not None:
         return f"from {moment_text(after_us)} to {moment_text(until_us)}"
     if after_us is not None:
         return f"after {moment_text(after_us)}"
     if until_us is not None:
-        return f"at {moment_text(until_us)}"
+        return f"up to {moment_text(until_us)}"
     return "in this range"
 
 
