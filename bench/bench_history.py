@@ -52,7 +52,7 @@ CASES = (
     ("ESAPOLL", "cp_us_op", RowKind.DATA, SLOT),
     ("ESASSUM", "crypto_ops_s", RowKind.DATA, SLOT),
     ("ESASSUM", "steal_pct", RowKind.DATA, TOTAL),
-    ("ESASSUM", "busy_cpu", RowKind.DATA, SLOT),
+    ("ESASSUM", "busy_cpu", RowKind.DATA, TOTAL),
     ("ESACRYQ", "share_pct", RowKind.DATA, ENTITY),
     ("ESACRYQ", "pending_avg", RowKind.DATA, ENTITY),
 )

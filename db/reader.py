@@ -174,11 +174,12 @@ class Reader(Protocol):
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> KindEntityRows | None:
         """As :meth:`entity_rows`, the rows of every entity of ``kind`` (a total of them),
         where each interval's rows are a slot of their own and no other source recorded the
-        kind for the node near the range; ``None`` when not, or when the backend cannot
-        tell."""
+        kind for the node near the range, nor any source the kinds ``keyed_by``; ``None``
+        when not, or when the backend cannot tell."""
         ...
 
     def close(self) -> None: ...

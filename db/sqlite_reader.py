@@ -140,8 +140,9 @@ class SqliteReader:
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> KindEntityRows | None:
-        found = self._sole_source(timeline, kind, after_us, until_us, ())
+        found = self._sole_source(timeline, kind, after_us, until_us, keyed_by)
         if found is None:
             return None
         node_id, source = found

@@ -33,7 +33,14 @@ from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Level, Row, Threshold, Value
-from esatui.screens.row_columns import Member, RowColumns, TotalRows, every_entity
+from esatui.screens.row_columns import (
+    Member,
+    RowColumns,
+    TotalColumn,
+    TotalRows,
+    every_entity,
+    slot_order,
+)
 from esatui.screens.rowkey import EntityKey
 from esatui.screens.slot_columns import RangeColumn, SlotColumn, SlotColumns
 
@@ -166,9 +173,13 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
         return {}
     proved = proven_types(slot)
     return _by_type(
-        (cpu_type_of(entity, proved)[0] or "CPU", cpu_busy_pct(entity.values))
+        (_guest_type(cpu_type_of(entity, proved)[0]), cpu_busy_pct(entity.values))
         for entity in cpus.rows.values()
     )
+
+
+def _guest_type(cpu_type: str) -> str:
+    return cpu_type or "CPU"  # a CPU no source gave a type
 
 
 def _by_type(uses: Iterable[tuple[str, float | None]]) -> dict[str, _TypeUse]:
@@ -261,16 +272,32 @@ def _every_cpu(shown: EntityKey) -> Member | None:
     return every_entity if not shown else None
 
 
+def _busy_of_type(column_id: str) -> TotalColumn | None:
+    """``busy_<type>`` of the guest's view (:func:`guest_cpu_use`) from that type's CPUs'
+    own rows, where no hypervisor's processors (whose view would take over) nor vmcp's
+    (which prove types: unproven, a CPU's type is its recorded one) were recorded near the
+    range: else from the slots (:func:`cpu_type_column`)."""
+    part, _, type_id = column_id.partition("_")
+    if part != "busy" or not type_id or type_id == "<type>":
+        return None
+
+    def of_type(key: str, attrs: Mapping[str, str]) -> bool:
+        return _guest_type(attrs.get("type", "")).lower() == type_id
+
+    return TotalColumn(LNXC_ROW_COLUMNS.columns["total"], of_type, unless=("lcpu", "vcpu"))
+
+
 ROW_COLUMNS = RowColumns(
     CPU_READS.kind,
     {"steal_pct": LNXC_ROW_COLUMNS.columns["steal"]},
     _no_entity,
     # the mean of every CPU's steal that is known, in the slot's order (the entities')
-    totals=TotalRows(_every_cpu, lambda key, attrs: 0, mean=True),
+    totals=TotalRows(_every_cpu, slot_order, mean=True),
+    total_column=_busy_of_type,
 )
 """The steal of an interval's row from this Linux's CPUs' own rows, as
 :func:`guest_steal_pct` makes it (where the timeline's intervals are theirs alone; else the
-slot column below)."""
+slot column below), and busy by CPU type likewise."""
 
 
 def _of_slot(kinds: tuple[str, ...], value: Callable[[Slot], Value]) -> SlotColumn:

@@ -124,6 +124,30 @@ class TotalRows:
     mean: bool = False  # the values' mean (ESASSUM's steal of this Linux's CPUs)
 
 
+def slot_order(key: str, attrs: Mapping[str, str]) -> int:
+    """The order a slot holds its entities in (a stable sort keeps it: the entities')."""
+    return 0
+
+
+@dataclass(frozen=True)
+class TotalColumn:
+    """A column of a row that is no entity's, adding some of the kind's entities up, which
+    its id names (ESASSUM's ``busy_<type>``: that type's CPUs): their values that are not
+    ``None``, in the build's ``order`` (by key and attributes), from 0.0; ``None`` where
+    none is known, or none is in the interval. ``unless``: kinds whose records near the
+    range change the column, whose slots are then read instead (ESASSUM: the hypervisor's
+    processors, whose view takes over; vmcp's, which prove the CPUs' types)."""
+
+    column: RowColumn
+    members: Member
+    unless: tuple[str, ...] = ()
+    order: Callable[[str, Mapping[str, str]], Any] = slot_order
+
+
+def no_total_column(column_id: str) -> TotalColumn | None:
+    return None
+
+
 @dataclass(frozen=True)
 class RowColumns:
     """The columns of a screen that one recorded row of its timeline ``kind`` makes."""
@@ -142,6 +166,8 @@ class RowColumns:
     # the kind of a recorded entity's rows by its key, where a screen's rows are of several
     # of its timeline's kinds (ESACRYQ: a card's or an APQN's); None: always ``kind``
     kind_of: Callable[[str], str] | None = None
+    # the columns whose ids name the entities they add up, by id
+    total_column: Callable[[str], TotalColumn | None] = no_total_column
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -168,10 +194,26 @@ def interval_values(
     view's ``options`` on; ``None`` when the screen must be built as recorded instead (see
     the module's doc)."""
     made = screen.row_columns
-    column = None if made is None else made.columns.get(column_id)
-    if made is None or column is None:
+    if made is None:
         return None
+    column = made.columns.get(column_id)
     timeline = screen_timeline(screen, node, None)
+    if column is None:
+        total = made.total_column(column_id)
+        if total is None or entity:
+            return None
+        return _total_values(
+            reader,
+            made,
+            TotalRows(lambda shown: total.members, total.order),
+            total.members,
+            timeline,
+            total.column,
+            after_us,
+            until_us,
+            unless=total.unless,
+            every_interval=True,
+        )
     totals = made.totals
     members = None if totals is None else totals.members(entity)
     if totals is not None and members is not None:
@@ -248,14 +290,25 @@ def _total_values(
     column: RowColumn,
     after_us: int | None,
     until_us: int | None,
+    *,
+    unless: tuple[str, ...] = (),
+    every_interval: bool = False,
 ) -> list[IntervalValue] | None:
     """A total row's ``column`` in every interval, added up as its build does from its
-    members' own rows; ``None`` where the reader declines, the build may leave entities
-    recorded in the range out, or the column takes attributes."""
+    members' own rows (``None`` in an interval without members where ``every_interval``:
+    the row is the interval's); ``None`` where the reader declines (``unless``: kinds
+    recorded near the range), the build may leave entities recorded in the range out, or the
+    column takes attributes."""
     if column.attrs:
         return None
     found = reader.kind_entity_rows(
-        timeline, made.kind, column.fields, after_us, until_us, duration=column.timed
+        timeline,
+        made.kind,
+        column.fields,
+        after_us,
+        until_us,
+        duration=column.timed,
+        keyed_by=unless,
     )
     if found is None:
         return None
@@ -277,6 +330,8 @@ def _total_values(
             return None  # a key twice in an interval: its slot would merge the two
         adding = [row for row in every if row[1] in added_up]
         if not adding:
+            if every_interval:
+                out.append((end, None))
             continue  # the build shows no such row
         if resort:
             adding.sort(key=lambda row: rank[row[1]])

@@ -438,6 +438,7 @@ class PrometheusReader:
         until_us: int | None,
         *,
         duration: bool = False,
+        keyed_by: Sequence[str] = (),
     ) -> KindEntityRows | None:
         return None  # as entity_rows
 

@@ -118,7 +118,9 @@ def test_a_screen_without_its_source_says_so(db_path: Path) -> None:
         model = catalog.build_model(reader, "ESALNXC", catalog.Query(until_us=START_US - 1))
         assert not model.rows
         # what the database holds, and what was asked for
-        assert model.notes[0] == "ESALNXC: recorded 11/21 14:00-14:02; nothing up to 11/21 13:59:59."
+        assert (
+            model.notes[0] == "ESALNXC: recorded 11/21 14:00-14:02; nothing up to 11/21 13:59:59."
+        )
 
 
 @given(

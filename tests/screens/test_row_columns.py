@@ -33,7 +33,7 @@ from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.distribution import Bin, entity_values, histogram
 from esatui.screens.model import RowKind, ScreenModel
-from esatui.screens.row_columns import IntervalValue, interval_values
+from esatui.screens.row_columns import IntervalValue, TotalColumn, interval_values
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
 from tests.fixtures.cryq_recording import record
 from tests.fixtures.hypervisor import hypervisor_samples
@@ -481,6 +481,91 @@ def test_esassums_steal_is_the_mean_in_the_slots_order(tmp_path: Path) -> None:
         by_number = replace(made.totals, order=lambda key, attrs: int(key))
         other = replace(screen, row_columns=replace(made, totals=by_number))
         assert interval_values(reader, other, node, "steal_pct", (), None, None) != fast
+
+
+def busy_by_type_recording(db: Path) -> list[str]:
+    """Eight CPUs first seen out of their order, of three types (IFL, CP and one of none:
+    ``CPU``), uneven ticks, one counting none in an interval, CPU 4 (the only CP but one)
+    gone for two intervals and CPU 9 (the other) only in the first three; ESASSUM's busy
+    columns of them."""
+
+    def ticks(interval: int, cpu: int, seconds: int) -> dict[str, int]:
+        made = cpu_ticks(interval, cpu, seconds)
+        if (interval, cpu) == (4, 1):
+            return dict.fromkeys(made, 0)
+        return made | {"idle": made["idle"] + 11 * cpu + 5 * interval + 3}
+
+    types = {"7": "IFL", "1": "IFL", "0": "IFL", "2": "IFL", "6": "IFL", "4": "CP", "9": "CP"}
+    types["5"] = ""
+    cpus = (7, 1, 4, 0, 9, 5, 2, 6)
+    samples = []
+    for n, sample in enumerate(host_samples(9, cpus, 60, START_US, ticks=ticks)):
+        readings = tuple(
+            replace(r, attrs={**r.attrs, "type": types[r.key]})
+            for r in sample.readings
+            if not (r.key == "4" and n in (5, 6)) and not (r.key == "9" and n > 3)
+        )
+        samples.append(replace(sample, readings=readings))
+    with Store.open(db) as store:
+        write(store, "host", (CPU,), samples)
+    return ["busy_ifl", "busy_cp", "busy_cpu"]
+
+
+def test_esassums_busy_by_type_adds_its_cpus_as_the_screen_does(tmp_path: Path) -> None:
+    """ESASSUM's busy of each CPU type (the guest's view) from that type's CPUs' own rows:
+    equal (==, the intervals without one of the type's CPUs None) to the screen built as
+    recorded, over the whole recording and each half; and the sum in the CPUs' own order
+    is not."""
+    db = tmp_path / "types.sqlite"
+    columns = busy_by_type_recording(db)
+    screen = catalog.get("ESASSUM")
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        for after, until, model in built_over_halves(reader, "ESASSUM"):
+            assert {c.id for c in model.columns} >= set(columns)
+            for column in columns:
+                fast = interval_values(reader, screen, node, column, (), after, until)
+                assert fast is not None, column
+                assert fast == entity_values(model, column, ()), (after, until, column)
+        whole = interval_values(reader, screen, node, "busy_cp", (), None, None)
+        assert whole is not None and len(whole) == 9
+        # no CP in intervals 5 and 6; in 7 CPU 4 is back, with no delta yet
+        assert [v is None for _, v in whole] == [False] * 4 + [True] * 3 + [False] * 2
+        made = screen.row_columns
+        assert made is not None
+        fast = interval_values(reader, screen, node, "busy_ifl", (), None, None)
+        assert fast is not None and all(v is not None for _, v in fast)
+
+        def by_number(column_id: str) -> TotalColumn | None:
+            total = made.total_column(column_id)
+            return total and replace(total, order=lambda key, attrs: int(key))
+
+        other = replace(screen, row_columns=replace(made, total_column=by_number))
+        assert interval_values(reader, other, node, "busy_ifl", (), None, None) != fast
+
+
+def test_esassums_busy_by_type_reads_the_slots_beside_other_views(tmp_path: Path) -> None:
+    """Where the hypervisor's processors (their view takes over) or vmcp's CPUs (they prove
+    types) were recorded, busy by type is not read from the CPUs' rows: the slots give it."""
+    cpus, _guests = hypervisor_samples()
+    proven = [
+        Sample("vmcp", START_US + i * 60_000_000 + 5, (Reading("vcpu", "0", {}, {"type": "CP"}),))
+        for i in range(9)
+    ]
+    screen = catalog.get("ESASSUM")
+    for name, source, kind, samples in (
+        ("lcpu", "monitor", LCPU, cpus),
+        ("vcpu", "vmcp", VCPU, proven),
+    ):
+        db = tmp_path / f"{name}.sqlite"
+        busy_by_type_recording(db)
+        with Store.open(db) as store:
+            write(store, source, (kind,), samples)
+        with SqliteReader.open(db) as reader:
+            node = reader.node(None)
+            assert node is not None
+            assert interval_values(reader, screen, node, "busy_ifl", (), None, None) is None
 
 
 def test_a_key_twice_in_an_interval_builds_the_all_row(tmp_path: Path) -> None:
