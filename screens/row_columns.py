@@ -270,15 +270,21 @@ def _kind_totals(
     until_us: int | None,
 ) -> dict[int, Value] | None:
     """``over``'s value in each interval ending in (after_us, until_us] with rows of its
-    kind, by the interval's end; ``None`` where the reader declines."""
+    kind, by the interval's end; ``None`` where the reader declines, or a key is in an
+    interval twice (its slot would merge the two)."""
     found = reader.kind_entity_rows(timeline, over.kind, over.fields, after_us, until_us)
     if found is None:
         return None
+    key_of = {eid: key for eid, (key, _attrs) in found.entities.items()}
+    shared = len(set(key_of.values())) != len(key_of)  # a key whose attributes changed
     made = over.made
-    return {
-        end: made([row[2:] for row in rows])
-        for end, rows in itertools.groupby(found.rows, key=operator.itemgetter(0))
-    }
+    totals: dict[int, Value] = {}
+    for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
+        rows = list(group)
+        if shared and len({key_of[row[1]] for row in rows}) != len(rows):
+            return None
+        totals[end] = made([row[2:] for row in rows])
+    return totals
 
 
 def _total_values(

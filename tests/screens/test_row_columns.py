@@ -27,6 +27,8 @@ from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
 from esatui.collectors.monitor.kinds import CRYPTO
 from esatui.collectors.vmcp import VCPU
+from esatui.collectors.zcrypt.kinds import CARD as ZCRYPT_CARD
+from esatui.collectors.zcrypt.kinds import QUEUE as ZCRYPT_QUEUE
 from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
@@ -481,6 +483,48 @@ def test_esassums_steal_is_the_mean_in_the_slots_order(tmp_path: Path) -> None:
         by_number = replace(made.totals, order=lambda key, attrs: int(key))
         other = replace(screen, row_columns=replace(made, totals=by_number))
         assert interval_values(reader, other, node, "steal_pct", (), None, None) != fast
+
+
+def test_esacryqs_share_over_cards_whose_attributes_change(tmp_path: Path) -> None:
+    """ESACRYQ's columns of each card and APQN from their own rows, the share over the
+    cards' rows: equal (==) to the screen built as recorded where card 02 goes offline
+    halfway (two entities of one key, never in one interval), card 0a is new in the fourth
+    interval (no delta: out of the base) and the requests are uneven."""
+    db = tmp_path / "cards.sqlite"
+    counts = {"01": 1_000, "02": 50, "0a": 7}
+    samples = []
+    for n in range(10):
+        readings = []
+        for card, base in counts.items():
+            if card == "0a" and n < 3:
+                continue
+            total = base + sum((17 * i + 31 * len(card) + 3 * i * i) % 97 for i in range(n))
+            state = "offline" if card == "02" and n > 4 else "online"
+            attrs = {"type": "CEX7A", "mode": "ACCEL", "state": state}
+            values = {"request_count": total, "pending_count": n % 3, "requestq_count": 0}
+            readings.append(Reading("zcrypt_card", card, values, attrs))
+            for domain in ("0010", "0011"):
+                share = total // (2 if domain == "0010" else 3)
+                readings.append(
+                    Reading("zcrypt_queue", f"{card}.{domain}", {"request_count": share}, attrs)
+                )
+        samples.append(Sample("zcrypt", START_US + n * 60_000_000, tuple(readings)))
+    with Store.open(db) as store:
+        write(store, "zcrypt", (ZCRYPT_CARD, ZCRYPT_QUEUE), samples)
+    screen = catalog.get("ESACRYQ")
+    assert screen.row_columns is not None
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        for after, until, model in built_over_halves(reader, "ESACRYQ"):
+            keys = key_columns(model.columns)
+            for entity in sorted({entity_key(keys, r) for r in model.rows}):
+                fast = interval_values(reader, screen, node, "share_pct", entity, after, until)
+                if entity[0].startswith("02"):
+                    assert fast is None  # one key, two entities: the slots tell them apart
+                    continue
+                assert fast is not None and fast == entity_values(model, "share_pct", entity)
+                assert any(v is not None for _, v in fast), entity
 
 
 def busy_by_type_recording(db: Path) -> list[str]:
