@@ -391,10 +391,12 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
 
     length = format_duration(dist.length_us / 1e6)
     recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"
-    unit = f" {c.unit}" if c.unit else ""
+    named = [p for p in c.header if p]
+    if c.unit and c.unit not in named:  # "Share %" says its unit already
+        named.append(c.unit)
     who = entity_text(dist.entity)
     lines = [
-        f"Distribution: {dist.screen} {c.id} ({' '.join(p for p in c.header if p)}{unit})"
+        f"Distribution: {dist.screen} {c.id} ({' '.join(named)})"
         + (f"  {who}" if who else "")
         + f"  {dist.node}",
         f"Each {length} interval: the{recorded} intervals recorded inside it; statistics of "
