@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.reader import Reader
-from esatui.screens import catalog
+from esatui.screens import catalog, stream
 from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
 from esatui.screens.row_columns import IntervalValue, interval_values
@@ -211,28 +211,122 @@ def stat_column(column: Column, stat: str) -> Column:
     )
 
 
+CellStats = dict[str, Value]
+"""One bucket's and entity's statistics, by ``<col>_<stat>``."""
+
+
 def with_stats(
     bucketed: ScreenModel, recorded: ScreenModel, length_us: int, stats: Sequence[str]
 ) -> ScreenModel:
     """The bucketed model with, after each value column, one column per statistic of the
     recorded interval values inside each row's bucket (``None`` where it holds none)."""
+    described = measured_columns(bucketed.columns)
+    cells = {
+        cell: _cell_stats({c.id: values_of(rows, c.id) for c in described}, stats)
+        for cell, rows in interval_rows(recorded, length_us).items()
+    }
+    return _with_cell_stats(bucketed, cells, length_us, stats)
+
+
+def recorded_stats(
+    reader: Reader,
+    bucketed: ScreenModel,
+    query: catalog.Query,
+    stats: Sequence[str],
+    chunk: int = stream.CHUNK,
+) -> ScreenModel:
+    """:func:`with_stats` of the screen as recorded over the bucketed model's range, read a
+    chunk of recorded intervals at a time where the screen streams (memory holds a chunk's
+    rows and the values of the buckets it reaches into: a month of ESALNXC by the hour or
+    the day as a day's), else built whole (:func:`recorded_model`)."""
+    length_us = query.interval_len_us
+    assert length_us is not None
+    cells = _streamed_cell_stats(reader, bucketed, query, length_us, stats, chunk)
+    if cells is None:
+        recorded = recorded_model(reader, bucketed.name, query, bucketed)
+        return with_stats(bucketed, recorded, length_us, stats)
+    return _with_cell_stats(bucketed, cells, length_us, stats)
+
+
+def _streamed_cell_stats(
+    reader: Reader,
+    bucketed: ScreenModel,
+    query: catalog.Query,
+    length_us: int,
+    stats: Sequence[str],
+    chunk: int,
+) -> dict[Cell, CellStats] | None:
+    """Each bucket's and entity's statistics from the chunks of the screen as recorded,
+    oldest first, a bucket's once the chunks have passed it; ``None`` where the screen does
+    not stream, or its chunks' builds disagree on what they say of the range."""
+    screen = catalog.get(bucketed.name)
+    if not screen.streams or screen.fleet:
+        return None
+    after, until = recorded_range(query, bucketed)
+    as_recorded = replace(
+        query, interval_len_us=None, after_us=after, until_us=until, limit=None, snap=False
+    )
+    found = stream.plan(reader, screen, as_recorded)
+    if found is None:
+        return None
+    described = measured_columns(bucketed.columns)
+    frame: stream.Frame | None = None
+    open_cells: dict[Cell, dict[str, list[float]]] = {}  # buckets the chunks still reach
+    done: dict[Cell, CellStats] = {}
+    ends: dict[int, int] = {}  # an interval's end -> its bucket's
+    for _slots, built in stream.chunks(
+        reader, screen, as_recorded, found, oldest_first=True, size=chunk
+    ):
+        this = stream.Frame.of(built)
+        if frame is None:
+            frame = this
+        elif this != frame:
+            return None
+        keys = key_columns(built.columns)
+        newest = None
+        for row in built.rows:
+            b = ends.get(row.end_us)
+            if b is None:
+                b = ends[row.end_us] = bucket_end(row.end_us, length_us)
+            newest = b if newest is None else max(newest, b)
+            cell = open_cells.setdefault((b, entity_key(keys, row)), {c.id: [] for c in described})
+            for cid, values in cell.items():
+                if (v := finite_number(row.values.get(cid))) is not None:
+                    values.append(v)
+        # a later chunk's intervals end later: no bucket before this chunk's newest grows
+        for key in [k for k in open_cells if newest is not None and k[0] < newest]:
+            done[key] = _cell_stats(open_cells.pop(key), stats)
+        ends.clear()
+    for key, of_cell in open_cells.items():
+        done[key] = _cell_stats(of_cell, stats)
+    return done
+
+
+def _cell_stats(values: dict[str, list[float]], stats: Sequence[str]) -> CellStats:
+    """The statistics of each column's values (``None`` where it has none)."""
+    out: CellStats = {}
+    for cid, of_column in values.items():
+        summary = Stats.of(of_column)
+        for s in stats:
+            out[f"{cid}_{s}"] = None if summary is None else summary.get(s)
+    return out
+
+
+def _with_cell_stats(
+    bucketed: ScreenModel, cells: dict[Cell, CellStats], length_us: int, stats: Sequence[str]
+) -> ScreenModel:
     keys = key_columns(bucketed.columns)
-    cells = interval_rows(recorded, length_us)
     described = measured_columns(bucketed.columns)
     columns: list[Column] = []
     for column in bucketed.columns:
         columns.append(column)
         if column in described:
             columns += [stat_column(column, s) for s in stats]
-    rows = []
-    for row in bucketed.rows:
-        found = cells.get((row.end_us, entity_key(keys, row)), [])
-        added: dict[str, Value] = {}
-        for column in described:
-            summary = Stats.of(values_of(found, column.id))
-            for s in stats:
-                added[f"{column.id}_{s}"] = None if summary is None else summary.get(s)
-        rows.append(replace(row, values={**row.values, **added}))
+    none = dict.fromkeys((f"{c.id}_{s}" for c in described for s in stats), None)
+    rows = [
+        replace(row, values={**row.values, **cells.get((row.end_us, entity_key(keys, row)), none)})
+        for row in bucketed.rows
+    ]
     note = (
         f"Statistics ({', '.join(stats)}) are of the recorded interval values inside each "
         f"{format_duration(length_us / 1e6)} interval, not of single operations."

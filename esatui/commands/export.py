@@ -120,10 +120,9 @@ def _export(args: argparse.Namespace) -> int:
             return EXIT_OK
         model = catalog.build_model(reader, screen.name, query)
         if args.stats and model.rows:
-            from esatui.screens.distribution import recorded_model, with_stats
+            from esatui.screens.distribution import recorded_stats
 
-            recorded = recorded_model(reader, screen.name, query, model)
-            model = with_stats(model, recorded, query.interval_len_us or 0, args.stats)
+            model = recorded_stats(reader, model, query, args.stats)
     finally:
         reader.close()
     if not model.rows:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from esatui.cli import main
 from esatui.collectors.host import CPU
+from esatui.collectors.kinds import LCPU
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
@@ -26,9 +27,12 @@ from esatui.screens.distribution import (
     histogram,
     percentile,
     recorded_model,
+    recorded_stats,
     recorded_values,
     render_lines,
+    with_stats,
 )
+from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.reading import sql
 from tests.fixtures.recording import START_US, host_samples, write
 
@@ -277,3 +281,38 @@ def test_one_rule_for_a_finite_number(value: object, number: float | None) -> No
     from esatui.screens.model import finite_number
 
     assert finite_number(value) == number
+
+
+@pytest.mark.parametrize(("length_s", "chunk"), [(300, 1), (300, 7), (3600, 4), (900, 240)])
+def test_stats_read_a_chunk_at_a_time_are_those_of_the_whole(
+    tmp_path: Path, length_s: int, chunk: int
+) -> None:
+    """``export --stats`` of a screen that streams reads the recorded intervals a chunk at a
+    time (memory holds a chunk): the same columns and values, to the bit, as from the
+    screen built as recorded over the whole range at once. Chunks of one interval, of seven
+    (a bucket's intervals in two chunks), of four hours, one chunk; ESALNXC's CPU and
+    ``all``, ESACPUU's processors and subtotals; buckets not aligned to the first interval,
+    and a range cut inside a bucket."""
+    db = tmp_path / "chunks.sqlite"
+    uneven = [
+        [{**dict.fromkeys(PARTS, 0), "user": 7 * i + 3, "idle": 600 - 7 * i, "steal": i % 5}]
+        for i in range(1, 97)
+    ]
+    record(db, uneven, START_US + 37_000_000, 60)
+    cpus, _guests = hypervisor_samples()
+    with Store.open(db) as store:
+        write(store, "monitor", (LCPU,), cpus)
+    stats = ("mean", "p50", "p95", "p99", "max")
+    length_us = length_s * 1_000_000
+    with SqliteReader.open(db) as reader:
+        for until in (None, START_US + 61 * 60_000_000):
+            for screen in ("ESALNXC", "ESACPUU"):
+                query = catalog.Query(interval_len_us=length_us, until_us=until)
+                bucketed = catalog.build_model(reader, screen, query)
+                assert bucketed.rows, screen
+                recorded = recorded_model(reader, screen, query, bucketed)
+                whole = with_stats(bucketed, recorded, length_us, stats)
+                read = recorded_stats(reader, bucketed, query, stats, chunk=chunk)
+                assert read == whole, (screen, until)
+                p99 = [v for r in read.rows for k, v in r.values.items() if k.endswith("_p99")]
+                assert any(v is not None for v in p99)
