@@ -106,8 +106,9 @@ class ScreenDef:
     options: tuple[str, ...] = ()  # view toggles the screen understands
     fleet: bool = False  # every node the reader holds (Context.fleet), not one
     sorts: tuple[str, ...] = ()  # columns the rows can be sorted by (option sort:<column>)
-    # rows depend on their own slot alone, and what the build says of the range (columns,
-    # notes, header) is the same from any part of it: exports stream it (screens/stream.py)
+    # rows depend on their own slot and on what the build says of the range (columns, notes,
+    # header) alone, which any part of it says alike or the export is built whole: exports
+    # stream it (screens/stream.py)
     streams: bool = False
     # columns one recorded row of the timeline kind makes (screens/row_columns.py)
     row_columns: RowColumns | None = None

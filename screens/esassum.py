@@ -398,4 +398,5 @@ SCREEN = ScreenDef(
     ),
     row_columns=ROW_COLUMNS,
     slot_columns=SLOT_COLUMNS,
+    streams=True,
 )
