@@ -236,9 +236,9 @@ def recorded_stats(
     chunk: int = stream.CHUNK,
 ) -> ScreenModel:
     """:func:`with_stats` of the screen as recorded over the bucketed model's range, read a
-    chunk of recorded intervals at a time where the screen streams (memory holds a chunk's
-    rows and the values of the buckets it reaches into: a month of ESALNXC by the hour or
-    the day as a day's), else built whole (:func:`recorded_model`)."""
+    chunk of recorded intervals at a time where the screen streams (memory holds one
+    chunk's rows and the values of the buckets it reaches into, whatever the range), else
+    built whole (:func:`recorded_model`)."""
     length_us = query.interval_len_us
     assert length_us is not None
     cells = _streamed_cell_stats(reader, bucketed, query, length_us, stats, chunk)
