@@ -208,4 +208,5 @@ SCREEN = ScreenDef(
     prefer=C.PREFER,
     reads=(C.CRYPTO_READS, Reads(C.CRYPTO, ("nq_waiting",))),
     row_columns=ROW_COLUMNS,
+    streams=True,
 )

@@ -137,4 +137,5 @@ SCREEN = ScreenDef(
         Reads("collector", ("cpu_us",)),
     ),
     row_columns=ROW_COLUMNS,
+    streams=True,
 )

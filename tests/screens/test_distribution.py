@@ -323,3 +323,26 @@ def test_stats_read_a_chunk_at_a_time_are_those_of_the_whole(
                 assert read == whole, (screen, until)
                 p99 = [v for r in read.rows for k, v in r.values.items() if k.endswith("_p99")]
                 assert any(v is not None for v in p99)
+
+
+@pytest.mark.parametrize("length_s", [300, 900])
+def test_stats_of_every_screen_that_streams_on_a_simulated_system(
+    tmp_path: Path, length_s: int
+) -> None:
+    """``export --stats`` a chunk at a time on a system with every source: each screen
+    that streams gives the statistics of the screen built as recorded at once, to the bit."""
+    from tests.graphs.conftest import simulate
+
+    db = simulate(tmp_path / "sim.sqlite", "1h")
+    stats = ("mean", "p50", "p99", "max")
+    length_us = length_s * 1_000_000
+    with SqliteReader.open(db) as reader:
+        for name, screen in catalog.screens().items():
+            if not screen.streams:
+                continue
+            query = catalog.Query(interval_len_us=length_us)
+            bucketed = catalog.build_model(reader, name, query)
+            assert bucketed.rows, name
+            recorded = recorded_model(reader, name, query, bucketed)
+            whole = with_stats(bucketed, recorded, length_us, stats)
+            assert recorded_stats(reader, bucketed, query, stats, chunk=7) == whole, name
