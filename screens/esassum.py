@@ -173,12 +173,12 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
         return {}
     proved = proven_types(slot)
     return _by_type(
-        (_guest_type(cpu_type_of(entity, proved)[0]), cpu_busy_pct(entity.values))
+        (_shown_type(cpu_type_of(entity, proved)[0]), cpu_busy_pct(entity.values))
         for entity in cpus.rows.values()
     )
 
 
-def _guest_type(cpu_type: str) -> str:
+def _shown_type(cpu_type: str | None) -> str:
     return cpu_type or "CPU"  # a CPU no source gave a type
 
 
@@ -205,7 +205,7 @@ def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _Type
     if cpus is None or cpus.source not in INTERVAL_EXACT:
         return {}
     return _by_type(
-        (entity.attrs.get("type") or "CPU", lcpu_percentages(entity, cpus.duration_us)["total"])
+        (_shown_type(entity.attrs.get("type")), lcpu_percentages(entity, cpus.duration_us)["total"])
         for entity in own_processors(cpus, config)
     )
 
@@ -245,12 +245,22 @@ def cpu_use(
     return "guest", [guest_cpu_use(slot) for slot in slots]
 
 
-def cpu_type_column(column_id: str) -> RangeColumn | None:
-    """``cpus_<type>`` or ``busy_<type>`` (:func:`_type_columns`), made over the range as the
-    build makes it: the view is the whole range's."""
+def _type_column(column_id: str) -> tuple[str, str] | None:
+    """(``cpus`` or ``busy``, the type in lower case) of a CPU type's column id
+    (:func:`_type_columns`)."""
     part, _, type_id = column_id.partition("_")
     if part not in ("cpus", "busy") or not type_id or type_id == "<type>":
         return None
+    return part, type_id
+
+
+def cpu_type_column(column_id: str) -> RangeColumn | None:
+    """``cpus_<type>`` or ``busy_<type>`` (:func:`_type_columns`), made over the range as the
+    build makes it: the view is the whole range's."""
+    named = _type_column(column_id)
+    if named is None:
+        return None
+    part, type_id = named
 
     def values(slots: Sequence[Slot], config: Mapping[str, str]) -> list[Value]:
         out: list[Value] = []
@@ -277,12 +287,13 @@ def _busy_of_type(column_id: str) -> TotalColumn | None:
     own rows, where no hypervisor's processors (whose view would take over) nor vmcp's
     (which prove types: unproven, a CPU's type is its recorded one) were recorded near the
     range: else from the slots (:func:`cpu_type_column`)."""
-    part, _, type_id = column_id.partition("_")
-    if part != "busy" or not type_id or type_id == "<type>":
+    named = _type_column(column_id)
+    if named is None or named[0] != "busy":
         return None
+    type_id = named[1]
 
     def of_type(key: str, attrs: Mapping[str, str]) -> bool:
-        return _guest_type(attrs.get("type", "")).lower() == type_id
+        return _shown_type(attrs.get("type")).lower() == type_id
 
     return TotalColumn(LNXC_ROW_COLUMNS.columns["total"], of_type, unless=("lcpu", "vcpu"))
 
