@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, Self
 
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Timeline
@@ -78,6 +78,26 @@ class Built:
     # where the rows' CPU types came from: the model says so after the notes (type_note);
     # a set, so the parts of a range (a streamed export) add up to the whole range's
     type_sources: frozenset[str] = frozenset()
+    # what ``notes`` and ``header`` are made of, where the parts of a range say them
+    # otherwise than the whole range does (ESACRYQ's AP bus settings and flags)
+    facts: RangeFacts | None = None
+
+
+class RangeFacts(Protocol):
+    """What a build says of its range (notes, header), made of facts that add up: those of
+    the range's parts (a streamed export's chunks), each added to the older ones' with
+    ``then``, say what the whole range's build says."""
+
+    def then(self, newer: Self) -> Self | None:
+        """These facts followed by a newer part's; ``None`` where they do not add up to the
+        whole's (the caller builds the whole range)."""
+        ...
+
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+
+    @property
+    def header(self) -> Mapping[str, Value]: ...
 
 
 @dataclass(frozen=True)

@@ -126,6 +126,18 @@ def total(values: Iterable[float | None]) -> float | None:
 _NATURAL = re.compile(r"(\d+)")
 
 
+_EXACT = 2**53  # below it, the doubles hold every whole number
+
+
+def whole_numbers(values: Iterable[object]) -> bool:
+    """Whether each value is ``None`` or a whole number from 0 below 2**53: sums of such
+    numbers that stay below 2**53 are exact, whatever the grouping of their terms."""
+    return all(
+        v is None or (isinstance(v, int | float) and 0 <= v < _EXACT and float(v).is_integer())
+        for v in values
+    )
+
+
 def natural_key(key: str) -> tuple[object, ...]:
     """``cpu2`` before ``cpu10``; ``0a.0011`` ordered by card then domain."""
     return tuple(int(p) if p.isdigit() else p for p in _NATURAL.split(key))

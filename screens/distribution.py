@@ -270,17 +270,14 @@ def _streamed_cell_stats(
     if found is None:
         return None
     described = measured_columns(bucketed.columns)
-    frame: stream.Frame | None = None
+    parts = stream.Parts(oldest_first=True)
     open_cells: dict[Cell, dict[str, list[float]]] = {}  # buckets the chunks still reach
     done: dict[Cell, CellStats] = {}
     ends: dict[int, int] = {}  # an interval's end -> its bucket's
     for _slots, built in stream.chunks(
         reader, screen, as_recorded, found, oldest_first=True, size=chunk
     ):
-        this = stream.Frame.of(built)
-        if frame is None:
-            frame = this
-        elif this != frame:
+        if not parts.add(built):
             return None
         keys = key_columns(built.columns)
         newest = None

@@ -392,12 +392,70 @@ def _header(settings: BusSettings | None, changed: bool) -> dict[str, Value]:
     }
 
 
-def _flags_note(rows: Sequence[Row]) -> str | None:
-    seen = 0
-    for row in rows:
-        seen |= row.flags
+def _flags_note(seen: int) -> str | None:
     parts = [f"{letter} {_FLAG_MEANING[flag]}" for flag, letter, _ in FLAG_MARKS if seen & flag]
     return "Flags: " + "; ".join(parts) if parts else None
+
+
+def _runs(history: Sequence[BusSettings]) -> tuple[BusSettings, ...]:
+    """``history`` (oldest first) with each run of equal settings, none changing within its
+    slot, kept by its first: the changes it shows are the same (:func:`change_note`)."""
+    kept: list[BusSettings] = []
+    for settings in history:
+        last = kept[-1] if kept else None
+        if (
+            last is not None
+            and not last.mixed
+            and not settings.mixed
+            and last.values == settings.values
+        ):
+            continue
+        kept.append(settings)
+    return tuple(kept)
+
+
+@dataclass(frozen=True)
+class QueueFacts:
+    """What the screen says of its range (catalog.RangeFacts): whether it had slots and
+    rows, the rows' flags, the AP bus settings' changes and the newest settings."""
+
+    thresholds: Mapping[str, Threshold]
+    slots: bool
+    rows: bool
+    flags: int  # every row's, or'ed
+    history: tuple[BusSettings, ...]  # oldest first, as kept by _runs
+    newest: BusSettings | None
+
+    def then(self, newer: QueueFacts) -> QueueFacts:
+        return QueueFacts(
+            self.thresholds,
+            self.slots or newer.slots,
+            self.rows or newer.rows,
+            self.flags | newer.flags,
+            _runs((*self.history, *newer.history)),
+            newer.newest or self.newest,
+        )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        notes: list[str] = []
+        if self.slots and not self.rows:
+            notes.append("No crypto cards or AP queues recorded in this range.")
+        if self.newest is not None:
+            notes += bus_notes(self.newest, self.thresholds)
+        elif self.slots:
+            notes.append("AP bus settings not recorded in this range.")
+        changed = change_note(self.history)
+        if changed:
+            notes.append(changed)
+        flags = _flags_note(self.flags)
+        if flags:
+            notes.append(flags)
+        return tuple(notes)
+
+    @property
+    def header(self) -> dict[str, Value]:
+        return _header(self.newest, change_note(self.history) is not None)
 
 
 # --- the screen ----------------------------------------------------------------------
@@ -406,33 +464,18 @@ def _flags_note(rows: Sequence[Row]) -> str | None:
 def _build(ctx: Context) -> Built:
     rows: list[Row] = []
     history: list[BusSettings] = []
+    flags = 0
     for slot in ctx.slots:
         rows += slot_rows(slot, ctx.entity)
         settings = bus_settings(slot)
         if settings is not None:
             history.append(settings)
+    for row in rows:
+        flags |= row.flags
     history.reverse()  # oldest first
-    notes: list[str] = []
-    if ctx.slots and not rows:
-        notes.append("No crypto cards or AP queues recorded in this range.")
     newest = history[-1] if history else None
-    changed = change_note(history)
-    if newest is not None:
-        notes += bus_notes(newest, ctx.thresholds)
-    elif ctx.slots:
-        notes.append("AP bus settings not recorded in this range.")
-    if changed:
-        notes.append(changed)
-    flags = _flags_note(rows)
-    if flags:
-        notes.append(flags)
-    return Built(
-        COLUMNS,
-        rows,
-        tuple(notes),
-        flags_legend=True,
-        header=_header(newest, changed is not None),
-    )
+    facts = QueueFacts(ctx.thresholds, bool(ctx.slots), bool(rows), flags, _runs(history), newest)
+    return Built(COLUMNS, rows, facts.notes, flags_legend=True, header=facts.header, facts=facts)
 
 
 SCREEN = ScreenDef(
@@ -444,6 +487,7 @@ SCREEN = ScreenDef(
     columns=COLUMNS,
     build=_build,
     row_columns=ROW_COLUMNS,
+    streams=True,
     needs="the zcrypt source (/sys/bus/ap)",
     prefer=PREFER,
     reads=(

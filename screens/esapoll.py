@@ -17,13 +17,14 @@ in this recording's numbers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens import crypto_cost as K
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, ratio
+from esatui.screens.common import TIME, interval_row, number, ratio, whole_numbers
 from esatui.screens.esacpuu import LCPU_READS
 from esatui.screens.model import Column, Row, Value
 from esatui.screens.poll_trade import cost_note, trade_off
@@ -449,15 +450,70 @@ def _explain_without_split(d: C.CryptoDeltas, poll: GuestPoll, facts: C.RecordFa
     return _fit(*(f"{head}{detail}{cost}" for detail in details), f"{head}{cost}")
 
 
-def _common_poll(polls: Sequence[GuestPoll]) -> GuestPoll:
-    known = {p for p in polls if p is not None}
-    return known.pop() if len(known) == 1 else None
+@dataclass(frozen=True)
+class PollFacts:
+    """What the screen says of its range (catalog.RangeFacts), its explanation: the D5R9
+    deltas added up, those of the intervals with processor times (``priced``) and those
+    times, and the guests' poll settings. Sums of whole numbers (the counters, in µs) add
+    up part by part to the whole range's exactly; others do not (``exact``)."""
+
+    config: Mapping[str, str]
+    slots: bool
+    whole: C.CryptoDeltas | None
+    priced: C.CryptoDeltas | None
+    cpu: K.CpuTime | None
+    polls: frozenset[int | str]  # the settings seen
+    exact: bool
+
+    def then(self, newer: PollFacts) -> PollFacts | None:
+        if not (self.exact and newer.exact):
+            return None
+        added = PollFacts(
+            self.config,
+            self.slots or newer.slots,
+            C.combine(d for d in (self.whole, newer.whole) if d is not None),
+            C.combine(d for d in (self.priced, newer.priced) if d is not None),
+            K.combine(c for c in (self.cpu, newer.cpu) if c is not None),
+            self.polls | newer.polls,
+            True,
+        )
+        return added if _exact(added.whole, added.cpu) else None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        whole, priced = self.whole, self.priced
+        if whole is None:
+            return (C.NO_RECORDS,) if self.slots else ()
+        facts = C.RecordFacts.of(self.config, whole)
+        poll = next(iter(self.polls)) if len(self.polls) == 1 else None
+        cost = (
+            K.operation_cost(self.cpu, priced.get("virt_nq"), priced.duration_us)
+            if priced is not None
+            else K.NO_COST
+        )
+        return (
+            facts.note(),
+            explain(whole, poll, facts),
+            cost_note(cost),
+            trade_off(priced or whole, cost, poll, facts),
+        )
+
+    @property
+    def header(self) -> Mapping[str, Value]:
+        return {}
+
+
+def _exact(d: C.CryptoDeltas | None, cpu: K.CpuTime | None) -> bool:
+    """Whether the sums are of whole numbers (see PollFacts)."""
+    counters = () if d is None else (d.get(name) for name in C.COUNTERS)
+    times = () if cpu is None else (cpu.guest_us, cpu.cp_us, cpu.busy_us)
+    return whole_numbers(counters) and whole_numbers(times)
 
 
 def _build(ctx: Context) -> Built:
     rows: list[Row] = []
     parts: list[C.CryptoDeltas] = []
-    polls: list[GuestPoll] = []
+    polls: set[int | str] = set()
     cpus: list[K.CpuTime] = []
     costed: list[C.CryptoDeltas] = []
     for slot in ctx.slots:
@@ -467,31 +523,26 @@ def _build(ctx: Context) -> Built:
         poll = guest_poll(slot)
         cpu = K.cpu_time(slot, ctx.config)
         parts.append(d)
-        polls.append(poll)
+        if poll is not None:
+            polls.add(poll)
         if cpu is not None:
             cpus.append(cpu)
             costed.append(d)
         values = esapoll_values(d, poll, cpu)
         levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(interval_row(slot, values, levels, drill="ESACRYPT", flags=d.flags))
-    if not rows:
-        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
-    whole = C.combine(parts)
-    facts = C.RecordFacts.of(ctx.config, whole)
-    poll = _common_poll(polls)
-    priced = C.combine(costed)
-    cost = (
-        K.operation_cost(K.combine(cpus), priced.get("virt_nq"), priced.duration_us)
-        if priced is not None
-        else K.NO_COST
+    exact = all(_exact(d, None) for d in parts) and all(_exact(None, c) for c in cpus)
+    whole, cpu = C.combine(parts), K.combine(cpus)
+    facts = PollFacts(
+        ctx.config,
+        bool(ctx.slots),
+        whole,
+        C.combine(costed),
+        cpu,
+        frozenset(polls),
+        exact and _exact(whole, cpu),
     )
-    notes = (
-        facts.note(),
-        explain(whole, poll, facts),
-        cost_note(cost),
-        trade_off(priced or whole, cost, poll, facts),
-    )
-    return Built(COLUMNS, rows, notes)
+    return Built(COLUMNS, rows, facts.notes, facts=facts)
 
 
 SCREEN = ScreenDef(
@@ -509,4 +560,5 @@ SCREEN = ScreenDef(
     reads=(C.CRYPTO_READS, BUS_READS, LCPU_READS),
     row_columns=ROW_COLUMNS,
     slot_columns=SLOT_COLUMNS,
+    streams=True,
 )

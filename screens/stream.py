@@ -14,19 +14,20 @@ Each chunk gives the same rows the whole build gives for its spans:
   and the chunk's range is clamped to the whole range;
 - the screen's build is per slot for the screens that declare ``streams`` (ScreenDef): a
   row depends on its own slot and the system facts, never on another slot. What the build
-  says about the whole range (columns, notes, header) must be the same from every chunk;
-  the caller checks (:class:`Frame`) and builds the whole model instead when it is not.
+  says about the whole range (columns, notes, header) must be the same from every chunk,
+  or be made of facts that add up (``Built.facts``); the caller checks (:class:`Parts`)
+  and builds the whole model instead when it is not.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Window
 from esatui.db.slots import Slot
-from esatui.screens.catalog import Built, Context, Query, ScreenDef, screen_timeline
+from esatui.screens.catalog import Built, Context, Query, RangeFacts, ScreenDef, screen_timeline
 from esatui.screens.model import Column, Value
 
 CHUNK = 240  # spans per chunk: four hours of 1-minute intervals
@@ -44,8 +45,46 @@ class Frame:
 
     @classmethod
     def of(cls, built: Built) -> Frame:
-        """The build's frame (its CPU types' sources are not: they add up, see ``Built``)."""
+        """The build's frame (its CPU types' sources are not: they add up, see ``Built``;
+        nor its notes and header where its facts make them)."""
+        if built.facts is not None:
+            return cls(built.columns, (), built.flags_legend, ())
         return cls(built.columns, built.notes, built.flags_legend, tuple(built.header.items()))
+
+
+class Parts:
+    """What the chunks' builds say of the whole range, as they come (the newest chunk first,
+    or the oldest): the frame every chunk must say alike, the facts added up in time order."""
+
+    def __init__(self, oldest_first: bool) -> None:
+        self._oldest_first = oldest_first
+        self._frame: Frame | None = None
+        self._facts: RangeFacts | None = None
+
+    def add(self, built: Built) -> bool:
+        """Adds a chunk's build; ``False`` where it does not say what the others say, or
+        its facts do not add up (the whole range must be built)."""
+        frame = Frame.of(built)
+        if self._frame is None:
+            self._frame, self._facts = frame, built.facts
+            return True
+        if frame != self._frame or (self._facts is None) != (built.facts is None):
+            return False
+        if self._facts is not None and built.facts is not None:
+            older, newer = (
+                (self._facts, built.facts) if self._oldest_first else (built.facts, self._facts)
+            )
+            self._facts = older.then(newer)
+            return self._facts is not None
+        return True
+
+    @property
+    def frame(self) -> Frame | None:
+        """What the whole range's build says besides its rows (``None``: no chunk yet)."""
+        if self._frame is None or self._facts is None:
+            return self._frame
+        facts = self._facts
+        return replace(self._frame, notes=facts.notes, header=tuple(facts.header.items()))
 
 
 @dataclass(frozen=True)

@@ -207,7 +207,7 @@ def export(
         return False
     spans = found.window.spans
     marks_partial = any(s.partial for s in spans)
-    frame: stream.Frame | None = None
+    parts = stream.Parts(oldest_first=ascending_order)
     writer: _Writer | None = None
     partial_firsts: list[Row] = []
     type_sources: set[str] = set()
@@ -216,15 +216,13 @@ def export(
         for _slots, built in stream.chunks(
             reader, screen, query, found, oldest_first=ascending_order, size=chunk
         ):
-            this = stream.Frame.of(built)
-            if frame is None:
-                frame = this
+            if not parts.add(built):
+                return False
+            if writer is None:
                 columns = built.columns
                 if marks_partial:
                     columns = tuple(replace(c, marks_partial=c.id == "time") for c in columns)
                 writer = _Writer(fmt, columns, width, built.flags_legend)
-            elif this != frame:
-                return False
             type_sources |= built.type_sources
             rows = ascending(built.rows) if ascending_order else built.rows
             for row in rows:
@@ -234,6 +232,7 @@ def export(
                         partial_firsts.append(row)
             assert writer is not None
             writer.add(rows)
+        frame = parts.frame
         if writer is None or frame is None or writer.rows == 0 or any_partial != marks_partial:
             return False
         notes = (*frame.notes, *built_type_note(frozenset(type_sources)))

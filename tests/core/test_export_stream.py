@@ -130,7 +130,46 @@ EVERY_CHUNK = ["ESACPUU", "ESALNXC"]
 
 
 def test_the_benchmarked_screens_stream() -> None:
-    assert STREAMING == ["ESASSUM", "ESACPUU", "ESALNXC", "ESACRYPT", "ESAOVHD"]
+    assert STREAMING == [
+        "ESASSUM",
+        "ESACPUU",
+        "ESALNXC",
+        "ESACRYPT",
+        "ESACRYQ",
+        "ESAPOLL",
+        "ESAOVHD",
+    ]
+
+
+@pytest.fixture(scope="module")
+def crypto_guest(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SqliteReader]:
+    """Nine intervals of a guest's zcrypt (tests/fixtures/cryq_recording.py): a card new in
+    the second, a counter reset in the third, the poll timeout changed in the fifth."""
+    from tests.fixtures.cryq_recording import record
+
+    base = tmp_path_factory.mktemp("cryq")
+    record(base / "esatui.sqlite", base / "sys", 9, change_poll_at=5)
+    with SqliteReader.open(base / "esatui.sqlite") as reader:
+        yield reader
+
+
+@pytest.mark.parametrize("length_s", [None, 120, 300])
+@pytest.mark.parametrize("chunk", [1, 2, 4, 1000])
+def test_esacryq_streams_what_its_chunks_add_up_to(
+    crypto_guest: SqliteReader, length_s: int | None, chunk: int
+) -> None:
+    """ESACRYQ's notes and header are of the whole range (the newest AP bus settings, where
+    they changed, the flags of every row): each chunk's facts add up to the whole range's,
+    so chunks of any size stream the whole model's bytes, though a chunk alone says other
+    things (no reset, no change)."""
+    screen = catalog.get("ESACRYQ")
+    query = catalog.Query(interval_len_us=None if length_s is None else length_s * 1_000_000)
+    text = whole(crypto_guest, "ESACRYQ", query, "text", False)
+    assert "R counter reset" in text and "AP bus settings changed" in text
+    for fmt in FORMATS:
+        for asc in (False, True):
+            want = whole(crypto_guest, "ESACRYQ", query, fmt, asc)
+            assert streamed(crypto_guest, screen, query, fmt, asc, chunk) == want, (fmt, asc)
 
 
 @pytest.fixture(scope="module")
@@ -340,3 +379,73 @@ def test_an_export_runs_the_garbage_collector_rarely_and_restores_it(
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_esacryq_stats_are_read_a_chunk_at_a_time(
+    crypto_guest: SqliteReader, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``export --stats`` of ESACRYQ streams too, for chunks of one interval: what it reads
+    is the whole range built as recorded's statistics, and it never builds that range."""
+    from esatui.screens import distribution
+
+    stats = ("mean", "p99", "max")
+    query = catalog.Query(interval_len_us=300_000_000)
+    bucketed = catalog.build_model(crypto_guest, "ESACRYQ", query)
+    recorded = distribution.recorded_model(crypto_guest, "ESACRYQ", query, bucketed)
+    want = distribution.with_stats(bucketed, recorded, 300_000_000, stats)
+
+    def whole_range(*args: object) -> None:
+        raise AssertionError("built whole")
+
+    monkeypatch.setattr(distribution, "recorded_model", whole_range)
+    for chunk in (1, 3):
+        assert distribution.recorded_stats(crypto_guest, bucketed, query, stats, chunk) == want
+
+
+def crypto_recording(path: Path, serv_step_us: float) -> Path:
+    """Twelve minutes of the monitor's D5R9 counters, CRYVSERV growing by ``serv_step_us``
+    a minute (a fraction: sums that depend on the grouping of their terms)."""
+    from esatui.collectors.monitor.kinds import CRYPTO, CRYPTO_KEY
+
+    samples = [
+        Sample(
+            "monitor",
+            START + i * MINUTE,
+            (
+                Reading(
+                    "crypto",
+                    CRYPTO_KEY,
+                    {
+                        "virt_nq": 3_000 * i + i * i,
+                        "real_nq": 3_000 * i,
+                        "virt_dq": 9_000 * i,
+                        "real_dq": 4_000 * i,
+                        "vserv_us": serv_step_us * i * (1 + i % 5),
+                        "rserv_us": 800_000 * i,
+                    },
+                    {"record_length": "360"},
+                ),
+            ),
+        )
+        for i in range(13)
+    ]
+    with Store.open(path) as store:
+        write(store, "monitor", (CRYPTO,), samples)
+    return path
+
+
+def test_esapoll_streams_where_its_sums_are_exact(tmp_path: Path) -> None:
+    """ESAPOLL's notes explain the whole range from its counters added up. Added a chunk at
+    a time, whole numbers (µs and counts, as the monitor records them) give the whole
+    range's sums exactly: chunks of any size stream its bytes. Fractions would give other
+    bits in other groupings: such a range is built whole, never streamed."""
+    screen = catalog.get("ESAPOLL")
+    query = catalog.Query()
+    with SqliteReader.open(crypto_recording(tmp_path / "whole.sqlite", 1_700_000)) as reader:
+        for chunk in (1, 2, 5, 1000):
+            want = whole(reader, "ESAPOLL", query, "json", False)
+            assert streamed(reader, screen, query, "json", False, chunk) == want
+    with SqliteReader.open(crypto_recording(tmp_path / "fractions.sqlite", 1_700_000.1)) as reader:
+        assert streamed(reader, screen, query, "json", False, 2) is None
+        want = whole(reader, "ESAPOLL", query, "text", False)
+        assert streamed(reader, screen, query, "text", False, 1000) == want

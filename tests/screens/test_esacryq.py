@@ -11,12 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from esatui.cli import main
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.formats import render
 from esatui.screens import catalog
-from esatui.screens.esacryq import zcrypt_req_s
+from esatui.screens.esacryq import BusSettings, _runs, change_note, zcrypt_req_s
 from esatui.screens.model import Drill, Row
 from esatui.screens.render import STYLE_NOTE, header_lines, pages
 from esatui.tui.state import ViewState
@@ -302,3 +304,30 @@ async def test_enter_on_a_card_row_drills_in_the_monitor(recorded: Recorded) -> 
         await pilot.press("escape")
         await settle(pilot)
         assert len(app.model.rows) > 3
+
+
+_SETTING = st.sampled_from([None, 0.0, 1.0, 250_000.0])
+
+
+@st.composite
+def _histories(draw: st.DrawFn) -> list[BusSettings]:
+    """AP bus settings of consecutive slots, oldest first, few values so runs repeat."""
+    history = []
+    for n in range(draw(st.integers(0, 12))):
+        values = {name: draw(_SETTING) for name in ("ap_interrupts", "poll_timeout_ns")}
+        known = sorted(k for k, v in values.items() if v is not None)
+        mixed = draw(st.sets(st.sampled_from(known))) if known else set()
+        history.append(BusSettings(60_000_000 * (n + 1), values, frozenset(mixed)))
+    return history
+
+
+@given(_histories(), st.integers(0, 12))
+def test_the_runs_kept_and_their_parts_show_the_same_changes(
+    history: list[BusSettings], cut: int
+) -> None:
+    """ESACRYQ keeps a run of equal settings by its first, and a streamed export adds up the
+    runs of each part (QueueFacts.then): the change note is the whole history's."""
+    want = change_note(history)
+    assert change_note(_runs(history)) == want
+    older, newer = _runs(history[:cut]), _runs(history[cut:])
+    assert change_note(_runs((*older, *newer))) == want
