@@ -198,6 +198,10 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
             *(*esatui_command(), "export", "ESASSUM", "--db", str(year), *span),
             *("--output", str(out / "summary.txt")),
         ],
+        "esatui month queues": [
+            *(*esatui_command(), "export", "ESACRYQ", "--db", str(year), *span),
+            *("--output", str(out / "queues.txt")),
+        ],
         "esatui month stats": [
             *(*export, *span, "--interval-len", "1d", "--stats", "mean,p95,p99,max"),
             *("--output", str(out / "s")),
@@ -210,6 +214,7 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
     _, f_cpu, _ = report(result, "a month: the lean streaming floor", runs["floor month"])
     _, _, j_peak = report(result, "a month of ESACPUU to JSON lines", runs["esatui month jsonl"])
     _, _, m_peak = report(result, "a month of ESASSUM to text", runs["esatui month summary"])
+    _, _, q_peak = report(result, "a month of ESACRYQ to text", runs["esatui month queues"])
     _, _, s_peak = report(
         result,
         "a month of ESACPUU by the day, --stats mean,p95,p99,max (every interval's values read)",
@@ -231,8 +236,9 @@ def month(result: Result, opts: Options, year: Path, out: Path) -> None:
         "a month of ESACPUU: peak memory of the command (flat in the range)",
         f"< {MONTH_MIB:g} MiB",
         f"{fmt(peak, 'MiB')} text, {fmt(j_peak, 'MiB')} JSON lines, {fmt(s_peak, 'MiB')} by "
-        f"the day with --stats, ESASSUM {fmt(m_peak, 'MiB')} (a day: see above)",
-        max(peak, j_peak, s_peak, m_peak) < MONTH_MIB,
+        f"the day with --stats, ESASSUM {fmt(m_peak, 'MiB')}, ESACRYQ {fmt(q_peak, 'MiB')} "
+        "(a day: see above)",
+        max(peak, j_peak, s_peak, m_peak, q_peak) < MONTH_MIB,
     )
 
 

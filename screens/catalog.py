@@ -101,6 +101,32 @@ class RangeFacts(Protocol):
 
 
 @dataclass(frozen=True)
+class NotesByRows:
+    """Notes that say one thing of a range with rows (``with_rows``) and another of one
+    with intervals but no row (``empty``): a :class:`RangeFacts`."""
+
+    with_rows: tuple[str, ...]
+    empty: tuple[str, ...]
+    slots: bool
+    rows: bool
+
+    def then(self, newer: NotesByRows) -> NotesByRows | None:
+        if (self.with_rows, self.empty) != (newer.with_rows, newer.empty):
+            return None
+        return replace(self, slots=self.slots or newer.slots, rows=self.rows or newer.rows)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        if self.rows:
+            return self.with_rows
+        return self.empty if self.slots else ()
+
+    @property
+    def header(self) -> Mapping[str, Value]:
+        return {}
+
+
+@dataclass(frozen=True)
 class Reads:
     """What a screen reads of one recorded kind: numeric fields (a gauge's maximum as
     ``<gauge>_max``) and text attributes, as the collectors declare them (a test holds every

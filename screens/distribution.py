@@ -114,11 +114,15 @@ def recorded_model(
 ) -> ScreenModel:
     """The screen as recorded over the range the bucketed model covers (and the query asked
     for): every recorded interval inside its buckets, one row each."""
+    return catalog.build_model(reader, name, _as_recorded(query, bucketed))
+
+
+def _as_recorded(query: catalog.Query, bucketed: ScreenModel) -> catalog.Query:
+    """The query of every recorded interval inside the bucketed model's range."""
     after, until = recorded_range(query, bucketed)
-    as_recorded = replace(
+    return replace(
         query, interval_len_us=None, after_us=after, until_us=until, limit=None, snap=False
     )
-    return catalog.build_model(reader, name, as_recorded)
 
 
 def recorded_values(
@@ -145,8 +149,40 @@ def recorded_values(
             )
         if found is not None:
             return found
+        chunked = _chunked_values(reader, screen, query, bucketed, column_id, entity)
+        if chunked is not None:
+            return chunked
     recorded = recorded_model(reader, bucketed.name, query, bucketed)
     return entity_values(recorded, column_id, entity)
+
+
+def _chunked_values(
+    reader: Reader,
+    screen: catalog.ScreenDef,
+    query: catalog.Query,
+    bucketed: ScreenModel,
+    column_id: str,
+    entity: EntityKey,
+    chunk: int = stream.CHUNK,
+) -> list[IntervalValue] | None:
+    """:func:`entity_values` of the screen as recorded, built a chunk at a time where it
+    streams (memory holds a chunk's rows); ``None`` where it does not, or its chunks'
+    builds disagree on what they say of the range."""
+    if not screen.streams:
+        return None
+    as_recorded = _as_recorded(query, bucketed)
+    found = stream.plan(reader, screen, as_recorded)
+    if found is None:
+        return None
+    parts = stream.Parts(oldest_first=True)
+    out: list[IntervalValue] = []
+    for _slots, built in stream.chunks(
+        reader, screen, as_recorded, found, oldest_first=True, size=chunk
+    ):
+        if not parts.add(built):
+            return None
+        out += _entity_values(built.columns, built.rows, column_id, entity)
+    return sorted(out, key=lambda v: v[0])
 
 
 Cell = tuple[int, EntityKey]  # a bucket's end and an entity
@@ -262,10 +298,7 @@ def _streamed_cell_stats(
     screen = catalog.get(bucketed.name)
     if not screen.streams or screen.fleet:
         return None
-    after, until = recorded_range(query, bucketed)
-    as_recorded = replace(
-        query, interval_len_us=None, after_us=after, until_us=until, limit=None, snap=False
-    )
+    as_recorded = _as_recorded(query, bucketed)
     found = stream.plan(reader, screen, as_recorded)
     if found is None:
         return None
@@ -414,11 +447,15 @@ class Distribution:
 def entity_values(recorded: ScreenModel, column_id: str, entity: EntityKey) -> list[IntervalValue]:
     """``column_id`` of ``entity`` in every recorded interval of the screen as recorded,
     oldest first."""
-    keys = key_columns(recorded.columns)
-    found = [
-        (r.end_us, r.values.get(column_id)) for r in recorded.rows if entity_key(keys, r) == entity
-    ]
+    found = _entity_values(recorded.columns, recorded.rows, column_id, entity)
     return sorted(found, key=lambda v: v[0])
+
+
+def _entity_values(
+    columns: Sequence[Column], rows: Iterable[Row], column_id: str, entity: EntityKey
+) -> list[IntervalValue]:
+    keys = key_columns(columns)
+    return [(r.end_us, r.values.get(column_id)) for r in rows if entity_key(keys, r) == entity]
 
 
 def distribution(

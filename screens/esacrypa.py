@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 
 from esatui.db.records import Value as Recorded
 from esatui.db.slots import EntityData, Slot
-from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.catalog import Built, Context, NotesByRows, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second, ratio
 from esatui.screens.model import Column, Row, Value
 from esatui.screens.row_columns import RowColumn, RowColumns, as_recorded
@@ -295,10 +295,13 @@ def _build(ctx: Context) -> Built:
                     flags=entity.flags,
                 )
             )
-    notes = ("Adapter figures count every partition sharing the card.",)
-    if not rows and ctx.slots:
-        notes = ("No per-AP crypto measurement records (D5R10) in this range.",)
-    return Built(columns, rows, notes)
+    facts = NotesByRows(
+        ("Adapter figures count every partition sharing the card.",),
+        ("No per-AP crypto measurement records (D5R10) in this range.",),
+        bool(ctx.slots),
+        bool(rows),
+    )
+    return Built(columns, rows, facts.notes, facts=facts)
 
 
 NEEDS = "the z/VM monitor (monreader or a MONWRITE file) with D5R10 crypto records"
@@ -337,4 +340,5 @@ SCREEN = ScreenDef(
     prefer=PREFER,
     reads=(Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale", "type")),),
     row_columns=ROW_COLUMNS,
+    streams=True,
 )

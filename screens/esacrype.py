@@ -208,7 +208,7 @@ def _total(rows: Sequence[Mapping[str, Value]], lpar: Lpar | None) -> dict[str, 
     return values | _cpu_columns(sum(priced) if priced else None, lpar)
 
 
-def _notes(table: CostTable, unpriced: set[str], lpar: Lpar | None) -> tuple[str, ...]:
+def _notes(table: CostTable, unpriced: frozenset[str], lpar: Lpar | None) -> tuple[str, ...]:
     notes = [table.describe()]
     if unpriced:
         notes.append(
@@ -250,15 +250,47 @@ def _build(ctx: Context) -> Built:
                 slot, _total(shown, here), first=False, drill="ESACRYPA", kind=RowKind.TOTAL
             )
         )
-    if not rows:
-        empty = ("No per-AP crypto measurement records (D5R10) in this range.",)
-        return Built(COLUMNS, rows, (table.describe(), *empty) if ctx.slots else ())
-    header: dict[str, Value] = {
-        "cost_table": table.name,
-        "cost_table_whose": table.whose,
-        "cost_table_builtin": table.builtin,
-    }
-    return Built(COLUMNS, rows, _notes(table, unpriced, lpar), header=header)
+    facts = EconomicsFacts(table, bool(ctx.slots), bool(rows), frozenset(unpriced), lpar)
+    return Built(COLUMNS, rows, facts.notes, header=facts.header, facts=facts)
+
+
+@dataclass(frozen=True)
+class EconomicsFacts:
+    """What the screen says of its range (catalog.RangeFacts): the cost table, whether the
+    range had intervals and rows, the functions with work the table does not price, and
+    the LPAR's processors of the oldest interval that had them."""
+
+    table: CostTable
+    slots: bool
+    rows: bool
+    unpriced: frozenset[str]
+    lpar: Lpar | None
+
+    def then(self, newer: EconomicsFacts) -> EconomicsFacts:
+        return EconomicsFacts(
+            self.table,
+            self.slots or newer.slots,
+            self.rows or newer.rows,
+            self.unpriced | newer.unpriced,
+            self.lpar if self.lpar is not None else newer.lpar,
+        )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        if not self.rows:
+            empty = "No per-AP crypto measurement records (D5R10) in this range."
+            return (self.table.describe(), empty) if self.slots else ()
+        return _notes(self.table, self.unpriced, self.lpar)
+
+    @property
+    def header(self) -> Mapping[str, Value]:
+        if not self.rows:
+            return {}
+        return {
+            "cost_table": self.table.name,
+            "cost_table_whose": self.table.whose,
+            "cost_table_builtin": self.table.builtin,
+        }
 
 
 SCREEN = ScreenDef(
@@ -278,4 +310,5 @@ SCREEN = ScreenDef(
         Reads(CRYPTO_AP, FUNCTION_FIELDS, ("scale",)),
         Reads(LCPU_READS.kind, (), ("lpar", "type")),
     ),
+    streams=True,
 )

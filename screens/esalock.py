@@ -24,7 +24,7 @@ from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
-from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.model import Column, Level, Row, RowKind, Threshold, Value
 
 SPIN_LOCK = "spin_lock"
 SPIN_CPU = "spin_cpu"
@@ -215,19 +215,54 @@ def _build(ctx: Context) -> Built:
             rows.append(
                 interval_row(slot, values, levels, first=i == 0, kind=kind, drill="ESACPUU")
             )
-    if not rows:
-        empty = "No spin lock data (D0R23, or D0R2 carrying PFXSPINT) in this range."
-        return Built(COLUMNS, rows, (empty,) if ctx.slots else ())
-    notes = [NOTE]
-    if quiet:
-        notes.append(f"Locks that did not spin in an interval are not shown (up to {quiet}).")
-    if sources == {"D0R2"}:
-        notes.append("No D0R23 in this range: the total is D0R2's processors summed (no names).")
-    notes.append(
-        f"Spin % of one processor marked * at {threshold.warn:g}% and ! at {threshold.crit:g}% "
-        f"(threshold {THRESHOLD}); {SCHEDULER_LOCK} is the scheduler lock."
-    )
-    return Built(COLUMNS, rows, tuple(notes))
+    facts = LockFacts(threshold, bool(ctx.slots), bool(rows), quiet, frozenset(sources))
+    return Built(COLUMNS, rows, facts.notes, facts=facts)
+
+
+@dataclass(frozen=True)
+class LockFacts:
+    """What the screen says of its range (catalog.RangeFacts): whether it had intervals and
+    rows, the most locks an interval left out as quiet, the records the spin came from."""
+
+    threshold: Threshold
+    slots: bool
+    rows: bool
+    quiet: int
+    sources: frozenset[str]
+
+    def then(self, newer: LockFacts) -> LockFacts:
+        return LockFacts(
+            self.threshold,
+            self.slots or newer.slots,
+            self.rows or newer.rows,
+            max(self.quiet, newer.quiet),
+            self.sources | newer.sources,
+        )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        if not self.rows:
+            empty = "No spin lock data (D0R23, or D0R2 carrying PFXSPINT) in this range."
+            return (empty,) if self.slots else ()
+        notes = [NOTE]
+        if self.quiet:
+            notes.append(
+                f"Locks that did not spin in an interval are not shown (up to {self.quiet})."
+            )
+        if self.sources == {"D0R2"}:
+            notes.append(
+                "No D0R23 in this range: the total is D0R2's processors summed (no names)."
+            )
+        warn, crit = self.threshold.warn, self.threshold.crit
+        notes.append(
+            f"Spin % of one processor marked * at {warn:g}% and ! at {crit:g}% "
+            f"(threshold {THRESHOLD}); {SCHEDULER_LOCK} is the scheduler lock."
+        )
+        return tuple(notes)
+
+    @property
+    def header(self) -> Mapping[str, Value]:
+        return {}
 
 
 SCREEN = ScreenDef(
@@ -247,4 +282,5 @@ SCREEN = ScreenDef(
         Reads(SPIN_CPU, CPU_FIELDS),
         Reads("lcpu", ("elapsed_us", "user_us", "syst_us")),
     ),
+    streams=True,
 )

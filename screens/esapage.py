@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from esatui.db.slots import Slot
-from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.screens.catalog import Built, Context, NotesByRows, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.model import Column, Row, Value
 
@@ -110,10 +110,13 @@ def _build(ctx: Context) -> Built:
             continue
         sums, duration_us = found
         rows.append(interval_row(slot, page_values(sums, duration_us), drill="ESACPUU"))
-    if not rows:
-        empty = "No encrypted paging records (D3R2 of z/VM 6.4 or later) in this range."
-        return Built(COLUMNS, rows, (empty,) if ctx.slots else ())
-    return Built(COLUMNS, rows, (cipher_note(ctx.config), NOTE))
+    facts = NotesByRows(
+        (cipher_note(ctx.config), NOTE),
+        ("No encrypted paging records (D3R2 of z/VM 6.4 or later) in this range.",),
+        bool(ctx.slots),
+        bool(rows),
+    )
+    return Built(COLUMNS, rows, facts.notes, facts=facts)
 
 
 SCREEN = ScreenDef(
@@ -129,4 +132,5 @@ SCREEN = ScreenDef(
     "later and encrypted paging on",
     prefer=PREFER,
     reads=(Reads(PAGING, FIELDS),),
+    streams=True,
 )

@@ -103,6 +103,7 @@ SCREEN = ScreenDef(
     needs="hypfs in a z/VM guest or SMAPI",
     prefer=PREFER,
     row_columns=ROW_COLUMNS,
+    streams=True,
     reads=(
         Reads(
             "guest",

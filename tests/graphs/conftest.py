@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 
-def simulate(db: Path, duration: str = "30m") -> Path:
+def simulate(db: Path, duration: str = "30m", scenario: str = "mode-vm-day") -> Path:
     from esatui.cli import main
 
-    argv = ["sim", "--scenario", "mode-vm-day", "--duration", duration, "--db", str(db)]
+    argv = ["sim", "--scenario", scenario, "--duration", duration, "--db", str(db)]
     assert main(argv) == 0
     return db
 

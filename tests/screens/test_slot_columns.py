@@ -288,7 +288,7 @@ def test_the_view_reads_the_slots_of_its_kinds(
     recording: str,
 ) -> None:
     """``d`` as the monitor draws it takes the slot columns' way (nothing built) and draws
-    what the screen built as recorded gives."""
+    what the screen built as recorded gives, a chunk at a time or at once."""
     from esatui.screens import distribution
     from esatui.tui.distribution import distribution_lines
 
@@ -307,8 +307,11 @@ def test_the_view_reads_the_slots_of_its_kinds(
         assert not built  # the slots of its kinds, not the screen
         monkeypatch.setattr(distribution, "slot_values", lambda *args, **kwargs: None)
         monkeypatch.setattr(distribution, "interval_values", lambda *args, **kwargs: None)
+        chunked = distribution_lines(reader, bucketed, query, column, (), 100)
+        assert not built  # the screen as recorded, a chunk at a time
+        monkeypatch.setattr(distribution, "_chunked_values", lambda *args, **kwargs: None)
         slow = distribution_lines(reader, bucketed, query, column, (), 100)
         assert built
-        assert fast == slow
+        assert fast == chunked == slow
         (counted,) = [line for line in fast if line.startswith("Histogram of ")]
         assert int(counted.split()[2]) > 0
