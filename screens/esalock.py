@@ -25,6 +25,7 @@ from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.model import Column, Level, Row, RowKind, Threshold, Value
+from esatui.screens.row_columns import RowColumn, RowColumns, RowFilter
 
 SPIN_LOCK = "spin_lock"
 SPIN_CPU = "spin_cpu"
@@ -113,23 +114,53 @@ class SpinInterval:
 
     def values(self, spin: Spin) -> dict[str, Value]:
         """ESALOCK's number columns for ``spin`` (a lock's or the total)."""
-        d = self.duration_us
-        rate = per_second(spin.spin_us, d)
-        pct = None if rate is None else rate / 1e6 * 100
-        return {
-            "spins_s": per_second(spin.spins, d),
-            "excl_s": per_second(spin.excl_spins, d),
-            "shared_s": per_second(spin.shared_spins, d),
-            "us_spin": ratio(spin.spin_us, spin.spins),
-            "pct_cpu": pct,
-            "pct_lpar": None if pct is None or not self.processors else pct / self.processors,
-            "pct_cp": None if spin.spin_us is None else ratio(spin.spin_us * 100, self.cp_us),
-        }
+        rates = _rates(spin, self.duration_us)
+        values: dict[str, Value] = dict(zip(_OWN, rates, strict=True))
+        pct = rates[-1]  # pct_cpu
+        values["pct_lpar"] = None if pct is None or not self.processors else pct / self.processors
+        values["pct_cp"] = None if spin.spin_us is None else ratio(spin.spin_us * 100, self.cp_us)
+        return values
+
+
+# the columns of a spin alone and its interval's duration (the others need the processors')
+_OWN = ("spins_s", "excl_s", "shared_s", "us_spin", "pct_cpu")
+
+
+def _rates(spin: Spin, duration_us: int) -> tuple[float | None, ...]:
+    """:data:`_OWN` of ``spin`` over an interval of ``duration_us``."""
+    rate = per_second(spin.spin_us, duration_us)
+    return (
+        per_second(spin.spins, duration_us),
+        per_second(spin.excl_spins, duration_us),
+        per_second(spin.shared_spins, duration_us),
+        ratio(spin.spin_us, spin.spins),
+        None if rate is None else rate / 1e6 * 100,
+    )
 
 
 def _lock_spin(name: str, values: Mapping[str, object]) -> Spin:
     got = [number(values.get(f)) for f in LOCK_FIELDS]
     return Spin(name, *got)
+
+
+def _lock_rates(duration_us: int, *fields: Value) -> tuple[float | None, ...]:
+    """:data:`_OWN` of a lock's recorded row (``LOCK_FIELDS``) in an interval."""
+    return _rates(Spin("", *map(number, fields)), duration_us)
+
+
+def _lock_spun(*fields: Value) -> bool:
+    """Whether a lock's recorded row (``LOCK_FIELDS``) shows: it spun."""
+    return _spun(Spin("", *map(number, fields)))
+
+
+ROW_COLUMNS = RowColumns(
+    SPIN_LOCK,
+    {cid: RowColumn(LOCK_FIELDS, _lock_rates, timed=True, part=i) for i, cid in enumerate(_OWN)},
+    lambda shown: shown[0] if len(shown) == 1 else None,  # a lock is its name; not the total
+    shown=RowFilter(LOCK_FIELDS, _lock_spun),
+)
+"""A lock's own columns of its D0R23 row in the intervals it spun (the distribution view
+reads them)."""
 
 
 def _processors(slot: Slot) -> tuple[int | None, float | None]:
@@ -272,6 +303,7 @@ SCREEN = ScreenDef(
     "processor and of the LPAR spent spinning, % of CP's time, per lock and in total",
     timeline=(SPIN_LOCK, SPIN_CPU),
     kinds=("lcpu",),
+    row_columns=ROW_COLUMNS,
     columns=COLUMNS,
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D0R23 records, or D0R2 "

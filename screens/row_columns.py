@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import itertools
 import operator
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -149,6 +149,15 @@ def no_total_column(column_id: str) -> TotalColumn | None:
 
 
 @dataclass(frozen=True)
+class RowFilter:
+    """Which of an entity's recorded rows the screen shows: ``shows(*fields)``, the row's
+    ``fields`` in the order given (ESALOCK's lock, in the intervals it spun)."""
+
+    fields: tuple[str, ...]
+    shows: Callable[..., bool]
+
+
+@dataclass(frozen=True)
 class RowColumns:
     """The columns of a screen that one recorded row of its timeline ``kind`` makes."""
 
@@ -168,6 +177,8 @@ class RowColumns:
     kind_of: Callable[[str], str] | None = None
     # the columns whose ids name the entities they add up, by id
     total_column: Callable[[str], TotalColumn | None] = no_total_column
+    # the recorded rows an entity's row shows; None: every one (totals are then built)
+    shown: RowFilter | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -236,11 +247,13 @@ def _own_values(
     key = made.entity(entity)
     if key is None:
         return None
+    shown = made.shown
+    extra = () if shown is None else tuple(f for f in shown.fields if f not in column.fields)
     found = reader.entity_rows(
         timeline,
         made.kind if made.kind_of is None else made.kind_of(key),
         key,
-        column.fields,
+        (*column.fields, *extra),
         after_us,
         until_us,
         duration=column.timed,
@@ -248,6 +261,9 @@ def _own_values(
     )
     if found is None or (made.admits is not None and not made.admits(key, found.attrs, entity)):
         return None
+    rows = found.rows
+    if shown is not None:
+        rows = _shown_rows(rows, shown, found.fields, column.timed, len(column.fields))
     value = column.bound(found.attrs)
     part = column.part
     if column.over is not None:
@@ -255,11 +271,26 @@ def _own_values(
         if totals is None:
             return None
         none = column.over.made([])  # an interval without rows of the kind
-        over = [(row[0], value(totals.get(row[0], none), *row[1:])) for row in found.rows]
+        over = [(row[0], value(totals.get(row[0], none), *row[1:])) for row in rows]
         return over if part is None else [(end, v[part]) for end, v in over]
     if part is None:
-        return [(row[0], value(*row[1:])) for row in found.rows]
-    return [(row[0], value(*row[1:])[part]) for row in found.rows]
+        return [(row[0], value(*row[1:])) for row in rows]
+    return [(row[0], value(*row[1:])[part]) for row in rows]
+
+
+def _shown_rows(
+    rows: Sequence[tuple[Any, ...]],
+    shown: RowFilter,
+    fields: tuple[str, ...],
+    timed: bool,
+    kept: int,
+) -> list[tuple[Any, ...]]:
+    """The rows the screen shows, as read (``(end, [duration,] *fields)``), with their
+    first ``kept`` fields (the column's)."""
+    at = 2 if timed else 1  # where the fields begin
+    places = [at + fields.index(name) for name in shown.fields]
+    test = shown.shows
+    return [row[: at + kept] for row in rows if test(*(row[i] for i in places))]
 
 
 def _kind_totals(
@@ -305,7 +336,7 @@ def _total_values(
     the row is the interval's); ``None`` where the reader declines (``unless``: kinds
     recorded near the range), the build may leave entities recorded in the range out, or the
     column takes attributes."""
-    if column.attrs:
+    if column.attrs or made.shown is not None:
         return None
     found = reader.kind_entity_rows(
         timeline,
