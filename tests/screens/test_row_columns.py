@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 
 from esatui.collectors.host import CPU
 from esatui.collectors.kinds import LCPU
-from esatui.collectors.model import Reading, Sample
+from esatui.collectors.model import Kind, Reading, Sample
 from esatui.collectors.monitor.kinds import CRYPTO, SPIN_LOCK
 from esatui.collectors.vmcp import VCPU
 from esatui.collectors.zcrypt.kinds import CARD as ZCRYPT_CARD
@@ -88,15 +88,20 @@ def test_the_screens_that_declare_them() -> None:
                 }
 
 
+def monitor_recording(tmp: pytest.TempPathFactory, kind: Kind, samples: list[Sample]) -> Path:
+    """A recording of the monitor's ``samples`` of one kind."""
+    db = tmp.mktemp("row-columns") / f"{kind.name}.sqlite"
+    with Store.open(db) as store:
+        write(store, "monitor", (kind,), samples)
+    return db
+
+
 @pytest.fixture(scope="module")
 def monitor_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An LPAR's processors from the monitor alone (the simulated system has three sources of
     them, which ESACPUU's slots choose among)."""
     cpus, _guests = hypervisor_samples()
-    db = tmp_path_factory.mktemp("row-columns") / "monitor.sqlite"
-    with Store.open(db) as store:
-        write(store, "monitor", (LCPU,), cpus)
-    return db
+    return monitor_recording(tmp_path_factory, LCPU, cpus)
 
 
 @pytest.fixture(scope="module")
@@ -161,10 +166,7 @@ def cryq_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def crypto_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("row-columns") / "crypto.sqlite"
-    with Store.open(db) as store:
-        write(store, "monitor", (CRYPTO,), odd_crypto())
-    return db
+    return monitor_recording(tmp_path_factory, CRYPTO, odd_crypto())
 
 
 def spinning_locks(minutes: int = 12) -> list[Sample]:
@@ -177,9 +179,7 @@ def spinning_locks(minutes: int = 12) -> list[Sample]:
     for i in range(minutes + 1):
         readings = []
         for n, lock in enumerate(("SRMSLOCK", "HCPTRQLK", "RSAAVLLK", "QUIETLK")):
-            was = totals.setdefault(lock, dict.fromkeys(("excl_spins", "excl_us"), 0))
-            was.setdefault("shared_spins", 0)
-            was.setdefault("shared_us", 0)
+            was = totals.setdefault(lock, dict.fromkeys(LOCK_FIELDS, 0))
             spins = (0, 0, 0, 0)
             if i and (n == 0 or (n == 1 and i % 3 == 0)):
                 spins = (40 * i + n, 1_593 * i + 7 * n, 5, 1_601)
@@ -195,10 +195,7 @@ def spinning_locks(minutes: int = 12) -> list[Sample]:
 
 @pytest.fixture(scope="module")
 def lock_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("row-columns") / "locks.sqlite"
-    with Store.open(db) as store:
-        write(store, "monitor", (SPIN_LOCK,), spinning_locks())
-    return db
+    return monitor_recording(tmp_path_factory, SPIN_LOCK, spinning_locks())
 
 
 # a short mode-vm-day has no lock that spun (D0R23 rows): ESALOCK has a recording of its own
