@@ -519,12 +519,13 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
 
     length = format_duration(dist.length_us / 1e6)
     recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"
-    named = [p for p in c.header if p]
-    if c.unit and c.unit not in named:  # "Share %" says its unit already
-        named.append(c.unit)
+    # the column as a graph's legend and the help name it, then its heading
+    unit = f" [{c.unit}]" if c.unit else ""
+    heading = " ".join(p for p in c.header if p)
     who = entity_text(dist.entity)
     lines = [
-        f"Distribution: {dist.screen} {c.id} ({' '.join(named)})"
+        f"Distribution: {dist.screen} {c.id}{unit}"
+        + (f" ({heading})" if heading else "")
         + (f"  {who}" if who else "")
         + f"  {dist.node}",
         f"Each {length} interval: the{recorded} intervals recorded inside it; statistics of "

@@ -182,13 +182,13 @@ def test_an_hourly_mean_hides_the_tail_that_p99_and_max_show(tmp_path: Path) -> 
         bucketed, entity_values(recorded, "steal", cpu0), 3_600_000_000, "steal", cpu0, 60_000_000
     )
     lines = render_lines(dist)
-    assert lines[0].startswith("Distribution: ESALNXC steal (Steal %)  IFL 0")
+    assert lines[0].startswith("Distribution: ESALNXC steal [%] (Steal)  IFL 0")
     assert lines[1] == (
         "Each 1h interval: the 1m intervals recorded inside it; statistics of interval values, "
         "not of single operations"
     )
     share = replace(dist, column=catalog.get("ESACRYQ").columns[-1])
-    assert render_lines(share)[0].startswith("Distribution: ESALNXC share_pct (Share %)  IFL 0")
+    assert render_lines(share)[0].startswith("Distribution: ESALNXC share_pct [%] (Share %)  IFL 0")
     (bucket,) = [ln for ln in lines if ln.startswith("15:00:00")]
     assert bucket.split()[1:] == ["2.5", "60", "2.5", "1.0", "1.0", "90.0", "90.0"]
     assert not dist.histogram.log  # 1 to 90: under two decades
