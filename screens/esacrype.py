@@ -236,7 +236,7 @@ def _build(ctx: Context) -> Built:
         if not works:
             continue
         here = lpar_processors(slot, ctx.config, table)
-        lpar = here or lpar
+        lpar = lpar or here  # the slots are newest first: the newest that has them
         shown: list[dict[str, Value]] = []
         for work in works:
             values = {"function": _label(work.function)} | economics(work, duration_us, table, here)
@@ -258,7 +258,7 @@ def _build(ctx: Context) -> Built:
 class EconomicsFacts:
     """What the screen says of its range (catalog.RangeFacts): the cost table, whether the
     range had intervals and rows, the functions with work the table does not price, and
-    the LPAR's processors of the oldest interval that had them."""
+    the LPAR's processors of the newest interval that had them."""
 
     table: CostTable
     slots: bool
@@ -272,7 +272,7 @@ class EconomicsFacts:
             self.slots or newer.slots,
             self.rows or newer.rows,
             self.unpriced | newer.unpriced,
-            self.lpar if self.lpar is not None else newer.lpar,
+            newer.lpar if newer.lpar is not None else self.lpar,
         )
 
     @property

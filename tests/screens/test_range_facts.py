@@ -111,3 +111,26 @@ def test_thinning_makes_the_parts_say_different_things(simulated: SqliteReader) 
         if any(_build(simulated, name, [s], query).notes != whole for s in slots):
             differ.add(name)
     assert {"ESACRYQ", "ESAPOLL", "ESACRYPE", "ESALOCK"} <= differ
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_esacrype_names_the_lpars_processors_of_the_newest_interval(
+    simulated: SqliteReader, seed: int
+) -> None:
+    """The note says "this LPAR has" the processors of the newest interval with the adapters'
+    work and the LPAR's processors (the slots are thinned: some have fewer, some none)."""
+    from esatui.screens.crypto_costs import default_table
+    from esatui.screens.esacrype import function_work, lpar_processors
+
+    query = catalog.Query()
+    slots = thinned(_slots(simulated, "ESACRYPE", query), random.Random(seed))
+    found = stream.plan(simulated, catalog.get("ESACRYPE"), query)
+    assert found is not None
+    newest = next(
+        lpar
+        for slot in slots  # newest first
+        if function_work(slot)[0]
+        and (lpar := lpar_processors(slot, found.config, default_table())) is not None
+    )
+    notes = _build(simulated, "ESACRYPE", slots, query).notes
+    assert any(f"this LPAR has {newest.count};" in note for note in notes), notes
