@@ -5,12 +5,14 @@ The month is the store benchmark's recording (8 CPUs, 4 APQNs, hypervisor crypto
 interval a minute). The monitor holds a screenful of 1-day buckets (30 of them: the month);
 ``d`` then reads each interval's value of the column (from the entity's own rows where the
 screen declares the column a row column, from its members' for a total row, from slots of
-the kinds it reads where it is a slot column, else from the screen built as recorded over
-those buckets) into its bucket and computes the statistics and
-the histogram (``esatui/tui/distribution.py: distribution_lines``, what the view worker
-runs). Measured in the calling thread's CPU time (getrusage), median of the runs. The bar is
-judged per way of reading: a row of one entity, a total row, a column of its slot's kinds
-(read from slots of those kinds alone), and a column for which the screen is built.
+the kinds it reads where it is a slot column, from every entity's rows of the kind a row is
+made of where it is such a row, else from the screen built as recorded over those buckets)
+into its bucket and computes the statistics and the histogram
+(``esatui/tui/distribution.py: distribution_lines``, what the view worker runs). Measured in
+the calling thread's CPU time (getrusage), median of the runs. The bar is judged per way of
+reading: a row of one entity, a total row, a column of its slot's kinds (read from slots of
+those kinds alone), a row made of a kind's rows (ESACRYPE's function and total, of every
+card's blocks), and a column for which the screen is built.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ DAY_US = 86_400_000_000
 WEEK_US = 7 * DAY_US
 ENTITY, TOTAL = "an entity's row", "a total row"
 SLOT, BUILT = "a column of its slot's kinds", "a column built as recorded"
+KIND = "a row made of a kind's rows"
 # screen, column, row, way: one row per interval (hypervisor crypto, esatui's own cost); a
 # CPU of eight, and their ``all`` row (a total: every CPU's rows, added up per interval as the
 # build adds them), and the summary's steal (their mean); columns of a slot's kinds (the
@@ -58,11 +61,14 @@ CASES = (
 )
 # Screens of the z/VM monitor's spin lock and AP records, which the month above lacks, over a
 # simulated month of them (esatui sim): a lock's row (its own D0R23 rows, in the intervals it
-# spun), and a column built as recorded (ESACRYPE's functions, made of every card's blocks)
+# spun), ESACRYPE's function and total (made of every card's blocks: kind_rows.py), and a
+# column built as recorded (ESACRYPE's saving, over the LPAR's processors too)
 # (ESAPAGE's D3R2 paging encryption needs z/VM 6.4, newer than this scenario's 6.3)
 SIMULATED = (
     ("ESALOCK", "pct_cpu", RowKind.DATA, ENTITY),
-    ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, BUILT),
+    ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, KIND),
+    ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL, KIND),
+    ("ESACRYPE", "saved_pct", RowKind.DATA, BUILT),
 )
 SIM_SCENARIO = "mode-vm-day"
 
@@ -131,7 +137,7 @@ def run(opts: Options) -> Result:
     span = "3 days" if opts.quick else "a month"
     runs = opts.runs(7, 2)
     total_runs = opts.runs(3, 1)
-    ways: dict[str, list[tuple[float, str]]] = {ENTITY: [], TOTAL: [], SLOT: [], BUILT: []}
+    ways: dict[str, list[tuple[float, str]]] = {e: [] for e in (ENTITY, TOTAL, SLOT, KIND, BUILT)}
     floor_ms, member_rows = member_rows_floor(result, month, runs, span)
     with SqliteReader.open(month) as reader:
         for screen, column, kind, way in CASES:
@@ -162,7 +168,8 @@ def run(opts: Options) -> Result:
             sim_span = f"{days} simulated days ({SIM_SCENARIO})"
             n = runs if way == ENTITY else total_runs
             median = open_distribution(result, reader, screen, column, kind, n, sim_span, days)
-            ways[way].append((median, f"{screen}'s {column}, simulated"))
+            total = " total" if kind is RowKind.TOTAL else ""
+            ways[way].append((median, f"{screen}'s {column}{total}, simulated"))
     if not opts.quick:  # the hypervisor's processors (D0R2) are in the year's recording
         year, _ = cached_recording(Path(opts.out_dir), "year", YEAR_SPEC)
         with SqliteReader.open(year) as reader:

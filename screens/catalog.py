@@ -24,6 +24,7 @@ from esatui.screens.render import date_range, format_duration, hms, moment_text
 
 if TYPE_CHECKING:
     from esatui.screens.crypto_costs import CostTable
+    from esatui.screens.kind_rows import KindRows
     from esatui.screens.row_columns import RowColumns
     from esatui.screens.slot_columns import SlotColumns
 
@@ -160,6 +161,8 @@ class ScreenDef:
     row_columns: RowColumns | None = None
     # columns a slot makes from some of its kinds, the rows having no key (slot_columns.py)
     slot_columns: SlotColumns | None = None
+    # rows made of every entity's row of a kind in their interval (screens/kind_rows.py)
+    kind_rows: KindRows | None = None
 
     @property
     def view_options(self) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.reader import Reader
 from esatui.screens import catalog, stream
+from esatui.screens.kind_rows import kind_row_values
 from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
 from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
 from esatui.screens.row_columns import IntervalValue, interval_values
@@ -135,7 +136,8 @@ def recorded_values(
     """``column_id`` of ``entity`` in each recorded interval inside the bucketed model's
     range, oldest first: from the entity's own rows where the screen declares the column
     (``screens/row_columns.py``), from slots of the kinds it reads where the screen declares
-    it so (``screens/slot_columns.py``), else from the screen built as recorded."""
+    it so (``screens/slot_columns.py``), from the rows of the kind a row is made of where it
+    declares that (``screens/kind_rows.py``), else from the screen built as recorded."""
     screen = catalog.get(bucketed.name)
     node = reader.node(query.node)
     if node is not None and not screen.fleet:
@@ -147,6 +149,8 @@ def recorded_values(
             found = slot_values(
                 reader, screen, node, column_id, entity, after, until, query.options
             )
+        if found is None:
+            found = kind_row_values(reader, screen, node, column_id, entity, after, until, query)
         if found is not None:
             return found
         chunked = _chunked_values(reader, screen, query, bucketed, column_id, entity)

@@ -21,6 +21,7 @@ columns, to ESACRYPE (what the work would cost in software) for the interval.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -153,6 +154,7 @@ CATALOG_COLUMNS = (
 )
 
 
+@functools.lru_cache(maxsize=64)  # the same few cards every interval
 def seconds_per_unit(text: str | None) -> float | None:
     """Seconds per raw time unit (the ``scale`` attribute), or None if unusable."""
     try:

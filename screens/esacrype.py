@@ -15,12 +15,13 @@ LPAR's processor type), and the saving as % of the LPAR's processors of that typ
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from esatui.db.slots import EntityData, Slot
-from esatui.screens.catalog import Built, Context, Reads, ScreenDef
+from esatui.db.slots import Slot
+from esatui.screens.catalog import Built, Context, Query, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second
 from esatui.screens.crypto_costs import CostTable, default_table
 from esatui.screens.esacpuu import LCPU_READS, own_processors
@@ -34,8 +35,11 @@ from esatui.screens.esacrypa import (
     Function,
     parse_key,
     scale_of,
+    seconds_per_unit,
 )
+from esatui.screens.kind_rows import KindEntityRow, KindRow
 from esatui.screens.model import NUMBER, Column, Row, RowKind, Value
+from esatui.screens.rowkey import EntityKey
 
 TOTAL = "Total"
 _SW = ("In software",)
@@ -112,27 +116,36 @@ def _label(fn: Function) -> str:
     return f"{fn.group} {fn.label}"
 
 
-def _cards(rows: Mapping[str, EntityData]) -> list[EntityData]:
-    """Each card's own block; the APQN blocks of a card that has none (its domains' parts)."""
-    parsed = [(e, parse_key(e.key)) for e in rows.values()]
-    with_card = {p[0] for _, p in parsed if p is not None and p[1] is None}
-    return [e for e, p in parsed if p is not None and (p[1] is None or p[0] not in with_card)]
+@functools.lru_cache(maxsize=64)
+def card_blocks(keys: tuple[str, ...]) -> tuple[int, ...]:
+    """Where the blocks that count are among an interval's AP keys: each card's own block;
+    the APQN blocks of a card that has none (its domains' parts)."""
+    parsed = [parse_key(key) for key in keys]
+    with_card = {p[0] for p in parsed if p is not None and p[1] is None}
+    return tuple(
+        i for i, p in enumerate(parsed) if p is not None and (p[1] is None or p[0] not in with_card)
+    )
 
+
+FunctionFields = tuple[Function, str, str]
+"""A function and the names of its count and time fields."""
 
 # each function's fields (named once: a distribution runs this for every interval)
-_FIELDS = tuple((fn, f"{fn.name}_count", f"{fn.name}_time") for fn in FUNCTIONS)
+_FIELDS: tuple[FunctionFields, ...] = tuple(
+    (fn, f"{fn.name}_count", f"{fn.name}_time") for fn in FUNCTIONS
+)
 
 
-def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
-    """The slot's work per function reported by any card, and the measured duration."""
-    found = slot.get(CRYPTO_AP, PREFER)
-    if found is None:
-        return [], 0
-    cards = _cards(found.rows)
-    values = [e.values for e in cards]
-    scales = [scale_of(e) for e in cards]
+def functions_work(
+    functions: Sequence[FunctionFields],
+    values: Sequence[Mapping[str, Value]],
+    scales: Sequence[float | None],
+) -> list[FunctionWork]:
+    """The work of each of ``functions`` that any card reported, over the cards' blocks
+    (their ``values``, and seconds per raw time unit): what the build and the distribution
+    view (:func:`function_row`) add up."""
     out: list[FunctionWork] = []
-    for fn, count_field, time_field in _FIELDS:
+    for fn, count_field, time_field in functions:
         reported = False  # by any card
         count = 0.0
         seconds: float | None = 0.0
@@ -149,7 +162,19 @@ def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
                 seconds = None
         if reported:
             out.append(FunctionWork(fn, count, seconds))
-    return out, found.duration_us
+    return out
+
+
+def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
+    """The slot's work per function reported by any card, and the measured duration."""
+    found = slot.get(CRYPTO_AP, PREFER)
+    if found is None:
+        return [], 0
+    blocks = list(found.rows.values())
+    cards = [blocks[i] for i in card_blocks(tuple(found.rows))]
+    values = [e.values for e in cards]
+    scales = [scale_of(e) for e in cards]
+    return functions_work(_FIELDS, values, scales), found.duration_us
 
 
 @dataclass(frozen=True)
@@ -193,6 +218,51 @@ def _cpu_columns(pct: float | None, lpar: Lpar | None) -> dict[str, Value]:
     cpus = None if pct is None else pct / 100
     saved = None if pct is None or lpar is None or not lpar.count else pct / lpar.count
     return {"sw_cpu_pct": pct, "sw_cpus": cpus, "saved_pct": saved}
+
+
+# the columns of a function's row that every card's blocks of it make alone (its saving is
+# over the LPAR's processors too)
+_BLOCK_COLUMNS = frozenset({"ops_s", "ms_op", "sw_ms_op", "sw_cpu_pct", "sw_cpus"})
+_BY_LABEL = {_label(entry[0]): entry for entry in _FIELDS}
+
+
+def function_row(entity: EntityKey, column_id: str, query: Query) -> KindRow | None:
+    """A function's row or the total, of every card's blocks in the interval
+    (``kind_rows.py``: the distribution view); ``None`` for the saving (the LPAR's
+    processors too)."""
+    if column_id not in _BLOCK_COLUMNS:
+        return None
+    table = query.crypto_costs or default_table()
+    if entity == (TOTAL, RowKind.TOTAL.value):
+        return _total_row(table)
+    entry = _BY_LABEL.get(entity[0]) if len(entity) == 1 else None
+    if entry is None:
+        return None
+    _fn, count_field, time_field = entry
+
+    def make(duration_us: int, rows: Sequence[KindEntityRow]) -> dict[str, Value] | None:
+        kept = card_blocks(tuple(row[0] for row in rows))
+        values = [{count_field: rows[i][2][0], time_field: rows[i][2][1]} for i in kept]
+        scales = [seconds_per_unit(rows[i][1].get("scale")) for i in kept]
+        works = functions_work((entry,), values, scales)
+        return economics(works[0], duration_us, table, None) if works else None
+
+    return KindRow(CRYPTO_AP, (count_field, time_field), make)
+
+
+def _total_row(table: CostTable) -> KindRow:
+    """The total, of every function's counts (it shows no adapter time)."""
+    counts = tuple(count for _fn, count, _time in _FIELDS)
+
+    def make(duration_us: int, rows: Sequence[KindEntityRow]) -> dict[str, Value] | None:
+        kept = card_blocks(tuple(row[0] for row in rows))
+        values = [dict(zip(counts, rows[i][2], strict=True)) for i in kept]
+        works = functions_work(_FIELDS, values, [None] * len(kept))
+        if not works:
+            return None
+        return _total([economics(work, duration_us, table, None) for work in works], None)
+
+    return KindRow(CRYPTO_AP, counts, make)
 
 
 def _total(rows: Sequence[Mapping[str, Value]], lpar: Lpar | None) -> dict[str, Value]:
@@ -311,4 +381,5 @@ SCREEN = ScreenDef(
         Reads(LCPU_READS.kind, (), ("lpar", "type")),
     ),
     streams=True,
+    kind_rows=function_row,
 )
