@@ -984,6 +984,7 @@ class MonitorApp(App[int]):
     def action_mark(self) -> None:
         row = self.table.selected_row
         if row is None or self.model is None or not self.model.recorded:
+            self._say(f"{self.state.screen}: no interval to mark")
             return
         self._marks, said = self._marks.mark(row.start_us, row.end_us)
         self._say(said)
@@ -998,6 +999,7 @@ class MonitorApp(App[int]):
     def action_distribution(self) -> None:
         row, model, index = self.table.selected_row, self.model, self.table.column_cursor
         if row is None or model is None or not model.recorded:
+            self._say(f"{self.state.screen}: no interval to read")
             return
         if index is None or index >= len(self._columns):
             self._say("d: Tab to a column first")

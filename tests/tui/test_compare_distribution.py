@@ -139,3 +139,18 @@ async def test_d_on_esacrypa_util_works_as_g_does(tmp_path: Path) -> None:
         assert " 00 10 " in view.text_lines[0]
         (bucket,) = [ln for ln in view.text_lines if ln.startswith("19:00:00")]
         assert bucket.split()[2] == "6"  # N: the six recorded intervals
+
+
+async def test_d_and_m_on_a_screen_without_intervals_say_so(db_path: Path) -> None:
+    """ESAPAGE has no interval in a Linux's recording: d and m say why nothing opens, as g
+    does."""
+    host_recording(db_path, n_intervals=5, cpus=(0, 1))
+    app = MonitorApp(db_path, live=False, screen="ESAPAGE")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.model is not None and not app.model.rows
+        for key, said in (("d", "no interval to read"), ("m", "no interval to mark")):
+            await pilot.press(key)
+            await views_done(pilot)
+            assert app._message == f"ESAPAGE: {said}"
+            assert not isinstance(app.screen, TextView)
