@@ -206,12 +206,13 @@ def economics(
     ops_s = per_second(work.count, duration_us)
     ms_op = None if work.seconds is None or not work.count else work.seconds / work.count * 1000
     sw_ms = table.ms_per_op.get(work.function.name)
-    return {"ops_s": ops_s, "ms_op": ms_op, "sw_ms_op": sw_ms, **_software(ops_s, sw_ms, lpar)}
+    row: dict[str, Value] = {"ops_s": ops_s, "ms_op": ms_op, "sw_ms_op": sw_ms}
+    return row | _cpu_columns(_software_pct(ops_s, sw_ms), lpar)
 
 
-def _software(ops_s: float | None, sw_ms: float | None, lpar: Lpar | None) -> dict[str, Value]:
-    pct = None if ops_s is None or sw_ms is None else ops_s * sw_ms / 1000 * 100
-    return _cpu_columns(pct, lpar)
+def _software_pct(ops_s: float | None, sw_ms: float | None) -> float | None:
+    """The work in software, % of one CPU."""
+    return None if ops_s is None or sw_ms is None else ops_s * sw_ms / 1000 * 100
 
 
 def _cpu_columns(pct: float | None, lpar: Lpar | None) -> dict[str, Value]:
@@ -260,15 +261,25 @@ def _total_row(table: CostTable) -> KindRow:
         works = functions_work(_FIELDS, values, [None] * len(kept))
         if not works:
             return None
-        return _total([economics(work, duration_us, table, None) for work in works], None)
+        return _total(works, duration_us, table, None)
 
     return KindRow(CRYPTO_AP, counts, make)
 
 
-def _total(rows: Sequence[Mapping[str, Value]], lpar: Lpar | None) -> dict[str, Value]:
-    """The interval's total: operations of every function, software CPU of those priced."""
-    ops = [r["ops_s"] for r in rows if isinstance(r["ops_s"], int | float)]
-    priced = [r["sw_cpu_pct"] for r in rows if isinstance(r["sw_cpu_pct"], int | float)]
+def _total(
+    works: Sequence[FunctionWork], duration_us: int, table: CostTable, lpar: Lpar | None
+) -> dict[str, Value]:
+    """The interval's total: operations of every function, software CPU of those priced
+    (each as its row has them: :func:`economics`)."""
+    ops: list[float] = []
+    priced: list[float] = []
+    for work in works:
+        ops_s = per_second(work.count, duration_us)
+        if isinstance(ops_s, int | float):
+            ops.append(ops_s)
+        pct = _software_pct(ops_s, table.ms_per_op.get(work.function.name))
+        if isinstance(pct, int | float):
+            priced.append(pct)
     values: dict[str, Value] = {
         "function": TOTAL,
         "ops_s": sum(ops) if ops else None,
@@ -317,7 +328,11 @@ def _build(ctx: Context) -> Built:
             rows.append(interval_row(slot, values, first=n == 0, drill="ESACRYPA"))
         rows.append(
             interval_row(
-                slot, _total(shown, here), first=False, drill="ESACRYPA", kind=RowKind.TOTAL
+                slot,
+                _total(works, duration_us, table, here),
+                first=False,
+                drill="ESACRYPA",
+                kind=RowKind.TOTAL,
             )
         )
     facts = EconomicsFacts(table, bool(ctx.slots), bool(rows), frozenset(unpriced), lpar)
