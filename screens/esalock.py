@@ -176,9 +176,11 @@ def _processors(slot: Slot) -> tuple[int | None, float | None]:
     return (len(online) or None), cp_us
 
 
-def spin_interval(slot: Slot) -> SpinInterval | None:
-    """The slot's spinning (D0R23's locks when recorded, else D0R2's processors), or None."""
-    processors, cp_us = _processors(slot)
+def spin_interval(slot: Slot, lpar: bool = True) -> SpinInterval | None:
+    """The slot's spinning (D0R23's locks when recorded, else D0R2's processors), or None;
+    not ``lpar``: without the LPAR's processors (``lcpu``), whose columns are then unknown
+    (:func:`spin_pct` needs none of them)."""
+    processors, cp_us = _processors(slot) if lpar else (None, None)
     locks = slot.get(SPIN_LOCK, PREFER)
     if locks is not None and locks.rows:
         spins = tuple(_lock_spin(e.key, e.values) for e in locks.rows.values())
@@ -206,7 +208,7 @@ def _sum(values: Iterable[float | None]) -> float | None:
 
 def spin_pct(slot: Slot) -> float | None:
     """The interval's total spinning, % of one processor (ESASSUM's column)."""
-    found = spin_interval(slot)
+    found = spin_interval(slot, lpar=False)
     if found is None:
         return None
     value = found.values(found.total)["pct_cpu"]

@@ -324,7 +324,7 @@ SLOT_COLUMNS = SlotColumns(
         "crypto_ms_op": _of_slot((C.CRYPTO,), crypto_ms_op),
         "polls_per_op": _of_slot((C.CRYPTO,), polls_per_op),
         "paging_enc_pct": _of_slot((PAGING,), encrypted_paging_pct),
-        "spin_pct": _of_slot(("lcpu", SPIN_LOCK, SPIN_CPU), spin_pct),
+        "spin_pct": _of_slot((SPIN_LOCK, SPIN_CPU), spin_pct),
     },
     of_range=cpu_type_column,
 )
