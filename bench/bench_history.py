@@ -61,11 +61,13 @@ CASES = (
 )
 # Screens of the z/VM monitor's spin lock and AP records, which the month above lacks, over a
 # simulated month of them (esatui sim): a lock's row (its own D0R23 rows, in the intervals it
-# spun), ESACRYPE's function and total (made of every card's blocks: kind_rows.py), and a
-# column built as recorded (ESACRYPE's saving, over the LPAR's processors too)
+# spun) and the locks' total (of slots of the spin records), ESACRYPE's function and total
+# (made of every card's blocks: kind_rows.py), and a column built as recorded (ESACRYPE's
+# saving, over the LPAR's processors too)
 # (ESAPAGE's D3R2 paging encryption needs z/VM 6.4, newer than this scenario's 6.3)
 SIMULATED = (
     ("ESALOCK", "pct_cpu", RowKind.DATA, ENTITY),
+    ("ESALOCK", "pct_cpu", RowKind.TOTAL, SLOT),
     ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, KIND),
     ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL, KIND),
     ("ESACRYPE", "saved_pct", RowKind.DATA, BUILT),

@@ -26,6 +26,7 @@ from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.model import Column, Level, Row, RowKind, Threshold, Value
 from esatui.screens.row_columns import RowColumn, RowColumns, RowFilter
+from esatui.screens.slot_columns import SlotColumn, SlotColumns
 
 SPIN_LOCK = "spin_lock"
 SPIN_CPU = "spin_cpu"
@@ -215,6 +216,32 @@ def spin_pct(slot: Slot) -> float | None:
     return value if isinstance(value, float) else None
 
 
+def _has_total(slot: Slot) -> bool:
+    """Whether the slot has a row of ESALOCK's: then its total's."""
+    return spin_interval(slot, lpar=False) is not None
+
+
+def _total_column(place: int) -> SlotColumn:
+    """The total's :data:`_OWN` column at ``place``, of its slot's spin records alone."""
+
+    def value(slot: Slot, config: Mapping[str, str]) -> Value:
+        found = spin_interval(slot, lpar=False)
+        return None if found is None else _rates(found.total, found.duration_us)[place]
+
+    return SlotColumn(_SPIN_KINDS, value)
+
+
+_SPIN_KINDS = (SPIN_LOCK, SPIN_CPU)
+SLOT_COLUMNS = SlotColumns(
+    {cid: _total_column(i) for i, cid in enumerate(_OWN)},
+    _has_total,
+    _SPIN_KINDS,
+    row=(TOTAL, RowKind.TOTAL.value),
+)
+"""The total's columns of its slot's spin records (the others are over the LPAR's
+processors too): the distribution view reads those kinds' slots alone."""
+
+
 def _spun(spin: Spin) -> bool:
     return bool(spin.spins) or bool(spin.spin_us)
 
@@ -306,6 +333,7 @@ SCREEN = ScreenDef(
     timeline=(SPIN_LOCK, SPIN_CPU),
     kinds=("lcpu",),
     row_columns=ROW_COLUMNS,
+    slot_columns=SLOT_COLUMNS,
     columns=COLUMNS,
     build=_build,
     needs="the z/VM monitor (monreader or a MONWRITE file) with D0R23 records, or D0R2 "

@@ -11,7 +11,9 @@ slots have a row; the build calls the same functions. The view then reads the ra
 holding those kinds only and calls the column's function for each slot that has a row: the
 build's values to the last bit (``tests/screens/test_slot_columns.py``). A column whose value
 in a slot depends on the range's other slots (ESASSUM's CPU types: the hypervisor's view
-wherever one slot has it) is made by a function of all the range's slots instead.
+wherever one slot has it) is made by a function of all the range's slots instead. A screen
+whose slot has one row of its own beside its entities' (ESALOCK's total, beside its locks)
+declares that row's such columns the same way, with the row's key.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from esatui.db.slots import Slot
 from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
 from esatui.screens.row_columns import IntervalValue
+from esatui.screens.rowkey import EntityKey
 
 if TYPE_CHECKING:
     from esatui.db.reader import Reader
@@ -70,6 +73,9 @@ class SlotColumns:
     row_kinds: tuple[str, ...] = ()
     # the columns made over the range (their ids may depend on it: ESASSUM's busy_ifl), by id
     of_range: Callable[[str], RangeColumn | None] = no_range_column
+    # the row they are of: () the screen's one row a slot; else the key of the one row a
+    # slot has among others (ESALOCK's total, beside its locks)
+    row: EntityKey = ()
 
 
 def slot_values(
@@ -77,17 +83,18 @@ def slot_values(
     screen: ScreenDef,
     node: str,
     column_id: str,
-    entity: tuple[str, ...],
+    entity: EntityKey,
     after_us: int | None,
     until_us: int | None,
     options: frozenset[str] = frozenset(),
 ) -> list[IntervalValue] | None:
     """``column_id``'s value in every recorded interval ending in (after_us, until_us],
     oldest first, from slots holding only the kinds it reads; ``None`` where the screen
-    does not declare it, a row is an entity's, or one of the screen's own view options is
-    on (the monitor carries options from screen to screen: others change nothing here)."""
+    does not declare it, the row is not the one the slot columns are of, or one of the
+    screen's own view options is on (the monitor carries options from screen to screen:
+    others change nothing here)."""
     made = screen.slot_columns
-    if made is None or entity or options & set(screen.view_options):
+    if made is None or entity != made.row or options & set(screen.view_options):
         return None
     column: SlotColumn | RangeColumn | None = made.columns.get(column_id) or made.of_range(
         column_id

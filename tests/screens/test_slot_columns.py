@@ -15,7 +15,7 @@ import pytest
 from esatui.cli import main
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
-from esatui.collectors.monitor.kinds import CRYPTO, PAGING
+from esatui.collectors.monitor.kinds import CRYPTO, PAGING, SPIN_CPU, SPIN_LOCK
 from esatui.db.navigator import Navigator
 from esatui.db.slots import KindSlice
 from esatui.db.sqlite_reader import SqliteReader
@@ -23,18 +23,27 @@ from esatui.db.store import Store
 from esatui.screens import catalog
 from esatui.screens.distribution import entity_values
 from esatui.screens.row_columns import IntervalValue
+from esatui.screens.rowkey import entity_key, key_columns
 from esatui.screens.slot_columns import slot_values
 from tests.fixtures.hypervisor import hypervisor_samples
 from tests.fixtures.recording import CONFIG, START_US, host_recording, write
 from tests.graphs.conftest import simulate
 from tests.screens import crypto_data as D
-from tests.screens.test_row_columns import built_over_halves, odd_crypto
+from tests.screens.test_row_columns import built_over_halves, odd_crypto, spinning_locks
 
 DECLARING = [name for name, screen in catalog.screens().items() if screen.slot_columns]
 
 
+# columns declared both ways: ESASSUM's steal (from the CPUs' rows where the reader can);
+# ESALOCK's own, a lock's of its rows, the total's of its slot
+BOTH = {
+    "ESASSUM": {"steal_pct"},
+    "ESALOCK": {"spins_s", "excl_s", "shared_s", "us_spin", "pct_cpu"},
+}
+
+
 def test_the_screens_that_declare_them() -> None:
-    assert DECLARING == ["ESASSUM", "ESAPOLL"]
+    assert DECLARING == ["ESASSUM", "ESAPOLL", "ESALOCK"]
     for name in DECLARING:
         screen = catalog.get(name)
         assert screen.slot_columns is not None
@@ -46,7 +55,7 @@ def test_the_screens_that_declare_them() -> None:
             assert set(column.kinds) <= readable, cid
         if screen.row_columns is not None:  # both: from the rows where the reader can
             both = set(screen.row_columns.columns) & set(screen.slot_columns.columns)
-            assert both == ({"steal_pct"} if name == "ESASSUM" else set()), name
+            assert both == BOTH.get(name, set()), name
     esassum = catalog.get("ESASSUM").slot_columns
     assert esassum is not None
     for cid in ("busy_ifl", "cpus_ziip", "busy_cpu"):  # made over the range
@@ -113,6 +122,26 @@ def late_lcpu_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def spin_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Beside a host recording, D0R23's locks for six minutes, D0R2's processors' spin all
+    along, on uneven intervals (ESALOCK's total: the locks', then the processors'; ESASSUM's
+    spin % placed into the host's slots)."""
+    locks = spinning_locks()
+    samples = []
+    for i, sample in enumerate(locks):
+        cpus = tuple(
+            Reading("spin_cpu", str(cpu), {"spins": i * (9 + cpu), "spin_us": i * i * (401 + cpu)})
+            for cpu in (0, 1, 2)
+        )
+        samples.append(replace(sample, readings=(*sample.readings[: 4 if i <= 6 else 0], *cpus)))
+    db = tmp_path_factory.mktemp("slot-columns") / "spin.sqlite"
+    host_recording(db, n_intervals=12)
+    with Store.open(db) as store:
+        write(store, "monitor", (SPIN_LOCK, SPIN_CPU), samples, node=CONFIG["node"])
+    return db
+
+
+@pytest.fixture(scope="module")
 def poll_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Seed 002's three runs with this Linux's AP bus on a clock 3 ms off, its poll setting
     changing every interval."""
@@ -146,6 +175,8 @@ SLOTTED = [
     ("ESASSUM", "offset_db", ("crypto_ops_s", "crypto_ms_op", "paging_enc_pct", "steal_pct")),
     ("ESAPOLL", "poll_db", ("guest_poll", "cp_us_op", "guest_us_op", "total_busy_per_kvnq")),
     ("ESASSUM", "late_lcpu_db", ()),
+    ("ESALOCK", "spin_db", ("pct_cpu", "us_spin")),
+    ("ESASSUM", "spin_db", ("spin_pct",)),
 ]
 
 
@@ -161,19 +192,22 @@ def test_each_declared_column_is_the_screen_as_recorded(
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
         node = reader.node(None)
         assert node is not None
+        row = screen.slot_columns.row  # ESALOCK's total; the screen's one row a slot
         known = 0
         for after, until, model in built_over_halves(reader, name):
-            assert model.rows
+            keys = key_columns(model.columns)
+            rows = [r for r in model.rows if entity_key(keys, r) == row]
+            assert rows
             ranged = [c.id for c in model.columns if screen.slot_columns.of_range(c.id)]
             assert ranged or name != "ESASSUM"  # its CPU types
             for column in [*screen.slot_columns.columns, *ranged]:
-                fast = slot_values(reader, screen, node, column, (), after, until)
+                fast = slot_values(reader, screen, node, column, row, after, until)
                 assert fast is not None, column
-                assert bits(fast) == bits(entity_values(model, column, ())), column
+                assert bits(fast) == bits(entity_values(model, column, row)), column
                 known += sum(v is not None for _, v in fast)
                 if after is None and until is None and column in varied:
                     assert len({v for _, v in fast if v is not None}) > 1, column
-        assert known >= len(model.rows)  # values, not only Nones
+        assert known >= len(rows)  # values, not only Nones
 
 
 class _Only(Mapping[str, Mapping[str, KindSlice]]):
@@ -198,7 +232,7 @@ class _Only(Mapping[str, Mapping[str, KindSlice]]):
 
 
 @pytest.mark.parametrize(
-    "recording", ["sim_db", "paging_db", "offset_db", "poll_db", "late_lcpu_db"]
+    "recording", ["sim_db", "paging_db", "offset_db", "poll_db", "late_lcpu_db", "spin_db"]
 )
 def test_each_column_reads_only_the_kinds_it_declares(
     request: pytest.FixtureRequest, recording: str
