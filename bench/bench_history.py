@@ -59,20 +59,22 @@ CASES = (
     ("ESACRYQ", "share_pct", RowKind.DATA, ENTITY),
     ("ESACRYQ", "pending_avg", RowKind.DATA, ENTITY),
 )
-# Screens of the z/VM monitor's spin lock and AP records, which the month above lacks, over a
-# simulated month of them (esatui sim): a lock's row (its own D0R23 rows, in the intervals it
-# spun) and the locks' total (of slots of the spin records), ESACRYPE's function and total
-# (made of every card's blocks: kind_rows.py), and a column built as recorded (ESACRYPE's
-# saving, over the LPAR's processors too)
-# (ESAPAGE's D3R2 paging encryption needs z/VM 6.4, newer than this scenario's 6.3)
-SIMULATED = (
-    ("ESALOCK", "pct_cpu", RowKind.DATA, ENTITY),
-    ("ESALOCK", "pct_cpu", RowKind.TOTAL, SLOT),
-    ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, KIND),
-    ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL, KIND),
-    ("ESACRYPE", "saved_pct", RowKind.DATA, BUILT),
-)
-SIM_SCENARIO = "mode-vm-day"
+# Screens of the z/VM monitor's spin lock, AP and paging records, which the month above lacks,
+# over a simulated month of them (esatui sim), by scenario: a lock's row (its own D0R23 rows,
+# in the intervals it spun) and the locks' total (of slots of the spin records), ESACRYPE's
+# function and total (made of every card's blocks: kind_rows.py), and a column built as
+# recorded (ESACRYPE's saving, over the LPAR's processors too); ESAPAGE's row, of every
+# processor's D3R2 (encrypted paging: z/VM 6.4, newer than mode-vm-day's 6.3)
+SIMULATED = {
+    ("sim-month", "mode-vm-day"): (
+        ("ESALOCK", "pct_cpu", RowKind.DATA, ENTITY),
+        ("ESALOCK", "pct_cpu", RowKind.TOTAL, SLOT),
+        ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, KIND),
+        ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL, KIND),
+        ("ESACRYPE", "saved_pct", RowKind.DATA, BUILT),
+    ),
+    ("paging-month", "seed003-t3-heavy"): (("ESAPAGE", "cpu_pct", RowKind.DATA, KIND),),
+}
 
 
 def open_distribution(
@@ -163,15 +165,16 @@ def run(opts: Options) -> Result:
             weeks = cpu_ms_per_call(compare_weeks, 1, opts.runs(3, 1))
             result.add("ESALNXC: compare one week with the week before", weeks, "ms CPU")
     days = 3 if opts.quick else MONTH // 1440
-    sim_name = "sim-3days" if opts.quick else "sim-month"
-    simulated = cached_simulation(Path(opts.out_dir), sim_name, SIM_SCENARIO, days)
-    with SqliteReader.open(simulated) as reader:
-        for screen, column, kind, way in SIMULATED:
-            sim_span = f"{days} simulated days ({SIM_SCENARIO})"
-            n = runs if way == ENTITY else total_runs
-            median = open_distribution(result, reader, screen, column, kind, n, sim_span, days)
-            total = " total" if kind is RowKind.TOTAL else ""
-            ways[way].append((median, f"{screen}'s {column}{total}, simulated"))
+    for (name, scenario), cases in SIMULATED.items():
+        sim_name = name.replace("month", "3days") if opts.quick else name
+        simulated = cached_simulation(Path(opts.out_dir), sim_name, scenario, days)
+        with SqliteReader.open(simulated) as reader:
+            for screen, column, kind, way in cases:
+                sim_span = f"{days} simulated days ({scenario})"
+                n = runs if way == ENTITY else total_runs
+                median = open_distribution(result, reader, screen, column, kind, n, sim_span, days)
+                total = " total" if kind is RowKind.TOTAL else ""
+                ways[way].append((median, f"{screen}'s {column}{total}, simulated"))
     if not opts.quick:  # the hypervisor's processors (D0R2) are in the year's recording
         year, _ = cached_recording(Path(opts.out_dir), "year", YEAR_SPEC)
         with SqliteReader.open(year) as reader:

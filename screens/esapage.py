@@ -14,12 +14,14 @@ processor = ΔCPU µs / interval µs × 100 = pages per second × µs per page /
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from esatui.db.slots import Slot
-from esatui.screens.catalog import Built, Context, NotesByRows, Reads, ScreenDef
+from esatui.screens.catalog import Built, Context, NotesByRows, Query, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
+from esatui.screens.kind_rows import KindEntityRow, KindRow
 from esatui.screens.model import Column, Row, Value
+from esatui.screens.rowkey import EntityKey
 
 PAGING = "paging_enc"
 PREFER = ("monitor",)
@@ -55,12 +57,18 @@ def paging_totals(slot: Slot) -> tuple[dict[str, float], int] | None:
     found = slot.get(PAGING, PREFER)
     if found is None or not found.rows:
         return None
+    return field_sums([e.values for e in found.rows.values()]), found.duration_us
+
+
+def field_sums(processors: Sequence[Mapping[str, Value]]) -> dict[str, float]:
+    """The fields summed over the processors' rows (their values by field), in their order;
+    a field missing on any processor is missing in the sum."""
     sums: dict[str, float] = {}
     for name in FIELDS:
-        got = [number(e.values.get(name)) for e in found.rows.values()]
+        got = [number(values.get(name)) for values in processors]
         if all(v is not None for v in got):
             sums[name] = sum(v for v in got if v is not None)
-    return sums, found.duration_us
+    return sums
 
 
 def page_values(sums: Mapping[str, float], duration_us: int) -> dict[str, Value]:
@@ -84,6 +92,22 @@ def page_values(sums: Mapping[str, float], duration_us: int) -> dict[str, Value]
         "dec_cpu_pct": pct(dec_us),
         "cpu_pct": pct(both_us),
     }
+
+
+def paging_row(entity: EntityKey, column_id: str, query: Query) -> KindRow | None:
+    """An interval's row, of every processor's D3R2 row in it (``kind_rows.py``: the
+    distribution view)."""
+    return None if entity or column_id not in _ROW_COLUMNS else _PAGING_ROW
+
+
+def _paging_values(duration_us: int, rows: Sequence[KindEntityRow]) -> dict[str, Value]:
+    return page_values(
+        field_sums([dict(zip(FIELDS, r[2], strict=True)) for r in rows]), duration_us
+    )
+
+
+_ROW_COLUMNS = frozenset(c.id for c in COLUMNS if c.id != "time")
+_PAGING_ROW = KindRow(PAGING, FIELDS, _paging_values)
 
 
 def cipher_note(config: Mapping[str, str]) -> str:
@@ -133,4 +157,5 @@ SCREEN = ScreenDef(
     prefer=PREFER,
     reads=(Reads(PAGING, FIELDS),),
     streams=True,
+    kind_rows=paging_row,
 )

@@ -2,12 +2,13 @@
 values for the distribution view, read from that kind's rows alone.
 
 ESACRYPE's row of a function adds that function up over every card's D5R10 block of the
-interval; it is no recorded entity's row (``screens/row_columns.py``), nor its slot's only
-row (``screens/slot_columns.py``). Built as recorded over a month, the screen makes every
-function's row and total from every card's every field (seconds). A screen whose rows are
-made so declares, per row, the kind, the fields of it the row reads and the function that
-makes the row's columns from the interval's rows, the one its build calls. The reader then
-hands over every entity's rows of the kind with those fields alone
+interval, and ESAPAGE's row every processor's D3R2 row: no recorded entity's row
+(``screens/row_columns.py``), nor made of its slot's kinds (``screens/slot_columns.py``)
+without reading every entity's rows. Built as recorded over a month, the screen makes every
+row from every field (seconds). A screen whose rows are made so declares, per row, the
+kind, the fields of it the row reads and the function that makes the row's columns from
+the interval's rows, the one its build calls. The reader then hands over every entity's
+rows of the kind with those fields alone
 (:meth:`~esatui.db.reader.Reader.kind_entity_rows`), grouped by interval as a slot holds
 them, and the values are the build's to the last bit (``tests/screens/test_kind_rows.py``).
 """

@@ -1,6 +1,7 @@
 """Rows made of every entity's row of a kind (``screens/kind_rows.py``): ESACRYPE's function
-rows read for the distribution view from the cards' D5R10 blocks alone equal (==, None
-included) the screen built as recorded, on a recording that takes each way of its build."""
+rows and total read for the distribution view from the cards' D5R10 blocks alone, and
+ESAPAGE's from the processors' D3R2 rows, equal (==, None included) the screen built as
+recorded, on recordings that take each way of their builds."""
 
 from __future__ import annotations
 
@@ -10,16 +11,16 @@ from pathlib import Path
 import pytest
 
 from esatui.collectors.model import Reading, Sample
-from esatui.collectors.monitor.kinds import CRYPTO_AP
+from esatui.collectors.monitor.kinds import CRYPTO_AP, PAGING
 from esatui.db.sqlite_reader import SqliteReader
-from esatui.db.store import Store
 from esatui.screens import catalog, distribution
 from esatui.screens.crypto_costs import default_table
 from esatui.screens.distribution import entity_values, recorded_values
 from esatui.screens.kind_rows import kind_row_values
 from esatui.screens.model import RowKind, ScreenModel
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns
-from tests.fixtures.recording import START_US, write
+from tests.fixtures.recording import uneven_minutes
+from tests.screens.test_row_columns import monitor_recording
 
 SCREEN = catalog.get("ESACRYPE")
 COLUMNS = ("ops_s", "ms_op", "sw_ms_op", "sw_cpu_pct", "sw_cpus")
@@ -66,22 +67,17 @@ def crypto_ap_samples(minutes: int = 12) -> list[Sample]:
     """D5R10 readings of cards and APQNs over uneven intervals (the rates are over each
     interval's own length)."""
     samples = []
-    t = START_US
-    for i in range(minutes + 1):
+    for i, t in enumerate(uneven_minutes(minutes + 1)):
         readings = tuple(
             Reading("crypto_ap", ap, values, attrs) for ap, (attrs, values) in _blocks(i).items()
         )
         samples.append(Sample("monitor", t, readings))
-        t += 60_000_000 + (i * 7_919) % 900_000
     return samples
 
 
 @pytest.fixture(scope="module")
 def ap_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("kind-rows") / "ap.sqlite"
-    with Store.open(db) as store:
-        write(store, "monitor", (CRYPTO_AP,), crypto_ap_samples())
-    return db
+    return monitor_recording(tmp_path_factory, CRYPTO_AP, crypto_ap_samples())
 
 
 def _rows(model: ScreenModel) -> set[EntityKey]:
@@ -90,11 +86,13 @@ def _rows(model: ScreenModel) -> set[EntityKey]:
     return {entity_key(keys, r) for r in model.rows}
 
 
-def _halves(reader: SqliteReader, query: catalog.Query) -> list[tuple[catalog.Query, ScreenModel]]:
-    whole = catalog.build_model(reader, "ESACRYPE", query)
+def _halves(
+    reader: SqliteReader, query: catalog.Query, name: str = "ESACRYPE"
+) -> list[tuple[catalog.Query, ScreenModel]]:
+    whole = catalog.build_model(reader, name, query)
     middle = (whole.from_us or 0) + ((whole.to_us or 0) - (whole.from_us or 0)) // 2
     queries = [query, replace(query, after_us=middle), replace(query, until_us=middle)]
-    return [(q, catalog.build_model(reader, "ESACRYPE", q)) for q in queries]
+    return [(q, catalog.build_model(reader, name, q)) for q in queries]
 
 
 @pytest.mark.parametrize("table", ["default", "custom"])
@@ -168,3 +166,54 @@ def test_the_distribution_view_reads_the_cards_blocks(
         monkeypatch.setattr(distribution, "_chunked_values", no_build)
         monkeypatch.setattr(distribution, "recorded_model", no_build)
         assert recorded_values(reader, model, query, "sw_cpu_pct", ("RSA 2048 CRT",)) == want
+
+
+def paging_samples(minutes: int = 12) -> list[Sample]:
+    """D3R2's encrypted paging of three processors over uneven intervals: one missing a
+    minute (the sum is of the others), one without its decryption time in another (that
+    sum is missing), and a minute without any decryption."""
+    totals = {
+        cpu: dict.fromkeys(("enc_pages", "dec_pages", "enc_us", "dec_us"), 0) for cpu in range(3)
+    }
+    samples = []
+    for i, t in enumerate(uneven_minutes(minutes + 1)):
+        readings = []
+        for cpu in (2, 0, 1):
+            if cpu == 1 and i == 3:
+                continue
+            for n, name in enumerate(totals[cpu]):
+                step = (31 * i + 7 * n + 3 * cpu) * (97 if name.endswith("_us") else 1)
+                totals[cpu][name] += 0 if i == 0 or (i == 8 and name.startswith("dec")) else step
+            values: dict[str, int | None] = dict(totals[cpu])
+            if cpu == 2 and i in (5, 6):
+                values["dec_us"] = None
+            readings.append(Reading("paging_enc", str(cpu), values))
+        samples.append(Sample("monitor", t, tuple(readings)))
+    return samples
+
+
+@pytest.fixture(scope="module")
+def paging_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return monitor_recording(tmp_path_factory, PAGING, paging_samples())
+
+
+def test_esapage_is_the_screen_as_recorded(paging_db: Path) -> None:
+    """Each of ESAPAGE's columns of the processors' D3R2 rows, over the whole recording and
+    each half: the build's values."""
+    screen = catalog.get("ESAPAGE")
+    columns = [c.id for c in screen.columns if c.id != "time"]
+    with SqliteReader.open(paging_db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        unknown: set[str] = set()  # the columns that are None somewhere, as the build says
+        for query, model in _halves(reader, catalog.Query(), "ESAPAGE"):
+            assert model.rows
+            for column in columns:
+                fast = kind_row_values(
+                    reader, screen, node, column, (), query.after_us, query.until_us, query
+                )
+                assert fast is not None, column
+                assert fast == entity_values(model, column, ()), column
+                assert any(v is not None for _, v in fast), column
+                unknown |= {column for _, v in fast if v is None}
+        assert {"dec_us_page", "dec_cpu_pct", "cpu_pct"} <= unknown

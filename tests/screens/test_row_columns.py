@@ -47,6 +47,7 @@ from tests.fixtures.recording import (
     cpu_ticks,
     host_recording,
     host_samples,
+    uneven_minutes,
     write,
 )
 from tests.graphs.conftest import simulate
@@ -175,8 +176,7 @@ def spinning_locks(minutes: int = 12) -> list[Sample]:
     spins; the interval lengths uneven."""
     totals: dict[str, dict[str, int]] = {}
     samples = []
-    t = START_US
-    for i in range(minutes + 1):
+    for i, t in enumerate(uneven_minutes(minutes + 1)):
         readings = []
         for n, lock in enumerate(("SRMSLOCK", "HCPTRQLK", "RSAAVLLK", "QUIETLK")):
             was = totals.setdefault(lock, dict.fromkeys(LOCK_FIELDS, 0))
@@ -189,7 +189,6 @@ def spinning_locks(minutes: int = 12) -> list[Sample]:
                 was[name] += step
             readings.append(Reading("spin_lock", lock, dict(was), {"layout": "D0R23"}))
         samples.append(Sample("monitor", t, tuple(readings)))
-        t += 60_000_000 + (i * 7_919) % 900_000
     return samples
 
 
