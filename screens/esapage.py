@@ -18,9 +18,9 @@ from collections.abc import Mapping, Sequence
 
 from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, NotesByRows, Query, Reads, ScreenDef
-from esatui.screens.common import TIME, interval_row, number, per_second, ratio
+from esatui.screens.common import TIME, interval_row, per_second, ratio
 from esatui.screens.kind_rows import KindEntityRow, KindRow
-from esatui.screens.model import Column, Row, Value
+from esatui.screens.model import NUMBER, Column, Row, Value
 from esatui.screens.rowkey import EntityKey
 
 PAGING = "paging_enc"
@@ -65,9 +65,14 @@ def field_sums(processors: Sequence[Mapping[str, Value]]) -> dict[str, float]:
     a field missing on any processor is missing in the sum."""
     sums: dict[str, float] = {}
     for name in FIELDS:
-        got = [number(values.get(name)) for values in processors]
-        if all(v is not None for v in got):
-            sums[name] = sum(v for v in got if v is not None)
+        added: float = 0  # as sum() starts
+        for values in processors:
+            value = values.get(name)
+            if not isinstance(value, NUMBER):
+                break
+            added += float(value)
+        else:
+            sums[name] = added
     return sums
 
 
