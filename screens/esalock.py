@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from esatui.db.slots import Slot
+from esatui.db.slots import KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
@@ -181,30 +181,47 @@ def spin_interval(slot: Slot, lpar: bool = True) -> SpinInterval | None:
     """The slot's spinning (D0R23's locks when recorded, else D0R2's processors), or None;
     not ``lpar``: without the LPAR's processors (``lcpu``), whose columns are then unknown
     (:func:`spin_pct` needs none of them)."""
+    found = _spin_records(slot)
+    if found is None:
+        return None
     processors, cp_us = _processors(slot) if lpar else (None, None)
-    locks = slot.get(SPIN_LOCK, PREFER)
-    if locks is not None and locks.rows:
-        spins = tuple(_lock_spin(e.key, e.values) for e in locks.rows.values())
+    records, source = found
+    if source == "D0R23":
+        spins = tuple(_lock_spin(e.key, e.values) for e in records.rows.values())
         total = Spin(
             TOTAL,
             *(_sum(getattr(s, f) for s in spins) for f in LOCK_FIELDS),
         )
-        return SpinInterval(spins, total, "D0R23", locks.duration_us, processors, cp_us)
+        return SpinInterval(spins, total, source, records.duration_us, processors, cp_us)
+    cpus = records.rows.values()
+    spins_n = _sum(number(e.values.get("spins")) for e in cpus)
+    spin_us = _sum(number(e.values.get("spin_us")) for e in cpus)
+    total = Spin(TOTAL, spins_n, spin_us, None, None)
+    return SpinInterval((), total, source, records.duration_us, processors or len(cpus), cp_us)
+
+
+def _spin_records(slot: Slot) -> tuple[KindSlice, str] | None:
+    """The slot's spin records and their name: D0R23's locks when recorded, else D0R2's
+    processors; None when neither."""
+    locks = slot.get(SPIN_LOCK, PREFER)
+    if locks is not None and locks.rows:
+        return locks, "D0R23"
     cpus = slot.get(SPIN_CPU, PREFER)
     if cpus is None or not cpus.rows:
         return None
-    spins_n = _sum(number(e.values.get("spins")) for e in cpus.rows.values())
-    spin_us = _sum(number(e.values.get("spin_us")) for e in cpus.rows.values())
-    total = Spin(TOTAL, spins_n, spin_us, None, None)
-    return SpinInterval((), total, "D0R2", cpus.duration_us, processors or len(cpus.rows), cp_us)
+    return cpus, "D0R2"
 
 
 def _sum(values: Iterable[float | None]) -> float | None:
     """The sum, or None when any is missing (a partial sum shown as whole would mislead)."""
-    got = list(values)
-    if not got or any(v is None for v in got):
-        return None
-    return sum(v or 0.0 for v in got)
+    added = 0.0  # the same bits as sum()'s 0 for floats
+    seen = False
+    for value in values:
+        if value is None:
+            return None
+        added += value
+        seen = True
+    return added if seen else None
 
 
 def spin_pct(slot: Slot) -> float | None:
@@ -218,7 +235,7 @@ def spin_pct(slot: Slot) -> float | None:
 
 def _has_total(slot: Slot) -> bool:
     """Whether the slot has a row of ESALOCK's: then its total's."""
-    return spin_interval(slot, lpar=False) is not None
+    return _spin_records(slot) is not None
 
 
 def _total_column(place: int) -> SlotColumn:
