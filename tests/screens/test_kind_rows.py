@@ -27,23 +27,29 @@ COLUMNS = ("ops_s", "ms_op", "sw_ms_op", "sw_cpu_pct", "sw_cpus")
 FUNCTIONS = ("rsa1024_me", "rsa2048_crt", "rsa4096_crt", "ep11_asym_fast")
 FUNCTION_ROWS = {("RSA 1024 ME",), ("RSA 2048 CRT",), ("RSA 4096 CRT",), ("EP11 asymmetric Fast",)}
 TOTAL: EntityKey = ("Total", RowKind.TOTAL.value)
+APS = ("00", "00.0001", "01.0003", "01.0005", "02", "03", "01")
 SCALE = "9.999999974752427e-07"  # what the simulated CEX cards carry (a float's text)
 
 
 def _blocks(i: int) -> dict[str, tuple[dict[str, str], dict[str, int | None]]]:
     """Each AP block's attributes and counters (cumulative) at reading ``i``."""
     blocks: dict[str, tuple[dict[str, str], dict[str, int | None]]] = {}
-    aps = ["00", "00.0001", "01.0003", "01.0005"]  # 01 has no card block of its own
+    aps = ["00", "00.0001", "01.0003", "01.0005"]  # 01: its APQNs alone, until reading 6
     if i >= 4:
         aps.append("02")  # a card new in the fourth interval
     if 5 <= i <= 8:
         aps.append("03")  # a card whose scale is unusable: its functions' times not known
-    for n, ap in enumerate(aps):
+    if i >= 6:  # card 01's own block from then on (its APQNs' no longer count), recorded
+        aps.append("01")  # after the others: in entity-id order, not key order
+    for ap in aps:
+        n = APS.index(ap)  # each block's own counts, wherever it is listed
         scale = SCALE
         if ap == "03":
             scale = "junk"
         if ap == "00" and i >= 7:
             scale = "2e-06"  # a new attribute: another entity of the same key
+        if ap == "01":
+            scale = "1.1e-06"  # added in key order, not the slot's, one sum has other bits
         values: dict[str, int | None] = {}
         for f, fn in enumerate(FUNCTIONS):
             # no work in every third interval for one function: its counters stand still
