@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
-from esatui.screens.row_columns import IntervalValue
+from esatui.screens.row_columns import IntervalValue, key_twice
 from esatui.screens.rowkey import EntityKey
 
 if TYPE_CHECKING:
@@ -78,15 +78,13 @@ def kind_row_values(
     if found is None:
         return None
     entities = found.entities
-    present = {row[1] for row in found.rows}
-    keys = [entities[eid][0] for eid in present]
-    shared = len(set(keys)) != len(keys)  # a key whose attributes changed
+    twice = key_twice(entities, {row[1] for row in found.rows})
     make = made.make
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
         every = list(group)
-        if shared and len({entities[row[1]][0] for row in every}) != len(every):
-            return None  # a key twice in an interval: its slot would merge the two
+        if twice(every):
+            return None
         rows = [(*entities[row[1]], row[3:]) for row in every]
         shown = make(every[0][2], rows)
         if shown is not None:

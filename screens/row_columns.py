@@ -293,6 +293,22 @@ def _shown_rows(
     return [row[: at + kept] for row in rows if test(*(row[i] for i in places))]
 
 
+def key_twice(
+    entities: Mapping[int, tuple[str, Mapping[str, str]]], present: Collection[int]
+) -> Callable[[Sequence[tuple[Any, ...]]], bool]:
+    """Whether an interval's rows (the entity id second) hold a key twice, which its slot
+    would merge into one: only where a key of the ``present`` entities names two of them
+    (its attributes changed)."""
+    keys = [entities[eid][0] for eid in present]
+    if len(set(keys)) == len(keys):
+        return _never_twice
+    return lambda rows: len({entities[row[1]][0] for row in rows}) != len(rows)
+
+
+def _never_twice(rows: Sequence[tuple[Any, ...]]) -> bool:
+    return False
+
+
 def _kind_totals(
     reader: Reader,
     timeline: Timeline,
@@ -306,13 +322,12 @@ def _kind_totals(
     found = reader.kind_entity_rows(timeline, over.kind, over.fields, after_us, until_us)
     if found is None:
         return None
-    key_of = {eid: key for eid, (key, _attrs) in found.entities.items()}
-    shared = len(set(key_of.values())) != len(key_of)  # a key whose attributes changed
+    twice = key_twice(found.entities, found.entities)
     made = over.made
     totals: dict[int, Value] = {}
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
         rows = list(group)
-        if shared and len({key_of[row[1]] for row in rows}) != len(rows):
+        if twice(rows):
             return None
         totals[end] = made([row[2:] for row in rows])
     return totals
@@ -357,14 +372,13 @@ def _total_values(
     by_place = sorted(added_up, key=lambda eid: (totals.order(*entities[eid]), eid))
     rank = {eid: n for n, eid in enumerate(by_place)}
     resort = by_place != sorted(added_up)  # the rows come by entity id within an interval
-    keys = [entities[eid][0] for eid in present]
-    shared = len(set(keys)) != len(keys)  # a key whose attributes changed
+    twice = key_twice(entities, present)
     value, part, mean = column.value, column.part, totals.mean
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(rows, key=operator.itemgetter(0)):
         every = list(group)
-        if shared and len({entities[row[1]][0] for row in every}) != len(every):
-            return None  # a key twice in an interval: its slot would merge the two
+        if twice(every):
+            return None
         adding = [row for row in every if row[1] in added_up]
         if not adding:
             if every_interval:
