@@ -110,20 +110,12 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
             placed, infos = placements[source]
             if not placed:
                 continue
-            rows: dict[int, list[RawRow]] = {}  # frame index -> its rows, as stored
             stored_rows = queries.raw_rows(kind, list(infos), columns)
-            for interval_id, of_interval in itertools.groupby(stored_rows, _INTERVAL_ID):
-                rows.setdefault(placed[interval_id], []).extend(of_interval)
             # each entity's key and attributes, looked up once (the same few every slot)
-            ids = dict.fromkeys(map(_ENTITY_ID, stored_rows))
-            entities = {e: queries.entity(e) for e in ids}
-            durations: dict[int, int] = {}  # the kind's own time: intervals with its rows
-            for interval_id in dict.fromkeys(map(_INTERVAL_ID, stored_rows)):
-                index = placed[interval_id]
-                durations[index] = durations.get(index, 0) + infos[interval_id].duration_us
-            for index, stored in rows.items():
+            entities = {e: queries.entity(e) for e in dict.fromkeys(map(_ENTITY_ID, stored_rows))}
+            for index, part in _by_frame(stored_rows, placed, infos).items():
                 sliced[index].setdefault(kind, {})[source] = _slice(
-                    source, durations[index], stored, columns, infos, entities, roles
+                    source, part, columns, infos, entities, roles
                 )
     out = [
         Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
@@ -165,6 +157,36 @@ _INTERVAL_ID = operator.itemgetter(0)  # of a stored row (reading.ROW_META)
 _ENTITY_ID = operator.itemgetter(1)
 
 
+class _FramePart:
+    """A kind's stored rows of one source placed in one frame, with the recorded time and
+    the flags of the intervals they came from."""
+
+    __slots__ = ("duration_us", "flags", "rows")
+
+    def __init__(self) -> None:
+        self.rows: list[RawRow] = []
+        self.duration_us = 0
+        self.flags = 0
+
+
+def _by_frame(
+    stored_rows: list[RawRow], placed: Mapping[int, int], infos: Mapping[int, IntervalInfo]
+) -> dict[int, _FramePart]:
+    """The rows (stored by interval: :meth:`Queries.raw_rows`) by the frame their interval
+    is placed in."""
+    parts: dict[int, _FramePart] = {}
+    for interval_id, of_interval in itertools.groupby(stored_rows, _INTERVAL_ID):
+        index = placed[interval_id]
+        part = parts.get(index)
+        if part is None:
+            part = parts[index] = _FramePart()
+        part.rows.extend(of_interval)
+        info = infos[interval_id]
+        part.duration_us += info.duration_us
+        part.flags |= info.flags
+    return parts
+
+
 def _own(window: Window, framed: Mapping[int, int], end_us: int) -> bool:
     """Whether an interval of the window's source ending at ``end_us`` is the window's: a
     frame (a drill's snapped interval may end just past the range), or one ending in the
@@ -189,35 +211,27 @@ def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> 
 
 def _slice(
     source: str,
-    duration_us: int,
-    rows: list[RawRow],
+    part: _FramePart,
     columns: Sequence[str],
     infos: Mapping[int, IntervalInfo],
     entities: Mapping[int, tuple[str, Mapping[str, str]]],
     roles: Mapping[str, Role],
 ) -> KindSlice:
     """One kind's rows of one source in a slot, an entity's rows merged into one."""
-    flags = 0
-    firsts: dict[str, tuple[RawRow, Mapping[str, str]]] = {}  # an entity's first row
-    more: dict[str, list[RawRow]] = {}  # every row of an entity that has several
-    for row in rows:
+    data: dict[str, EntityData] = {}
+    several: list[str] = []  # entities with more than one row (merged below)
+    for row in part.rows:
         key, attrs = entities[row[1]]
-        flags |= infos[row[0]].flags
-        if key in firsts:
-            more.setdefault(key, [firsts[key][0]]).append(row)
+        if key in data:
+            several.append(key)
         else:
-            firsts[key] = (row, attrs)
-    return KindSlice(
-        source,
-        duration_us,
-        flags,
-        {
-            key: EntityData(key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3])
-            if key not in more  # the rule: one interval of the source in the slot
-            else _merge([_kind_row(r, columns, infos, entities) for r in more[key]], roles)
-            for key, (row, attrs) in firsts.items()
-        },
-    )
+            data[key] = EntityData(
+                key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3]
+            )
+    for key in dict.fromkeys(several):  # not the rule: several intervals of the source
+        rows = [r for r in part.rows if entities[r[1]][0] == key]
+        data[key] = _merge([_kind_row(r, columns, infos, entities) for r in rows], roles)
+    return KindSlice(source, part.duration_us, part.flags, data)
 
 
 def _kind_row(

@@ -516,7 +516,8 @@ class Queries:
     def raw_rows(
         self, kind: str, interval_ids: Sequence[int], columns: Sequence[str]
     ) -> list[RawRow]:
-        """Every row of ``kind`` in the given intervals, as stored."""
+        """Every row of ``kind`` in the given intervals, as stored: by interval, then entity
+        (the table's key, so SQLite sorts nothing)."""
         table = table_name(kind)
         if not interval_ids or not self._has_table(table):
             return []
@@ -526,7 +527,8 @@ class Queries:
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
             out += self._conn.execute(
-                f"SELECT {select} FROM {table} WHERE interval_id IN ({','.join('?' * len(chunk))})",
+                f"SELECT {select} FROM {table} WHERE interval_id IN ({','.join('?' * len(chunk))})"
+                " ORDER BY interval_id, entity_id",
                 chunk,
             ).fetchall()
         return out

@@ -4,12 +4,15 @@ A full collection walks every object the collector tracks: in the monitor, start
 modules, classes and Textual's own make a collection that lands in the middle of a key cost
 25 to 31 ms (three in a ten-key run on the year-long recording); set aside with
 :func:`gc.freeze`, 10 to 12 ms. What the command makes afterwards is collected as before.
+A view read over a whole range keeps what it reads until it is done: the collector is
+paused meanwhile (:func:`reading_in_bulk`).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
 
 
@@ -41,3 +44,43 @@ def collecting_rarely() -> Iterator[None]:
             yield
     finally:
         gc.set_threshold(*thresholds)
+
+
+class _Pause:
+    """The collector paused while any reader holds it: re-entrant and across threads (the
+    monitor's view workers), it runs again when the last one is done, if it ran before."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._holders = 0
+        self._was_enabled = False
+
+    def hold(self) -> None:
+        with self._lock:
+            if self._holders == 0:
+                self._was_enabled = gc.isenabled()
+                gc.disable()
+            self._holders += 1
+
+    def release(self) -> None:
+        with self._lock:
+            self._holders -= 1
+            if self._holders == 0 and self._was_enabled:
+                gc.enable()
+
+
+_PAUSE = _Pause()
+
+
+@contextlib.contextmanager
+def reading_in_bulk() -> Iterator[None]:
+    """No cyclic collection while a range is read into memory and computed over (``d``'s
+    month of slots: a million objects, none of them in a cycle, that every full pass of
+    the collector walks again as they pile up: a third of the view's CPU). Reference
+    counting frees them when the view is made; a cycle made meanwhile, by any thread, is
+    collected once the collector runs again. Also a decorator."""
+    _PAUSE.hold()
+    try:
+        yield
+    finally:
+        _PAUSE.release()

@@ -148,6 +148,7 @@ def side(
     from dataclasses import replace
 
     from esatui.db.sqlite_reader import SqliteReader
+    from esatui.garbage import reading_in_bulk
     from esatui.screens import catalog
     from esatui.screens.compare import Side, range_model
 
@@ -159,7 +160,8 @@ def side(
         except RuntimeError as exc:
             raise RuntimeError(f"{path}: {exc}") from None
         ranged = replace(query, node=node, after_us=after_us, until_us=until_us)
-        model = range_model(reader, screen, ranged)
+        with reading_in_bulk():
+            model = range_model(reader, screen, ranged)
     if not model.rows:
         raise RuntimeError(f"{label} ({path}): {catalog.no_rows_reason(model)}")
     return Side(label, path.name, model)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from esatui.db.reader import Reader
+from esatui.garbage import reading_in_bulk
 from esatui.screens import catalog
 from esatui.screens.compare import Side, compare, range_model, render_text
 from esatui.screens.render import date_range, moment_text
@@ -40,6 +41,7 @@ class Marks:
         return (self.ranges[0], self.ranges[1]) if len(self.ranges) == 2 else None
 
 
+@reading_in_bulk()
 def comparison_lines(
     reader: Reader, screen: str, query: catalog.Query, pair: tuple[Range, Range]
 ) -> list[str]:

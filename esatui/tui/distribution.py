@@ -7,12 +7,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from esatui.db.reader import Reader
+from esatui.garbage import reading_in_bulk
 from esatui.screens import catalog
 from esatui.screens.distribution import distribution, recorded_values, render_lines
 from esatui.screens.model import ScreenModel
 from esatui.screens.rowkey import EntityKey
 
 
+@reading_in_bulk()
 def distribution_lines(
     reader: Reader,
     bucketed: ScreenModel,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
 from esatui.db.calendar import bucket_end
+from esatui.db.records import Flag
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from tests.fixtures.reading import load_slots
@@ -66,6 +68,33 @@ def test_a_source_on_its_own_clock_goes_where_it_overlaps_most(db_path: Path) ->
         depths = [s.get("other") for s in slots]
         # the interval ending 14:01:20 overlaps 14:00-14:01 by 40 s: it goes there
         assert depths[-1] is not None and depths[-1].rows["x"].values["depth"] == 1.0
+
+
+def test_a_slice_holds_each_of_its_intervals_time_and_flags_once(db_path: Path) -> None:
+    """A source every 30 s beside 1-minute frames: two of its intervals in each slot, one
+    of them flagged. The slice's time is the two intervals' (not once per row), its flags
+    both intervals' (the other slots' none), and the entity's two rows are one."""
+    host_recording(db_path, n_intervals=4)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(100, 8, every_us=MINUTE // 2))
+        write(store, "more", [OTHER], other_samples(200, 8, every_us=MINUTE // 2))
+    flagged_end = START_US + 100 + 3 * MINUTE // 2  # the second minute's first half
+    with sqlite3.connect(db_path) as conn:
+        conn.execute(
+            "UPDATE interval SET flags = ? WHERE source = 'other' AND end_us = ?",
+            (Flag.RESET, flagged_end),
+        )
+    with SqliteReader.open(db_path) as reader:
+        slots = load_slots(reader, ["cpu"], ["other"], None, None)
+        assert [s.end_us for s in slots] == [START_US + m * MINUTE for m in (4, 3, 2, 1)]
+        for slot in slots:
+            other = slot.get("other", ("other",))
+            assert other is not None and other.source == "other"
+            assert other.duration_us == MINUTE
+            assert other.flags == (Flag.RESET if slot.end_us == START_US + 2 * MINUTE else 0)
+            assert list(other.rows) == ["x"]
+            # the counter's two deltas added: 10 ops every 30 s
+            assert other.rows["x"].values["ops"] == 20
 
 
 def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
