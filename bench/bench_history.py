@@ -17,6 +17,7 @@ card's blocks), and a column for which the screen is built.
 
 from __future__ import annotations
 
+import inspect
 import sqlite3
 from functools import partial
 from pathlib import Path
@@ -86,17 +87,23 @@ def open_distribution(
     runs: int,
     span: str,
     days: int = SCREENFUL,
+    *,
+    collecting: bool = False,
 ) -> float:
     """``d`` on the first row of ``kind`` of up to ``days`` 1-day buckets (a screenful): its
-    median CPU."""
+    median CPU (``collecting``: with the garbage collector running meanwhile, as the view
+    read before it paused it: ``esatui.garbage.reading_in_bulk``)."""
     query = catalog.Query(interval_len_us=DAY_US, limit=days)
     bucketed = catalog.build_model(reader, screen, query)
     row = next(r for r in bucketed.rows if r.kind is kind)
     entity = entity_key(key_columns(bucketed.columns), row)
     which = f" of {entity_text(entity)}" if entity else ""
-    open_view = partial(distribution_lines, reader, bucketed, query, column, entity, 132)
+    view = inspect.unwrap(distribution_lines) if collecting else distribution_lines
+    open_view = partial(view, reader, bucketed, query, column, entity, 132)
+    running = ", the collector running" if collecting else ""
     measure = result.add(
-        f"{screen} {column}{which}: d over {span} ({len(bucketed.rows)} rows of 1-day buckets)",
+        f"{screen} {column}{which}: d over {span} ({len(bucketed.rows)} rows of 1-day "
+        f"buckets){running}",
         cpu_ms_per_call(open_view, 1, runs),
         "ms CPU",
     )
@@ -175,6 +182,15 @@ def run(opts: Options) -> Result:
                 median = open_distribution(result, reader, screen, column, kind, n, sim_span, days)
                 total = " total" if kind is RowKind.TOTAL else ""
                 ways[way].append((median, f"{screen}'s {column}{total}, simulated"))
+                if way == SLOT and not opts.quick:
+                    running = open_distribution(
+                        result, reader, screen, column, kind, n, sim_span, days, collecting=True
+                    )
+                    result.notes.append(
+                        f"{screen}'s {column}{total}, simulated: {fmt(median, 'ms')} with the "
+                        f"garbage collector paused as the view reads, {fmt(running, 'ms')} with "
+                        f"it running (the same run): {running / median:.2f}x."
+                    )
     if not opts.quick:  # the hypervisor's processors (D0R2) are in the year's recording
         year, _ = cached_recording(Path(opts.out_dir), "year", YEAR_SPEC)
         with SqliteReader.open(year) as reader:
