@@ -10,7 +10,7 @@ in them. SQLite (``db/reading.py``) is one backend; another (Prometheus, say) im
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -99,11 +99,12 @@ class KindEntityRows:
     ``(end_us, entity_id, *fields)`` per row (``(end_us, entity_id, duration_us, *fields)``
     when the duration was asked for), by interval, oldest first, then by entity id. Each
     interval's rows are one slot of the screen as recorded, holding those rows and nothing
-    merged into them."""
+    merged into them. The rows are read as they are iterated, once: a month of a total's
+    members is hundreds of thousands of them, which memory need not hold at once."""
 
     source: str
     fields: tuple[str, ...]
-    rows: list[tuple[Any, ...]]
+    rows: Iterable[tuple[Any, ...]]
     entities: Mapping[int, tuple[str, Mapping[str, str]]]  # each entity id's key and attributes
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import sqlite3
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -63,6 +63,7 @@ RawInterval = tuple[int, int, int, int]
 """An interval as buckets read it: (id, end_us, duration_us, flags)."""
 
 _CHUNK = 500  # interval ids per ``IN (...)``, well below SQLite's parameter limit
+_BATCH = 2000  # rows fetched at a time where a range's rows are streamed
 
 
 def _ending_in(
@@ -567,9 +568,12 @@ class Queries:
         """(end_us, [duration_us,] *fields) of every row of the entity in ``source``'s
         intervals ending in (after_us, until_us], oldest first; a field the table lacks
         reads ``None``. Without the duration the intervals are read from their index alone."""
-        return self._kind_rows(
+        if not self._has_table(table_name(kind)):
+            return []
+        sql, params = self._kind_rows_query(
             kind, source, node_id, entity_id, fields, after_us, until_us, duration=duration
         )
+        return self._conn.execute(sql, params).fetchall()
 
     def every_entity_rows(
         self,
@@ -581,14 +585,20 @@ class Queries:
         until_us: int | None,
         *,
         duration: bool = False,
-    ) -> list[tuple[Any, ...]]:
+    ) -> Iterator[tuple[Any, ...]]:
         """As :meth:`entity_rows`, every entity's: (end_us, entity_id, [duration_us,]
-        *fields), oldest first, then by entity id."""
-        return self._kind_rows(
+        *fields), oldest first, then by entity id, read from SQLite as they are iterated
+        (a batch at a time: memory holds a batch, not the range)."""
+        if not self._has_table(table_name(kind)):
+            return
+        sql, params = self._kind_rows_query(
             kind, source, node_id, None, fields, after_us, until_us, duration=duration
         )
+        cursor = self._conn.execute(sql, params)
+        while batch := cursor.fetchmany(_BATCH):
+            yield from batch
 
-    def _kind_rows(
+    def _kind_rows_query(
         self,
         kind: str,
         source: str,
@@ -599,17 +609,16 @@ class Queries:
         until_us: int | None,
         *,
         duration: bool,
-    ) -> list[tuple[Any, ...]]:
-        table = table_name(kind)
-        if not self._has_table(table):
-            return []
+    ) -> tuple[str, list[object]]:
+        """The ``SELECT`` of :meth:`entity_rows` (``entity_id``) or :meth:`every_entity_rows`
+        (``None``), and its parameters."""
         have = {*self.columns(kind), "flags", "hf_n"}  # a row's own flags and samples too
         picked = [f"r.{f}" if f in have else "NULL" for f in fields]
         every = entity_id is None
         head = ["i.end_us", *(["r.entity_id"] if every else [])]
         select = ", ".join([*head, *(["i.duration_us"] if duration else []), *picked])
         sql = (
-            f"SELECT {select} FROM interval i JOIN {table} r ON r.interval_id = i.id"
+            f"SELECT {select} FROM interval i JOIN {table_name(kind)} r ON r.interval_id = i.id"
             " WHERE i.node_id = ? AND i.source = ?"
         )
         params: list[object] = [node_id, source]
@@ -619,7 +628,7 @@ class Queries:
         sql += _ending_in("i.end_us", after_us, until_us, params) + " ORDER BY i.end_us"
         if every:
             sql += ", r.entity_id"  # the key's order: no sorting
-        return self._conn.execute(sql, params).fetchall()
+        return sql, params
 
     # --- entities and configuration ---------------------------------------------------
 

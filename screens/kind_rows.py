@@ -78,7 +78,7 @@ def kind_row_values(
     if found is None:
         return None
     entities = found.entities
-    twice = key_twice(entities, {row[1] for row in found.rows})
+    twice = key_twice(entities, entities)
     make = made.make
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):

@@ -364,22 +364,24 @@ def _total_values(
     )
     if found is None:
         return None
-    entities, rows = found.entities, found.rows
-    present = {row[1] for row in rows}  # the entities recorded in the range
-    if totals.declines([entities[eid][1] for eid in present]):
-        return None
-    added_up = {eid for eid in present if members(*entities[eid])}
-    by_place = sorted(added_up, key=lambda eid: (totals.order(*entities[eid]), eid))
+    entities = found.entities
+    # every member in the build's order (the rows come by entity id within an interval)
+    by_place = sorted(
+        (eid for eid, (key, attrs) in entities.items() if members(key, attrs)),
+        key=lambda eid: (totals.order(*entities[eid]), eid),
+    )
     rank = {eid: n for n, eid in enumerate(by_place)}
-    resort = by_place != sorted(added_up)  # the rows come by entity id within an interval
-    twice = key_twice(entities, present)
+    resort = by_place != sorted(by_place)
+    twice = key_twice(entities, entities)
+    present: set[int] = set()  # the entities recorded in the range
     value, part, mean = column.value, column.part, totals.mean
     out: list[IntervalValue] = []
-    for end, group in itertools.groupby(rows, key=operator.itemgetter(0)):
+    for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
         every = list(group)
         if twice(every):
             return None
-        adding = [row for row in every if row[1] in added_up]
+        present.update(row[1] for row in every)
+        adding = [row for row in every if row[1] in rank]
         if not adding:
             if every_interval:
                 out.append((end, None))
@@ -396,4 +398,6 @@ def _total_values(
                 added = (0.0 if added is None else added) + v
                 known += 1
         out.append((end, added / known if mean and added is not None else added))
+    if totals.declines([entities[eid][1] for eid in present]):
+        return None
     return out

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from esatui.db.navigator import Navigator
 from esatui.db.slots import Slot
+from esatui.screens import stream
 from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
 from esatui.screens.row_columns import IntervalValue
@@ -87,12 +88,15 @@ def slot_values(
     after_us: int | None,
     until_us: int | None,
     options: frozenset[str] = frozenset(),
+    *,
+    chunk: int = stream.CHUNK,
 ) -> list[IntervalValue] | None:
     """``column_id``'s value in every recorded interval ending in (after_us, until_us],
-    oldest first, from slots holding only the kinds it reads; ``None`` where the screen
-    does not declare it, the row is not the one the slot columns are of, or one of the
-    screen's own view options is on (the monitor carries options from screen to screen:
-    others change nothing here)."""
+    oldest first, from slots holding only the kinds it reads (``chunk`` slots at a time,
+    but for a column of the whole range); ``None`` where the screen does not declare it,
+    the row is not the one the slot columns are of, or one of the screen's own view
+    options is on (the monitor carries options from screen to screen: others change
+    nothing here)."""
     made = screen.slot_columns
     if made is None or entity != made.row or options & set(screen.view_options):
         return None
@@ -105,13 +109,17 @@ def slot_values(
     window = Navigator(reader, timeline).window(after_us, until_us, limit=None, snap=False)
     # the timeline's kinds are read with the slots: only those the column and the rows need
     kinds = tuple(dict.fromkeys((*column.kinds, *made.row_kinds)))
-    slots = reader.slots(replace(window, timeline=replace(timeline, kinds=kinds)), ())
-    slots.reverse()  # oldest first
-    at = slots[-1].end_us if slots else (until_us or 0)
+    window = replace(window, timeline=replace(timeline, kinds=kinds))
+    at = window.spans[-1].end_us if window.spans else (until_us or 0)
     config = reader.config_at(node, at)
     has_row = made.has_row
-    if isinstance(column, RangeColumn):
+    if isinstance(column, RangeColumn):  # of every slot of the range at once
+        slots = reader.slots(window, ())
+        slots.reverse()  # oldest first
         values = column.values(slots, config)
         return [(s.end_us, v) for s, v in zip(slots, values, strict=True) if has_row(s)]
     value = column.value
-    return [(s.end_us, value(s, config)) for s in slots if has_row(s)]
+    out: list[IntervalValue] = []
+    for slots in stream.slot_chunks(reader, window, (), chunk):  # memory holds a chunk
+        out += [(s.end_us, value(s, config)) for s in slots if has_row(s)]
+    return out

@@ -124,7 +124,7 @@ def chunks(
     starts = range(0, len(spans), size)
     for lo in reversed(starts) if not oldest_first else starts:
         hi = min(lo + size, len(spans))
-        slots = _chunk_slots(reader, screen, found.window, lo, hi)
+        slots = chunk_slots(reader, found.window, screen.kinds, lo, hi)
         context = Context(
             slots,
             found.config,
@@ -137,8 +137,21 @@ def chunks(
         yield slots, screen.build(context)
 
 
-def _chunk_slots(reader: Reader, screen: ScreenDef, whole: Window, lo: int, hi: int) -> list[Slot]:
-    """The slots of spans ``lo`` to ``hi`` (oldest first), read with a neighbour each side."""
+def slot_chunks(
+    reader: Reader, whole: Window, kinds: Sequence[str], size: int = CHUNK
+) -> Iterator[list[Slot]]:
+    """The window's slots (with ``kinds`` beside the timeline's) a chunk of ``size`` spans
+    at a time, oldest first, as :meth:`Reader.slots` reads them over the whole window."""
+    for lo in range(0, len(whole.spans), size):
+        slots = chunk_slots(reader, whole, kinds, lo, min(lo + size, len(whole.spans)))
+        slots.reverse()
+        yield slots
+
+
+def chunk_slots(
+    reader: Reader, whole: Window, kinds: Sequence[str], lo: int, hi: int
+) -> list[Slot]:
+    """The slots of spans ``lo`` to ``hi`` (newest first), read with a neighbour each side."""
     spans = whole.spans
     first, last = max(lo - 1, 0), min(hi + 1, len(spans))
     framed = spans[first:last]
@@ -147,7 +160,7 @@ def _chunk_slots(reader: Reader, screen: ScreenDef, whole: Window, lo: int, hi: 
         after = _later(after, framed[0].start_us)
         until = _earlier(until, framed[-1].end_us)
     window = Window(whole.timeline, whole.source, framed, after, until)
-    slots = reader.slots(window, screen.kinds)  # newest first
+    slots = reader.slots(window, kinds)  # newest first
     keep = {s.end_us for s in spans[lo:hi]}
     return [s for s in slots if s.end_us in keep]
 

@@ -345,6 +345,39 @@ def test_subtotals_normalized_or_of_several_lpars_build_the_screen(
             assert interval_values(reader, screen, node, "total", subtotal, None, None) is None
 
 
+def test_a_processor_of_another_lpar_late_in_the_range_builds_the_screen(
+    tmp_path: Path,
+) -> None:
+    """The members' rows are read as they are iterated (a range's are not held at once),
+    and whether the build keeps only the LPAR's own processors is a question of the whole
+    range: a processor of another LPAR recorded in its last interval alone makes the
+    whole range's subtotal the build's, though the rows before it are of one LPAR; a range
+    that ends before it is read from the rows, equal to the build."""
+    samples = odd_processors()
+    for n, at in enumerate((-2, -1)):  # first seen at the one before: a row in the last
+        values = {"elapsed_us": n * 60_000_000, "user_us": n * 6_000_000}
+        stranger = Reading("lcpu", "9", values, {"type": "IFL", "lpar": "L33"})
+        samples[at] = replace(samples[at], readings=(*samples[at].readings, stranger))
+    db = tmp_path / "late.sqlite"
+    host_recording(db, n_intervals=8)
+    with Store.open(db) as store:
+        write(store, "monitor", (LCPU,), samples)
+    screen = catalog.get("ESACPUU")
+    subtotal = ("IFL", "Tot", "subtotal")
+    with SqliteReader.open(db) as reader:
+        node = reader.node(None)
+        assert node is not None
+        timeline = catalog.screen_timeline(screen, node, None)
+        found = reader.kind_entity_rows(timeline, "lcpu", ("user_us",), None, None)
+        assert found is not None and iter(found.rows) is found.rows  # an iterator, read once
+        assert interval_values(reader, screen, node, "user", subtotal, None, None) is None
+        before = samples[-2].time_us
+        fast = interval_values(reader, screen, node, "user", subtotal, None, before)
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query(until_us=before))
+        assert fast is not None and fast == entity_values(model, "user", subtotal)
+        assert len(fast) == 7
+
+
 def test_types_proven_by_vmcp_build_the_screen(tmp_path: Path) -> None:
     """ESALNXC's type comes from the vcpu rows in each slot (vmcp), else from the host's
     own: with one vmcp poll missed, CPU 0 shows as two entities, which only the screen
@@ -695,7 +728,7 @@ def test_a_second_source_of_the_kind_or_buckets_read_the_slots(tmp_path: Path) -
         assert reader.entity_rows(bucketed, "cpu", "0", fields, None, None) is None
         assert reader.entity_rows(timeline, "vcpu", "0", fields, None, None) is None
         every = reader.kind_entity_rows(timeline, "cpu", fields, None, None)
-        assert every is not None and len(every.rows) == 10
+        assert every is not None and len(list(every.rows)) == 10
         assert reader.kind_entity_rows(bucketed, "cpu", fields, None, None) is None
     with Store.open(db) as store:
         write(store, "other", (CPU,), host_samples(5, range(2), 60, START_US + 1))

@@ -185,8 +185,10 @@ def test_each_declared_column_is_the_screen_as_recorded(
     request: pytest.FixtureRequest, name: str, recording: str, varied: tuple[str, ...]
 ) -> None:
     """Every declared column, over the whole recording and each half: equal (floats by
-    bits, None included) to the screen built as recorded from slots of every kind; the
-    columns ``varied`` take more than one value, so a row in the wrong slot shows."""
+    bits, None included) to the screen built as recorded from slots of every kind, read
+    a chunk of slots at a time as a month is, and two at a time (each chunk's edges: the
+    intervals of a source on another clock placed as over the whole range); the columns
+    ``varied`` take more than one value, so a row in the wrong slot shows."""
     screen = catalog.get(name)
     assert screen.slot_columns is not None
     with SqliteReader.open(request.getfixturevalue(recording)) as reader:
@@ -204,6 +206,8 @@ def test_each_declared_column_is_the_screen_as_recorded(
                 fast = slot_values(reader, screen, node, column, row, after, until)
                 assert fast is not None, column
                 assert bits(fast) == bits(entity_values(model, column, row)), column
+                pairs = slot_values(reader, screen, node, column, row, after, until, chunk=2)
+                assert pairs is not None and bits(pairs) == bits(fast), column
                 known += sum(v is not None for _, v in fast)
                 if after is None and until is None and column in varied:
                     assert len({v for _, v in fast if v is not None}) > 1, column
