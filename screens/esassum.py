@@ -7,7 +7,7 @@ that explains it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from esatui.db.slots import Slot
@@ -235,14 +235,22 @@ def encrypted_paging_pct(slot: Slot) -> float | None:
 
 
 def cpu_use(
-    slots: Sequence[Slot], config: Mapping[str, str]
+    slots: Iterable[Slot], config: Mapping[str, str]
 ) -> tuple[str, list[dict[str, _TypeUse]]]:
     """The view of the CPUs (the hypervisor's wherever one slot has the LPAR's processors,
-    else this Linux's) and each slot's counts and busy by type in it."""
-    hypervisor = [hypervisor_cpu_use(slot, config) for slot in slots]
-    if any(hypervisor):
-        return "hypervisor", hypervisor
-    return "guest", [guest_cpu_use(slot) for slot in slots]
+    else this Linux's) and each slot's counts and busy by type in it, the slots read once
+    (the distribution view's a chunk at a time): this Linux's view is made only until a
+    slot has the hypervisor's."""
+    hypervisor: list[dict[str, _TypeUse]] = []
+    guest: list[dict[str, _TypeUse]] | None = []  # None once the hypervisor's view is known
+    for slot in slots:
+        use = hypervisor_cpu_use(slot, config)
+        hypervisor.append(use)
+        if use:
+            guest = None
+        elif guest is not None:
+            guest.append(guest_cpu_use(slot))
+    return ("guest", guest) if guest is not None else ("hypervisor", hypervisor)
 
 
 def _type_column(column_id: str) -> tuple[str, str] | None:
@@ -262,7 +270,7 @@ def cpu_type_column(column_id: str) -> RangeColumn | None:
         return None
     part, type_id = named
 
-    def values(slots: Sequence[Slot], config: Mapping[str, str]) -> list[Value]:
+    def values(slots: Iterable[Slot], config: Mapping[str, str]) -> list[Value]:
         out: list[Value] = []
         for use in cpu_use(slots, config)[1]:
             of_type = next((u for t, u in use.items() if t.lower() == type_id), None)

@@ -18,7 +18,7 @@ declares that row's such columns the same way, with the row's key.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -49,11 +49,11 @@ class SlotColumn:
 
 @dataclass(frozen=True)
 class RangeColumn:
-    """A column as ``values(slots, config)``, one value per slot of the range (oldest first),
-    reading only ``kinds``."""
+    """A column as ``values(slots, config)``, one value per slot of the range, given them
+    oldest first and once (read a chunk at a time), reading only ``kinds``."""
 
     kinds: tuple[str, ...]
-    values: Callable[[Sequence[Slot], Mapping[str, str]], list[Value]]
+    values: Callable[[Iterable[Slot], Mapping[str, str]], list[Value]]
 
 
 def every_slot(slot: Slot) -> bool:
@@ -113,13 +113,20 @@ def slot_values(
     at = window.spans[-1].end_us if window.spans else (until_us or 0)
     config = reader.config_at(node, at)
     has_row = made.has_row
-    if isinstance(column, RangeColumn):  # of every slot of the range at once
-        slots = reader.slots(window, ())
-        slots.reverse()  # oldest first
-        values = column.values(slots, config)
-        return [(s.end_us, v) for s, v in zip(slots, values, strict=True) if has_row(s)]
+    chunks = stream.slot_chunks(reader, window, (), chunk)  # memory holds a chunk
+    if isinstance(column, RangeColumn):
+        shown: list[tuple[int, bool]] = []  # each slot's end, and whether it has the row
+
+        def each_slot() -> Iterator[Slot]:
+            for slots in chunks:
+                for s in slots:
+                    shown.append((s.end_us, has_row(s)))
+                    yield s
+
+        values = column.values(each_slot(), config)
+        return [(end, v) for (end, row), v in zip(shown, values, strict=True) if row]
     value = column.value
     out: list[IntervalValue] = []
-    for slots in stream.slot_chunks(reader, window, (), chunk):  # memory holds a chunk
+    for slots in chunks:
         out += [(s.end_us, value(s, config)) for s in slots if has_row(s)]
     return out
