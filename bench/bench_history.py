@@ -66,8 +66,9 @@ CASES = (
 # over a simulated month of them (esatui sim), by scenario: a lock's row (its own D0R23 rows,
 # in the intervals it spun) and the locks' total (of slots of the spin records), ESACRYPE's
 # function and total (made of every card's blocks: kind_rows.py), and a column built as
-# recorded (ESACRYPE's saving, over the LPAR's processors too); ESAPAGE's row, of every
-# processor's D3R2 (encrypted paging: z/VM 6.4, newer than mode-vm-day's 6.3)
+# recorded (ESACRYPE's saving, over the LPAR's processors too); ESASSUM's IFL busy in the
+# hypervisor's view (a column of the whole range's slots, three sources of processors); ESAPAGE's
+# row, of every processor's D3R2 (encrypted paging: z/VM 6.4, newer than mode-vm-day's 6.3)
 SIMULATED = {
     ("sim-month", "mode-vm-day"): (
         ("ESALOCK", "pct_cpu", RowKind.DATA, ENTITY),
@@ -75,6 +76,7 @@ SIMULATED = {
         ("ESACRYPE", "sw_cpu_pct", RowKind.DATA, KIND),
         ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL, KIND),
         ("ESACRYPE", "saved_pct", RowKind.DATA, BUILT),
+        ("ESASSUM", "busy_ifl", RowKind.DATA, SLOT),
     ),
     ("paging-month", "seed003-t3-heavy"): (("ESAPAGE", "cpu_pct", RowKind.DATA, KIND),),
 }
@@ -126,6 +128,7 @@ MEMORY = {
     ("ESALOCK", "pct_cpu", RowKind.TOTAL),
     ("ESACRYPE", "sw_cpu_pct", RowKind.TOTAL),
     ("ESACRYPE", "saved_pct", RowKind.DATA),
+    ("ESASSUM", "busy_ifl", RowKind.DATA),
 }
 
 
@@ -212,7 +215,7 @@ def run(opts: Options) -> Result:
                 median = open_distribution(result, reader, screen, column, kind, n, sim_span, days)
                 total = " total" if kind is RowKind.TOTAL else ""
                 ways[way].append((median, f"{screen}'s {column}{total}, simulated"))
-                if way == SLOT and not opts.quick:
+                if (screen, column) == ("ESALOCK", "pct_cpu") and way == SLOT and not opts.quick:
                     running = open_distribution(
                         result, reader, screen, column, kind, n, sim_span, days, collecting=True
                     )
