@@ -74,11 +74,11 @@ _PAUSE = _Pause()
 
 @contextlib.contextmanager
 def reading_in_bulk() -> Iterator[None]:
-    """No cyclic collection while a range is read into memory and computed over (``d``'s
-    month of slots: a million objects, none of them in a cycle, that every full pass of
-    the collector walks again as they pile up: a third of the view's CPU). Reference
-    counting frees them when the view is made; a cycle made meanwhile, by any thread, is
-    collected once the collector runs again. Also a decorator."""
+    """No cyclic collection while a range is read and computed over (``d`` over a month:
+    hundreds of thousands of objects, none of them in a cycle, that every pass of the
+    collector walks again while they live). Reference counting frees them as before; a
+    cycle made meanwhile, by any thread, is collected once the collector runs again. Also
+    a decorator."""
     _PAUSE.hold()
     try:
         yield
