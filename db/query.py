@@ -219,18 +219,24 @@ def _slice(
 ) -> KindSlice:
     """One kind's rows of one source in a slot, an entity's rows merged into one."""
     data: dict[str, EntityData] = {}
-    several: list[str] = []  # entities with more than one row (merged below)
+    several: dict[str, None] = {}  # entities with more than one row (merged below)
     for row in part.rows:
         key, attrs = entities[row[1]]
         if key in data:
-            several.append(key)
+            several[key] = None
         else:
             data[key] = EntityData(
                 key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3]
             )
-    for key in dict.fromkeys(several):  # not the rule: several intervals of the source
-        rows = [r for r in part.rows if entities[r[1]][0] == key]
-        data[key] = _merge([_kind_row(r, columns, infos, entities) for r in rows], roles)
+    if several:  # not the rule: several intervals of the source
+        by_key: dict[str, list[RawRow]] = {key: [] for key in several}
+        for row in part.rows:
+            of_key = by_key.get(entities[row[1]][0])
+            if of_key is not None:
+                of_key.append(row)
+        for key, rows in by_key.items():  # one entity's rows made and merged at a time
+            data[key] = _merge([_kind_row(r, columns, infos, entities) for r in rows], roles)
+            rows.clear()
     return KindSlice(source, part.duration_us, part.flags, data)
 
 
