@@ -97,6 +97,7 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
     wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
     fields = dict(window.timeline.fields)  # the kinds whose slots carry only these
+    one_source = dict(window.timeline.one_source)  # and those whose slots carry one source
     # a source's intervals and the frame each is placed in, the same for each of its kinds
     placements: dict[str, tuple[dict[int, int], dict[int, IntervalInfo]]] = {}
     for kind in wanted:
@@ -104,19 +105,28 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
         if kind in fields:
             layout = layout.only(fields[kind])
         columns, roles = layout.columns, layout.roles
-        for source in queries.sources_of(kind):
+        prefer = one_source.get(kind)
+        sources = queries.sources_of(kind)
+        taken: set[int] | None = None  # the frames a source before has rows of the kind in
+        if prefer is not None:
+            sources, taken = timeline_sources(queries, kind, prefer), set()
+        for source in sources:
             if source not in placements:
                 placements[source] = _place(queries, node_id, window, source)
             placed, infos = placements[source]
             if not placed:
                 continue
-            stored_rows = queries.raw_rows(kind, list(infos), columns)
+            ids = list(infos) if taken is None else [i for i in infos if placed[i] not in taken]
+            stored_rows = queries.raw_rows(kind, ids, columns)
             # each entity's key and attributes, looked up once (the same few every slot)
             entities = {e: queries.entity(e) for e in dict.fromkeys(map(_ENTITY_ID, stored_rows))}
-            for index, part in _by_frame(stored_rows, placed, infos).items():
+            parts = _by_frame(stored_rows, placed, infos)
+            for index, part in parts.items():
                 sliced[index].setdefault(kind, {})[source] = _slice(
                     source, part, columns, infos, entities, roles
                 )
+            if taken is not None:
+                taken.update(parts)
     out = [
         Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
         for frame, data in zip(frames, sliced, strict=True)

@@ -23,7 +23,7 @@ class Timeline:
     one most recently written), the first of ``kinds`` with data, its sources in the order
     of ``prefer``; ``length_us`` buckets of that length, or ``None`` as recorded. ``fields``
     lets a backend leave out what the screen does not read (SQLite reads only those, and
-    its buckets add up only those)."""
+    its buckets add up only those); ``one_source`` the sources of a kind it does not read."""
 
     node: str | None
     kinds: tuple[str, ...]
@@ -32,6 +32,10 @@ class Timeline:
     # (kind, fields) the rows are read for: slots may carry only these fields of a kind
     # named here (a gauge's average and maximum together), every field of the others
     fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # (kind, prefer) read from one source a slot: slots may carry only the source that
+    # ``Slot.get(kind, prefer)`` takes there (the first of ``prefer`` with rows, else the
+    # first by name), where that is all the reader takes of the kind
+    one_source: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,7 +279,7 @@ def cpu_type_column(column_id: str) -> RangeColumn | None:
             )
         return out
 
-    return RangeColumn(("cpu", "vcpu", "lcpu"), values)
+    return RangeColumn(("cpu", "vcpu", "lcpu"), values, one_source=(("lcpu", LCPU_PREFER),))
 
 
 def _no_entity(shown: EntityKey) -> str | None:

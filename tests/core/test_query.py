@@ -97,6 +97,34 @@ def test_a_slice_holds_each_of_its_intervals_time_and_flags_once(db_path: Path) 
             assert other.rows["x"].values["ops"] == 20
 
 
+def test_a_kind_read_from_one_source_holds_the_source_a_reader_takes(db_path: Path) -> None:
+    """Two sources of a kind, one of them only in the first two minutes: slots that read the
+    kind from one source (``Timeline.one_source``) hold the source ``Slot.get`` takes with
+    the same preference, the same slice, and no other; without it, both."""
+    host_recording(db_path, n_intervals=4)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(100, 4))
+        write(store, "early", [OTHER], other_samples(200, 2))
+    with SqliteReader.open(db_path) as reader:
+        every = load_slots(reader, ["cpu"], ["other"], None, None)
+        assert [sorted(s.data["other"]) for s in every] == [
+            ["other"],
+            ["other"],
+            ["early", "other"],
+            ["early", "other"],
+        ]
+        for prefer, held in (
+            (("early",), ["other", "other", "early", "early"]),
+            (("other",), ["other"] * 4),
+            ((), ["other", "other", "early", "early"]),  # else the first by name
+        ):
+            one = load_slots(reader, ["cpu"], ["other"], None, None, one_source=[("other", prefer)])
+            assert [list(s.data["other"]) for s in one] == [[source] for source in held]
+            for slot, whole in zip(one, every, strict=True):
+                taken = slot.get("other", prefer)
+                assert taken is not None and taken == whole.get("other", prefer)
+
+
 def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
     host_recording(db_path, n_intervals=30)
     with Store.open(db_path) as store:
