@@ -4,7 +4,7 @@ A full collection walks every object the collector tracks: in the monitor, start
 modules, classes and Textual's own make a collection that lands in the middle of a key cost
 25 to 31 ms (three in a ten-key run on the year-long recording); set aside with
 :func:`gc.freeze`, 10 to 12 ms. What the command makes afterwards is collected as before.
-A view read over a whole range keeps what it reads until it is done: the collector is
+A view read over a whole range makes hundreds of thousands of objects: the collector is
 paused meanwhile (:func:`reading_in_bulk`).
 """
 
