@@ -6,7 +6,6 @@ from __future__ import annotations
 import gc
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from textual.app import App
@@ -122,7 +121,7 @@ def test_reading_in_bulk_leaves_a_paused_collector_paused() -> None:
 
 
 def test_the_monitors_range_views_read_with_the_collector_paused(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``d`` and the comparison of two marked ranges read their whole range in a worker."""
     from esatui.screens import catalog
