@@ -15,10 +15,11 @@ import bisect
 import itertools
 import operator
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from esatui.collectors.role import Role
 from esatui.db.reader import Span, Timeline, Window
-from esatui.db.reading import IntervalInfo, KindRow, Queries, RawRow
+from esatui.db.reading import ROW_META, IntervalInfo, Queries, RawRow
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 
@@ -117,6 +118,13 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
             if not placed:
                 continue
             ids = list(infos) if taken is None else [i for i in infos if placed[i] not in taken]
+            if len(frames) == 1:  # one slot over a range: its rows merged as they are read
+                merged = _merged_slice(queries, kind, source, ids, columns, infos, roles)
+                if merged is not None:
+                    sliced[0].setdefault(kind, {})[source] = merged
+                    if taken is not None:
+                        taken.add(0)
+                continue
             stored_rows = queries.raw_rows(kind, ids, columns)
             # each entity's key and attributes, looked up once (the same few every slot)
             entities = {e: queries.entity(e) for e in dict.fromkeys(map(_ENTITY_ID, stored_rows))}
@@ -244,51 +252,164 @@ def _slice(
             of_key = by_key.get(entities[row[1]][0])
             if of_key is not None:
                 of_key.append(row)
-        for key, rows in by_key.items():  # one entity's rows made and merged at a time
-            data[key] = _merge([_kind_row(r, columns, infos, entities) for r in rows], roles)
-            rows.clear()
+        plan = _MergePlan(columns, roles)
+        for key, rows in by_key.items():
+            rows.sort(key=lambda r: infos[r[0]].end_us)  # stable: ties keep the stored order
+            merging = _Merging(plan)
+            merging.add(rows)
+            data[key] = merging.entity_data(key, entities[rows[-1][1]][1])
     return KindSlice(source, part.duration_us, part.flags, data)
 
 
-def _kind_row(
-    row: RawRow,
+_MERGE_CHUNK = 480  # intervals read at a time for one slot over a range (8 CPUs: ~4,000 rows)
+
+
+def _merged_slice(
+    queries: Queries,
+    kind: str,
+    source: str,
+    ids: Sequence[int],
     columns: Sequence[str],
     infos: Mapping[int, IntervalInfo],
-    entities: Mapping[int, tuple[str, Mapping[str, str]]],
-) -> KindRow:
-    key, attrs = entities[row[1]]
-    return KindRow(
-        infos[row[0]], key, attrs, dict(zip(columns, row[4:], strict=True)), row[2], row[3]
-    )
+    roles: Mapping[str, Role],
+) -> KindSlice | None:
+    """What :func:`_slice` makes of the source's intervals ``ids`` in one slot, read a chunk
+    of intervals at a time in the order they end and each entity's rows merged as they come
+    (a comparison's one slot over a month holds a month of rows: never all at once).
+    ``None`` when the intervals have no rows of the kind."""
+    plan = _MergePlan(columns, roles)
+    merging: dict[str, _Merging] = {}
+    first: dict[str, tuple[int, int]] = {}  # each key's first stored row: the slice's order
+    last_entity: dict[str, int] = {}
+    entities: dict[int, tuple[str, Mapping[str, str]]] = {}
+    duration_us = flags = 0
+    in_order = sorted(ids, key=lambda i: (infos[i].end_us, i))
+    for start in range(0, len(in_order), _MERGE_CHUNK):
+        chunk = in_order[start : start + _MERGE_CHUNK]
+        stored = {
+            interval_id: list(rows)
+            for interval_id, rows in itertools.groupby(
+                queries.raw_rows(kind, chunk, columns), _INTERVAL_ID
+            )
+        }
+        by_key: dict[str, list[RawRow]] = {}
+        for interval_id in chunk:
+            rows = stored.get(interval_id)
+            if rows is None:
+                continue
+            info = infos[interval_id]
+            duration_us += info.duration_us
+            flags |= info.flags
+            for row in rows:
+                entity_id = row[1]
+                entity = entities.get(entity_id)
+                if entity is None:
+                    entity = entities[entity_id] = queries.entity(entity_id)
+                key = entity[0]
+                of_key = by_key.get(key)
+                if of_key is None:
+                    of_key = by_key[key] = []
+                of_key.append(row)
+                last_entity[key] = entity_id
+                at = (interval_id, entity_id)
+                if key not in first or at < first[key]:
+                    first[key] = at
+        for key, rows in by_key.items():
+            found = merging.get(key)
+            if found is None:
+                found = merging[key] = _Merging(plan)
+            found.add(rows)
+    if not merging:
+        return None
+    data = {
+        key: merging[key].entity_data(key, entities[last_entity[key]][1])
+        for key in sorted(merging, key=first.__getitem__)
+    }
+    return KindSlice(source, duration_us, flags, data)
 
 
-def _merge(rows: list[KindRow], roles: Mapping[str, Role]) -> EntityData:
-    if len(rows) == 1:
-        r = rows[0]
-        return EntityData(r.key, r.attrs, r.values, r.flags, r.hf_n)
-    rows = sorted(rows, key=lambda r: r.interval.end_us)
-    values: dict[str, Value] = {}
-    flags = 0
-    hf_n = sum(r.hf_n for r in rows)
-    for r in rows:
-        flags |= r.flags
-    for name in rows[-1].values:
-        role = roles.get(name)
-        if role is Role.GAUGE:
-            values[name], values[max_column(name)] = _gauge(rows, name)
-        elif role is Role.COUNTER:
-            parts = [r.values.get(name) for r in rows]
-            present = [p for p in parts if p is not None]
-            values[name] = sum(present) if present else None
-    return EntityData(rows[-1].key, rows[-1].attrs, values, flags, hf_n)
+class _MergePlan:
+    """Where a kind's counters, gauges and their maxima are in its stored rows, and the
+    order a merged row's values take (as the stored columns, a gauge's maximum beside it)."""
+
+    __slots__ = ("columns", "counters", "gauges", "order")
+
+    def __init__(self, columns: Sequence[str], roles: Mapping[str, Role]) -> None:
+        at = {name: len(ROW_META) + i for i, name in enumerate(columns)}
+        self.columns = tuple(columns)
+        self.counters: list[int] = []
+        self.gauges: list[tuple[int, int | None]] = []  # (value, its maximum's, if read)
+        self.order: list[tuple[str, Role, int]] = []  # (name, role, its counter or gauge)
+        for name in columns:
+            role = roles.get(name)
+            if role is Role.COUNTER:
+                self.order.append((name, role, len(self.counters)))
+                self.counters.append(at[name])
+            elif role is Role.GAUGE:
+                self.order.append((name, role, len(self.gauges)))
+                self.gauges.append((at[name], at.get(max_column(name))))
 
 
-def _gauge(rows: list[KindRow], name: str) -> tuple[float | None, Value]:
-    """A gauge's average weighted by the rows' sample counts, and its maximum."""
-    weighted = [(r.values.get(name), r.hf_n) for r in rows]
-    known = [(v, n) for v, n in weighted if v is not None and n > 0]
-    total_n = sum(n for _, n in known)
-    average = sum(v * n for v, n in known) / total_n if total_n else None
-    maxima = [r.values.get(max_column(name)) for r in rows]
-    present = [m for m in maxima if m is not None]
-    return average, max(present) if present else None
+class _Merging:
+    """One entity's rows in one slot, merged as they come, in the order their intervals end:
+    what one interval as long as them all would have recorded. Counters are summed, gauges
+    averaged weighted by their sample counts, with the greatest maximum; the sums are the
+    left-to-right sums of the values in that order however the rows are given in pieces
+    (``sum`` goes on from the sum so far)."""
+
+    __slots__ = ("count", "flags", "hf_n", "last", "maxima", "plan", "sums", "weighed", "weights")
+
+    def __init__(self, plan: _MergePlan) -> None:
+        self.plan = plan
+        self.count = 0
+        self.flags = 0
+        self.hf_n = 0
+        self.last: RawRow = ()
+        self.sums: list[Any] = [None] * len(plan.counters)  # None: no value yet
+        self.weighed: list[Any] = [0] * len(plan.gauges)  # sum of value x sample count
+        self.weights: list[int] = [0] * len(plan.gauges)
+        self.maxima: list[Any] = [None] * len(plan.gauges)
+
+    def add(self, rows: Sequence[RawRow]) -> None:
+        """The entity's next rows, in their intervals' end order."""
+        self.count += len(rows)
+        self.last = rows[-1]
+        for row in rows:
+            self.flags |= row[2]
+        self.hf_n = sum([row[3] for row in rows], self.hf_n)
+        sums = self.sums
+        for j, at in enumerate(self.plan.counters):
+            present = [row[at] for row in rows if row[at] is not None]
+            if present:
+                total = sums[j]
+                sums[j] = sum(present) if total is None else sum(present, total)
+        for j, (at, max_at) in enumerate(self.plan.gauges):
+            known = [row for row in rows if row[at] is not None and row[3] > 0]
+            if known:
+                self.weighed[j] = sum([row[at] * row[3] for row in known], self.weighed[j])
+                self.weights[j] = sum([row[3] for row in known], self.weights[j])
+            if max_at is None:
+                continue
+            maxima = [row[max_at] for row in rows if row[max_at] is not None]
+            if maxima:
+                most = self.maxima[j]
+                self.maxima[j] = max(maxima) if most is None else max(most, *maxima)
+
+    def entity_data(self, key: str, attrs: Mapping[str, str]) -> EntityData:
+        """The merged row (a single row as stored), with the key and the attributes of its
+        last interval's entity."""
+        last = self.last
+        if self.count == 1:
+            return EntityData(
+                key, attrs, dict(zip(self.plan.columns, last[4:], strict=True)), last[2], last[3]
+            )
+        values: dict[str, Value] = {}
+        for name, role, j in self.plan.order:
+            if role is Role.COUNTER:
+                values[name] = self.sums[j]
+            else:
+                weights = self.weights[j]
+                weighed = self.weighed[j]
+                values[name] = weighed / weights if weights else None
+                values[max_column(name)] = self.maxima[j]
+        return EntityData(key, attrs, values, self.flags, self.hf_n)

@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
+from esatui.db import query
 from esatui.db.calendar import bucket_end
+from esatui.db.reader import Span, Timeline
 from esatui.db.records import Flag
+from esatui.db.slots import Slot
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from tests.fixtures.reading import load_slots
@@ -161,3 +167,70 @@ def test_aggregation_sums_deltas_and_weights_gauges(db_path: Path) -> None:
 def test_buckets_align_to_local_time(monkeypatch: object) -> None:
     assert bucket_end(START_US + 1, 15 * MINUTE) == START_US + 15 * MINUTE
     assert bucket_end(START_US, 15 * MINUTE) == START_US
+
+
+def one_slot(reader: SqliteReader, kinds: list[str]) -> Slot:
+    """The slot ``compare.range_model`` reads: every interval of the recording as one."""
+    window = reader.window(Timeline(reader.node(None), ("cpu",)), None, None)
+    whole = Span(
+        window.spans[0].start_us,
+        window.spans[-1].end_us,
+        sum(s.duration_us for s in window.spans),
+        0,
+    )
+    (slot,) = reader.slots(replace(window, spans=(whole,)), kinds)
+    return slot
+
+
+def test_one_slot_over_a_range_merges_its_rows_in_the_order_they_end(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A comparison's slot over eight intervals stored out of order (the later four first):
+    the counter is their sum, the gauge their average weighted by the sample counts added
+    left to right in the order the intervals end (values whose sum that order decides), the
+    maximum the greatest; read all at once or two intervals at a time, the same."""
+    host_recording(db_path, n_intervals=8)
+    samples = other_samples(100, 8)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], samples[4:])
+        write(store, "other", [OTHER], samples[:5])
+    # in end order: each 1.0 after 1e16 is lost to rounding, the four first in id order not
+    depth = [1e16, 1.0, 1.0, 1.0, 0.5, None, 0.7, 1.0]
+    hf_n = [1, 1, 1, 1, 2, 3, 0, 1]  # the 7th weighs nothing
+    ops = [10, 10, None, 10, 10, 10, 10, 10]
+    depth_max = [2.0, 1.5, None, 4.0, 2.5, 9.0, 99.0, 0.5]
+    with sqlite3.connect(db_path) as conn:
+        ids = [
+            i
+            for (i,) in conn.execute(
+                "SELECT id FROM interval WHERE source = 'other' ORDER BY end_us"
+            )
+        ]
+        assert ids != sorted(ids)  # stored out of order
+        for i, values in enumerate(zip(depth, hf_n, ops, depth_max, strict=True)):
+            conn.execute(
+                "UPDATE k_other SET depth = ?, hf_n = ?, ops = ?, depth_max = ?"
+                " WHERE interval_id = ?",
+                (*values, ids[i]),
+            )
+    weighed, weights = 0.0, 0
+    for value, n in zip(depth, hf_n, strict=True):  # the witness: added one by one
+        if value is not None and n > 0:
+            weighed += value * n
+            weights += n
+    in_id_order = sorted(zip(ids, depth, hf_n, strict=True))
+    assert sum(v * n for _, v, n in in_id_order if v is not None and n > 0) != weighed
+    with SqliteReader.open(db_path) as reader:
+        slots = [one_slot(reader, ["other"])]
+        monkeypatch.setattr(query, "_MERGE_CHUNK", 2)
+        slots.append(one_slot(reader, ["other"]))
+    for slot in slots:
+        other = slot.get("other")
+        assert other is not None and other.duration_us == 8 * MINUTE
+        row = other.rows["x"]
+        assert row.values == {
+            "ops": 70,
+            "depth": weighed / weights,
+            "depth_max": 99.0,
+        }
+        assert row.hf_n == sum(hf_n)
