@@ -11,15 +11,16 @@ are ``db/buckets.py``.
 
 from __future__ import annotations
 
+import array
 import bisect
 import itertools
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from esatui.collectors.role import Role
 from esatui.db.reader import Span, Timeline, Window
-from esatui.db.reading import ROW_META, IntervalInfo, Queries, RawRow
+from esatui.db.reading import ROW_META, IntervalInfo, KindLayout, Queries, RawRow
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 
@@ -95,45 +96,29 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     one of them only where a recording was merged with itself shifted or at another length,
     and is not the range's)."""
     frames = window.spans
+    if len(frames) == 1:
+        return [_range_slot(queries, node_id, window, kinds)]
     sliced: list[dict[str, dict[str, KindSlice]]] = [{} for _ in frames]
-    wanted = dict.fromkeys([*window.timeline.kinds, *kinds])
-    fields = dict(window.timeline.fields)  # the kinds whose slots carry only these
-    one_source = dict(window.timeline.one_source)  # and those whose slots carry one source
     # a source's intervals and the frame each is placed in, the same for each of its kinds
     placements: dict[str, tuple[dict[int, int], dict[int, IntervalInfo]]] = {}
-    for kind in wanted:
-        layout = queries.layout(kind)
-        if kind in fields:
-            layout = layout.only(fields[kind])
-        columns, roles = layout.columns, layout.roles
-        prefer = one_source.get(kind)
-        sources = queries.sources_of(kind)
-        taken: set[int] | None = None  # the frames a source before has rows of the kind in
-        if prefer is not None:
-            sources, taken = timeline_sources(queries, kind, prefer), set()
+    for kind, layout, sources, one_source in _kinds_read(queries, window, kinds):
+        taken: set[int] = set()  # the frames a source before has rows of the kind in
         for source in sources:
             if source not in placements:
                 placements[source] = _place(queries, node_id, window, source)
             placed, infos = placements[source]
             if not placed:
                 continue
-            ids = list(infos) if taken is None else [i for i in infos if placed[i] not in taken]
-            if len(frames) == 1:  # one slot over a range: its rows merged as they are read
-                merged = _merged_slice(queries, kind, source, ids, columns, infos, roles)
-                if merged is not None:
-                    sliced[0].setdefault(kind, {})[source] = merged
-                    if taken is not None:
-                        taken.add(0)
-                continue
-            stored_rows = queries.raw_rows(kind, ids, columns)
+            ids = [i for i in infos if placed[i] not in taken] if taken else list(infos)
+            stored_rows = queries.raw_rows(kind, ids, layout.columns)
             # each entity's key and attributes, looked up once (the same few every slot)
             entities = {e: queries.entity(e) for e in dict.fromkeys(map(_ENTITY_ID, stored_rows))}
             parts = _by_frame(stored_rows, placed, infos)
             for index, part in parts.items():
                 sliced[index].setdefault(kind, {})[source] = _slice(
-                    source, part, columns, infos, entities, roles
+                    source, part, layout.columns, infos, entities, layout.roles
                 )
-            if taken is not None:
+            if one_source:
                 taken.update(parts)
     out = [
         Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
@@ -141,6 +126,43 @@ def slots(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) 
     ]
     out.reverse()
     return out
+
+
+def _range_slot(queries: Queries, node_id: int, window: Window, kinds: Sequence[str]) -> Slot:
+    """:func:`slots` of a window of one frame (a comparison's range): its rows merged as
+    they are read."""
+    (frame,) = window.spans
+    data: dict[str, dict[str, KindSlice]] = {}
+    spanned: dict[str, _Spanned] = {}  # each source's intervals, the same for its kinds
+    for kind, layout, sources, one_source in _kinds_read(queries, window, kinds):
+        for source in sources:
+            if source not in spanned:
+                spanned[source] = _spanned(queries, node_id, window, source)
+            merged = _merged_slice(queries, kind, source, spanned[source], layout)
+            if merged is not None:
+                data.setdefault(kind, {})[source] = merged
+                if one_source:
+                    break
+    return Slot(frame.start_us, frame.end_us, frame.duration_us, frame.flags, data)
+
+
+def _kinds_read(
+    queries: Queries, window: Window, kinds: Sequence[str]
+) -> Iterator[tuple[str, KindLayout, list[str], bool]]:
+    """Each kind the window's slots hold: its layout as read (only the fields the timeline
+    names, where it names them), its sources in the order they are read, and whether a slot
+    holds one of them (the first with rows there: ``Timeline.one_source``)."""
+    fields = dict(window.timeline.fields)
+    one_source = dict(window.timeline.one_source)
+    for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
+        layout = queries.layout(kind)
+        if kind in fields:
+            layout = layout.only(fields[kind])
+        prefer = one_source.get(kind)
+        if prefer is None:
+            yield kind, layout, queries.sources_of(kind), False
+        else:
+            yield kind, layout, timeline_sources(queries, kind, prefer), True
 
 
 def _place(
@@ -151,24 +173,74 @@ def _place(
     frames = window.spans
     ends = [f.end_us for f in frames]
     framed = {end: index for index, end in enumerate(ends)}
-    lo = min(f.start_us for f in frames)
-    # a margin of one frame catches intervals that end just past the range
-    margin = max(f.end_us - f.start_us for f in frames)
-    found = queries.intervals(node_id, [source], lo, max(ends) + margin, newest_first=False)
     placed: dict[int, int] = {}  # interval id -> frame index
+    found = queries.intervals(node_id, [source], *_placing_range(frames), newest_first=False)
     for info in found:
-        index = None
-        if source == window.source:
-            if not _own(window, framed, info.end_us):
-                continue  # the frames' own source: only the frames or the range's
-            # a frame is its own slot, though it lies inside another frame (merged
-            # recordings of two lengths: the tie would go to the later one)
-            index = framed.get(info.end_us)
-        if index is None:
-            index = _best_frame(frames, ends, info)
+        index = _frame_of(window, source, framed, ends, info)
         if index is not None:
             placed[info.id] = index
     return placed, {i.id: i for i in found if i.id in placed}
+
+
+def _placing_range(frames: Sequence[Span]) -> tuple[int, int]:
+    """The ends (after, until] of the intervals that may be placed in the frames: a margin
+    of one frame catches intervals that end just past the range."""
+    margin = max(f.end_us - f.start_us for f in frames)
+    return min(f.start_us for f in frames), max(f.end_us for f in frames) + margin
+
+
+def _frame_of(
+    window: Window, source: str, framed: Mapping[int, int], ends: list[int], info: IntervalInfo
+) -> int | None:
+    """The index of the frame an interval of ``source`` is placed in, if any."""
+    index = None
+    if source == window.source:
+        if not _own(window, framed, info.end_us):
+            return None  # the frames' own source: only the frames or the range's
+        # a frame is its own slot, though it lies inside another frame (merged
+        # recordings of two lengths: the tie would go to the later one)
+        index = framed.get(info.end_us)
+    if index is None:
+        index = _best_frame(window.spans, ends, info)
+    return index
+
+
+class _Spanned:
+    """A source's intervals placed in a window of one frame, in the order they end (a source
+    has one interval an end), as arrays: a comparison's range may hold a year of them."""
+
+    __slots__ = ("durations", "ends", "flags", "ids")
+
+    def __init__(self) -> None:
+        self.ids = array.array("q")
+        self.ends = array.array("q")
+        self.durations = array.array("q")
+        self.flags = array.array("q")
+
+    def add(self, info: IntervalInfo) -> None:
+        self.ids.append(info.id)
+        self.ends.append(info.end_us)
+        self.durations.append(info.duration_us)
+        self.flags.append(info.flags)
+
+
+def _spanned(queries: Queries, node_id: int, window: Window, source: str) -> _Spanned:
+    """The source's intervals placed in the window's one frame, as :func:`_place` places
+    them, read a chunk at a time."""
+    ends = [window.spans[0].end_us]
+    framed = {ends[0]: 0}
+    after, until = _placing_range(window.spans)
+    out = _Spanned()
+    while True:
+        found = queries.intervals(
+            node_id, [source], after, until, limit=_MERGE_CHUNK, newest_first=False
+        )
+        for info in found:
+            if _frame_of(window, source, framed, ends, info) is not None:
+                out.add(info)
+        if len(found) < _MERGE_CHUNK:
+            return out
+        after = found[-1].end_us
 
 
 _INTERVAL_ID = operator.itemgetter(0)  # of a stored row (reading.ROW_META)
@@ -268,24 +340,23 @@ def _merged_slice(
     queries: Queries,
     kind: str,
     source: str,
-    ids: Sequence[int],
-    columns: Sequence[str],
-    infos: Mapping[int, IntervalInfo],
-    roles: Mapping[str, Role],
+    spanned: _Spanned,
+    layout: KindLayout,
 ) -> KindSlice | None:
-    """What :func:`_slice` makes of the source's intervals ``ids`` in one slot, read a chunk
-    of intervals at a time in the order they end and each entity's rows merged as they come
-    (a comparison's one slot over a month holds a month of rows: never all at once).
-    ``None`` when the intervals have no rows of the kind."""
-    plan = _MergePlan(columns, roles)
+    """What :func:`_slice` makes of the source's intervals in a window's one frame, read a
+    chunk of intervals at a time in the order they end and each entity's rows merged as
+    they come (a comparison's one slot over a month holds a month of rows: never all at
+    once). ``None`` when the intervals have no rows of the kind."""
+    columns = layout.columns
+    plan = _MergePlan(columns, layout.roles)
     merging: dict[str, _Merging] = {}
     first: dict[str, tuple[int, int]] = {}  # each key's first stored row: the slice's order
     last_entity: dict[str, int] = {}
     entities: dict[int, tuple[str, Mapping[str, str]]] = {}
     duration_us = flags = 0
-    in_order = sorted(ids, key=lambda i: (infos[i].end_us, i))
-    for start in range(0, len(in_order), _MERGE_CHUNK):
-        chunk = in_order[start : start + _MERGE_CHUNK]
+    for start in range(0, len(spanned.ids), _MERGE_CHUNK):
+        stop = start + _MERGE_CHUNK
+        chunk = spanned.ids[start:stop]
         stored = {
             interval_id: list(rows)
             for interval_id, rows in itertools.groupby(
@@ -293,13 +364,14 @@ def _merged_slice(
             )
         }
         by_key: dict[str, list[RawRow]] = {}
-        for interval_id in chunk:
+        for interval_id, duration, interval_flags in zip(
+            chunk, spanned.durations[start:stop], spanned.flags[start:stop], strict=True
+        ):
             rows = stored.get(interval_id)
             if rows is None:
                 continue
-            info = infos[interval_id]
-            duration_us += info.duration_us
-            flags |= info.flags
+            duration_us += duration
+            flags |= interval_flags
             for row in rows:
                 entity_id = row[1]
                 entity = entities.get(entity_id)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from esatui import __version__
 from esatui.db.navigator import Navigator
-from esatui.db.reader import Reader, Span
+from esatui.db.reader import Reader, Span, Window
 from esatui.screens import catalog
 from esatui.screens.model import Column, ScreenModel, Value
 from esatui.screens.render import date_range, exact_value, format_value, round_value
@@ -38,9 +38,23 @@ def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
     if node is None:
         return catalog.build_model(reader, name, query)
     navigator = Navigator(reader, catalog.screen_timeline(screen, node, None))
-    window = navigator.window(query.after_us, query.until_us)
-    if not window.spans:
+    window = range_window(navigator, query.after_us, query.until_us)
+    if window is None:
         return catalog.build_model(reader, name, query)
+    (whole,) = window.spans
+    slots = reader.slots(window, screen.kinds)
+    config = reader.config_at(node, whole.end_us)
+    model = catalog.model_of(screen, slots, config, query, node, navigator.extent())
+    return replace(model, from_us=whole.start_us, to_us=whole.end_us)
+
+
+def range_window(navigator: Navigator, after_us: int | None, until_us: int | None) -> Window | None:
+    """The timeline's intervals ending in (after_us, until_us] as one span (their recorded
+    time and flags added up), or ``None`` when there are none. The intervals' own spans are
+    let go before a slot is read over them."""
+    window = navigator.window(after_us, until_us)
+    if not window.spans:
+        return None
     flags = 0
     for span in window.spans:
         flags |= span.flags
@@ -50,10 +64,7 @@ def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
         sum(s.duration_us for s in window.spans),
         flags,
     )
-    slots = reader.slots(replace(window, spans=(whole,)), screen.kinds)
-    config = reader.config_at(node, whole.end_us)
-    model = catalog.model_of(screen, slots, config, query, node, navigator.extent())
-    return replace(model, from_us=whole.start_us, to_us=whole.end_us)
+    return replace(window, spans=(whole,))
 
 
 @dataclass(frozen=True)

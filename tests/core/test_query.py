@@ -169,9 +169,12 @@ def test_buckets_align_to_local_time(monkeypatch: object) -> None:
     assert bucket_end(START_US, 15 * MINUTE) == START_US
 
 
-def one_slot(reader: SqliteReader, kinds: list[str]) -> Slot:
+def one_slot(
+    reader: SqliteReader, kinds: list[str], one_source: tuple[tuple[str, tuple[str, ...]], ...] = ()
+) -> Slot:
     """The slot ``compare.range_model`` reads: every interval of the recording as one."""
-    window = reader.window(Timeline(reader.node(None), ("cpu",)), None, None)
+    timeline = Timeline(reader.node(None), ("cpu",), one_source=one_source)
+    window = reader.window(timeline, None, None)
     whole = Span(
         window.spans[0].start_us,
         window.spans[-1].end_us,
@@ -234,3 +237,20 @@ def test_one_slot_over_a_range_merges_its_rows_in_the_order_they_end(
             "depth_max": 99.0,
         }
         assert row.hf_n == sum(hf_n)
+
+
+def test_one_slot_over_a_range_reads_a_kind_from_the_source_a_reader_takes(db_path: Path) -> None:
+    """As slots of their own intervals, a slot over the range that reads a kind from one
+    source holds the first of the preference that has rows there, the same slice as when
+    every source is read."""
+    host_recording(db_path, n_intervals=4)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(100, 4))
+        write(store, "early", [OTHER], other_samples(200, 2))
+    with SqliteReader.open(db_path) as reader:
+        every = one_slot(reader, ["other"])
+        assert sorted(every.data["other"]) == ["early", "other"]
+        for prefer, held in ((("early",), "early"), (("other",), "other"), ((), "early")):
+            one = one_slot(reader, ["other"], one_source=(("other", prefer),))
+            assert list(one.data["other"]) == [held]
+            assert one.get("other", prefer) == every.get("other", prefer)
