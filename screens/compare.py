@@ -48,23 +48,34 @@ def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
     return replace(model, from_us=whole.start_us, to_us=whole.end_us)
 
 
+_PIECE = 4096  # spans read at a time to find a range (a month of minutes: 11 pieces)
+
+
 def range_window(navigator: Navigator, after_us: int | None, until_us: int | None) -> Window | None:
     """The timeline's intervals ending in (after_us, until_us] as one span (their recorded
-    time and flags added up), or ``None`` when there are none. The intervals' own spans are
-    let go before a slot is read over them."""
-    window = navigator.window(after_us, until_us)
-    if not window.spans:
+    time and flags added up), or ``None`` when there are none. Read newest first a piece at
+    a time, so a long range is never all in memory: a piece's window takes the source the
+    range's takes (the first with an interval in it, older pieces' ranges included) until
+    that source has none left older, when the next piece's is another or none."""
+    first: Window | None = None
+    start_us = duration_us = flags = 0
+    until = until_us
+    while True:
+        piece = navigator.window(after_us, until, limit=_PIECE)
+        if not piece.spans or (first is not None and piece.source != first.source):
+            break
+        first = first or piece
+        for span in piece.spans:
+            duration_us += span.duration_us
+            flags |= span.flags
+        start_us = piece.spans[0].start_us
+        if len(piece.spans) < _PIECE:
+            break
+        until = piece.spans[0].end_us - 1
+    if first is None:
         return None
-    flags = 0
-    for span in window.spans:
-        flags |= span.flags
-    whole = Span(
-        window.spans[0].start_us,
-        window.spans[-1].end_us,
-        sum(s.duration_us for s in window.spans),
-        flags,
-    )
-    return replace(window, spans=(whole,))
+    whole = Span(start_us, first.spans[-1].end_us, duration_us, flags)
+    return replace(first, spans=(whole,))
 
 
 @dataclass(frozen=True)
