@@ -59,6 +59,22 @@ def window(
     return Window(timeline, "", (), after_us, until_us)
 
 
+def range_window(
+    queries: Queries,
+    node_id: int,
+    timeline: Timeline,
+    after_us: int | None,
+    until_us: int | None,
+) -> Window:
+    """:func:`window`'s intervals in the range as one span, added up by SQLite."""
+    found = timeline_kind(queries, node_id, timeline, after_us, until_us)
+    if found is None:
+        return Window(timeline, "", (), after_us, until_us)
+    _, source = found
+    span = queries.interval_span(node_id, source, after_us, until_us)
+    return Window(timeline, source, () if span is None else (span,), after_us, until_us)
+
+
 def timeline_kind(
     queries: Queries,
     node_id: int,

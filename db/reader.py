@@ -11,7 +11,7 @@ in them. SQLite (``db/reading.py``) is one backend; another (Prometheus, say) im
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from esatui.db.slots import Slot
@@ -84,6 +84,19 @@ class Window:
     backend: object = field(default=None, compare=False, repr=False)
 
 
+def as_one_span(window: Window) -> Window:
+    """The window with its spans as one: the first one's start, the last one's end, their
+    recorded time and flags added up (unchanged when it has none)."""
+    spans = window.spans
+    if not spans:
+        return window
+    flags = 0
+    for span in spans:
+        flags |= span.flags
+    whole = Span(spans[0].start_us, spans[-1].end_us, sum(s.duration_us for s in spans), flags)
+    return replace(window, spans=(whole,))
+
+
 @dataclass(frozen=True)
 class EntityRows:
     """One recorded entity's rows of one kind, read straight from the timeline's source:
@@ -138,6 +151,14 @@ class Reader(Protocol):
         (or, not ``newest_first``, the oldest) that many. With ``snap`` the range is one
         interval of another timeline (a drill-down): the spans that overlap it for at least
         half their length (in buckets, the buckets of the intervals that end in it)."""
+        ...
+
+    def range_window(
+        self, timeline: Timeline, after_us: int | None, until_us: int | None
+    ) -> Window:
+        """:meth:`window`'s spans in (after_us, until_us] as one (:func:`as_one_span`): a
+        comparison's run, whose range may hold a year of intervals that need not all be
+        read into memory to be added up."""
         ...
 
     def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from esatui.collectors.role import Role
 from esatui.db.calendar import origin_us
+from esatui.db.reader import Span
 from esatui.db.records import Value, max_column
 from esatui.db.schema import (
     HOUR_US,
@@ -413,6 +414,28 @@ class Queries:
             sql += " LIMIT ?"
             params.append(limit)
         return [IntervalInfo(*r) for r in self._conn.execute(sql, params)]
+
+    def interval_span(
+        self, node_id: int, source: str, after_us: int | None, until_us: int | None
+    ) -> Span | None:
+        """The source's intervals ending in (after_us, until_us] as one span: the first
+        one's start, the last one's end, their durations and flags added up."""
+        params: list[object] = [node_id, source]
+        where = "WHERE node_id = ? AND source = ?" + _ending_in(
+            "end_us", after_us, until_us, params
+        )
+        end_us, duration_us = self._conn.execute(
+            f"SELECT MAX(end_us), SUM(duration_us) FROM interval {where}", params
+        ).fetchone()
+        if end_us is None:
+            return None
+        (start_us,) = self._conn.execute(
+            f"SELECT start_us FROM interval {where} ORDER BY end_us LIMIT 1", params
+        ).fetchone()
+        flags = 0
+        for (value,) in self._conn.execute(f"SELECT DISTINCT flags FROM interval {where}", params):
+            flags |= value
+        return Span(start_us, end_us, duration_us, flags)
 
     def raw_intervals(
         self, node_id: int, source: str, after_us: int, until_us: int

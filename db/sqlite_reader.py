@@ -14,7 +14,7 @@ from pathlib import Path
 
 from esatui.db import query
 from esatui.db.database import connect, file_bytes
-from esatui.db.reader import EntityRows, KindEntityRows, Timeline, Window
+from esatui.db.reader import EntityRows, KindEntityRows, Timeline, Window, as_one_span
 from esatui.db.reading import Queries, SourceInfo
 from esatui.db.schema import SCHEMA_VERSION
 from esatui.db.slots import Slot
@@ -91,6 +91,14 @@ class SqliteReader:
 
             make = buckets.window
         return make(self.queries, node_id, timeline, after_us, until_us, limit, newest_first, snap)
+
+    def range_window(
+        self, timeline: Timeline, after_us: int | None, until_us: int | None
+    ) -> Window:
+        node_id = self.queries.node_id(timeline.node)
+        if node_id is None or timeline.length_us is not None:
+            return as_one_span(self.window(timeline, after_us, until_us))
+        return query.range_window(self.queries, node_id, timeline, after_us, until_us)
 
     def slots(self, window: Window, kinds: Sequence[str]) -> list[Slot]:
         node_id = self.queries.node_id(window.timeline.node)

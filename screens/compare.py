@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from esatui import __version__
 from esatui.db.navigator import Navigator
-from esatui.db.reader import Reader, Span, Window
+from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, ScreenModel, Value
 from esatui.screens.render import date_range, exact_value, format_value, round_value
@@ -38,44 +38,14 @@ def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
     if node is None:
         return catalog.build_model(reader, name, query)
     navigator = Navigator(reader, catalog.screen_timeline(screen, node, None))
-    window = range_window(navigator, query.after_us, query.until_us)
-    if window is None:
+    window = reader.range_window(navigator.timeline, query.after_us, query.until_us)
+    if not window.spans:
         return catalog.build_model(reader, name, query)
     (whole,) = window.spans
     slots = reader.slots(window, screen.kinds)
     config = reader.config_at(node, whole.end_us)
     model = catalog.model_of(screen, slots, config, query, node, navigator.extent())
     return replace(model, from_us=whole.start_us, to_us=whole.end_us)
-
-
-_PIECE = 4096  # spans read at a time to find a range (a month of minutes: 11 pieces)
-
-
-def range_window(navigator: Navigator, after_us: int | None, until_us: int | None) -> Window | None:
-    """The timeline's intervals ending in (after_us, until_us] as one span (their recorded
-    time and flags added up), or ``None`` when there are none. Read newest first a piece at
-    a time, so a long range is never all in memory: a piece's window takes the source the
-    range's takes (the first with an interval in it, older pieces' ranges included) until
-    that source has none left older, when the next piece's is another or none."""
-    first: Window | None = None
-    start_us = duration_us = flags = 0
-    until = until_us
-    while True:
-        piece = navigator.window(after_us, until, limit=_PIECE)
-        if not piece.spans or (first is not None and piece.source != first.source):
-            break
-        first = first or piece
-        for span in piece.spans:
-            duration_us += span.duration_us
-            flags |= span.flags
-        start_us = piece.spans[0].start_us
-        if len(piece.spans) < _PIECE:
-            break
-        until = piece.spans[0].end_us - 1
-    if first is None:
-        return None
-    whole = Span(start_us, first.spans[-1].end_us, duration_us, flags)
-    return replace(first, spans=(whole,))
 
 
 @dataclass(frozen=True)

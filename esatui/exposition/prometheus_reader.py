@@ -31,7 +31,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from esatui.db.calendar import bucket_end, bucket_start, near_change, shifted
-from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window
+from esatui.db.reader import EntityRows, KindEntityRows, Span, Timeline, Window, as_one_span
 from esatui.db.records import Value, max_column
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.exposition.catalog import (
@@ -233,6 +233,11 @@ class PrometheusReader:
         if limit is not None:
             spans = spans[-limit:] if newest_first else spans[:limit]
         return Window(timeline, source, tuple(spans), after_us, until_us, backend=runs)
+
+    def range_window(
+        self, timeline: Timeline, after_us: int | None, until_us: int | None
+    ) -> Window:
+        return as_one_span(self.window(timeline, after_us, until_us))
 
     def _timeline_source(
         self, timeline: Timeline, runs: Sequence[_Run]

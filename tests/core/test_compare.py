@@ -355,18 +355,14 @@ def test_merged_puts_each_column_of_the_second_after_the_one_it_follows() -> Non
     assert [c.id for c in merged((), cols("x", "y"))] == ["x", "y"]
 
 
-def test_a_range_is_found_a_piece_at_a_time_as_it_is_all_at_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """``range_window`` reads the range's spans a few at a time: the same span as all of
-    them added up, also where the preferred source of the timeline recorded only the older
-    part of the range (the newer pieces' windows would take another source)."""
+def test_a_range_is_added_up_by_the_database_as_its_window_is(tmp_path: Path) -> None:
+    """``Reader.range_window`` (SQL's sums over the range) is the range's window with its
+    spans added up: the same source, start, end, recorded time and flags, also where the
+    timeline's preferred source recorded only the older part of the range."""
     from esatui.collectors.model import Kind, Reading, Sample, counter
-    from esatui.db.navigator import Navigator
     from esatui.db.reader import Timeline
     from esatui.db.records import Flag
     from esatui.db.store import Store
-    from esatui.screens import compare
     from tests.fixtures.recording import write
 
     db = tmp_path / "r.sqlite"
@@ -386,23 +382,26 @@ def test_a_range_is_found_a_piece_at_a_time_as_it_is_all_at_once(
         )
     with sqlite3.connect(db) as conn:
         conn.execute(
-            "UPDATE interval SET flags = ? WHERE source = 'host' AND end_us = ?",
+            "UPDATE interval SET flags = ? WHERE source IN ('host', 'early') AND end_us < ?",
             (Flag.RESET, START_US + 3 * MINUTE_US),
         )
     with SqliteReader.open(db) as reader:
         for kinds, prefer in ((("cpu",), ()), (("other", "cpu"), ("early",))):
-            navigator = Navigator(reader, Timeline(reader.node(None), kinds, prefer))
-            for after, until in ((None, None), (START_US + MINUTE_US, START_US + 9 * MINUTE_US)):
-                spans = navigator.window(after, until).spans
-                monkeypatch.setattr(compare, "_PIECE", 2)
-                found = compare.range_window(navigator, after, until)
-                monkeypatch.undo()
-                assert found is not None and found.source == navigator.window(after, until).source
+            timeline = Timeline(reader.node(None), kinds, prefer)
+            for after, until in (
+                (None, None),
+                (START_US + MINUTE_US, START_US + 9 * MINUTE_US),
+                (START_US + 3 * MINUTE_US, None),
+            ):
+                window = reader.window(timeline, after, until)
+                found = reader.range_window(timeline, after, until)
+                assert found.source == window.source
+                assert (found.after_us, found.until_us) == (after, until)
                 (whole,) = found.spans
+                spans = window.spans
                 assert whole.start_us == spans[0].start_us
                 assert whole.end_us == spans[-1].end_us
                 assert whole.duration_us == sum(s.duration_us for s in spans)
                 assert whole.flags == functools.reduce(operator.or_, (s.flags for s in spans))
-                assert (found.after_us, found.until_us) == (after, until)
-        navigator = Navigator(reader, Timeline(reader.node(None), ("cpu",)))
-        assert compare.range_window(navigator, START_US + 20 * MINUTE_US, None) is None
+        timeline = Timeline(reader.node(None), ("cpu",))
+        assert reader.range_window(timeline, START_US + 20 * MINUTE_US, None).spans == ()
