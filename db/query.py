@@ -225,42 +225,39 @@ class _Spanned:
     """A source's intervals placed in a window of one frame, in the order they end (a source
     has one interval an end), as arrays: a comparison's range may hold a year of them."""
 
-    __slots__ = ("durations", "ends", "flags", "ids")
+    __slots__ = ("durations", "flags", "ids")
 
     def __init__(self) -> None:
         self.ids = array.array("q")
-        self.ends = array.array("q")
         self.durations = array.array("q")
         self.flags = array.array("q")
-
-    def add(self, info: IntervalInfo) -> None:
-        self.ids.append(info.id)
-        self.ends.append(info.end_us)
-        self.durations.append(info.duration_us)
-        self.flags.append(info.flags)
 
 
 def _spanned(queries: Queries, node_id: int, window: Window, source: str) -> _Spanned:
     """The source's intervals placed in the window's one frame, as :func:`_place` places
-    them, read a chunk at a time."""
-    ends = [window.spans[0].end_us]
-    framed = {ends[0]: 0}
-    after, until = _placing_range(window.spans)
+    them (each that overlaps it, as the frame it overlaps most; of the window's own source,
+    only the range's and the frame's own), read by SQLite a batch at a time."""
+    (frame,) = window.spans
     out = _Spanned()
-    while True:
-        found = queries.intervals(
-            node_id, [source], after, until, limit=_MERGE_CHUNK, newest_first=False
-        )
-        for info in found:
-            if _frame_of(window, source, framed, ends, info) is not None:
-                out.add(info)
-        if len(found) < _MERGE_CHUNK:
-            return out
-        after = found[-1].end_us
+    if frame.end_us <= frame.start_us:
+        return out  # nothing overlaps it
+    own = (window.after_us, window.until_us) if source == window.source else None
+    _, until = _placing_range(window.spans)
+    found = queries.intervals_overlapping(node_id, source, frame.start_us, frame.end_us, until, own)
+    for batch in found:
+        out.ids.extend(map(_INTERVAL_ID, batch))
+        out.durations.extend(map(_DURATION, batch))
+        out.flags.extend(map(_FLAGS, batch))
+    return out
+
+
+_DURATION = operator.itemgetter(2)  # of a raw interval (reading.RawInterval)
+_FLAGS = operator.itemgetter(3)
 
 
 _INTERVAL_ID = operator.itemgetter(0)  # of a stored row (reading.ROW_META)
 _ENTITY_ID = operator.itemgetter(1)
+_STORED_AT = operator.itemgetter(0, 1)  # its place in the table's order
 
 
 class _FramePart:
@@ -363,8 +360,7 @@ def _merged_slice(
     chunk of intervals at a time in the order they end and each entity's rows merged as
     they come (a comparison's one slot over a month holds a month of rows: never all at
     once). ``None`` when the intervals have no rows of the kind."""
-    columns = layout.columns
-    plan = _MergePlan(columns, layout.roles)
+    plan = _MergePlan(layout.columns, layout.roles)
     merging: dict[str, _Merging] = {}
     first: dict[str, tuple[int, int]] = {}  # each key's first stored row: the slice's order
     last_entity: dict[str, int] = {}
@@ -373,40 +369,32 @@ def _merged_slice(
     for start in range(0, len(spanned.ids), _MERGE_CHUNK):
         stop = start + _MERGE_CHUNK
         chunk = spanned.ids[start:stop]
-        stored = {
-            interval_id: list(rows)
-            for interval_id, rows in itertools.groupby(
-                queries.raw_rows(kind, chunk, columns), _INTERVAL_ID
-            )
-        }
-        by_key: dict[str, list[RawRow]] = {}
+        rows = queries.raw_rows(kind, chunk, layout.columns)  # by interval id, then entity
+        if not rows:
+            continue
+        with_rows = set(map(_INTERVAL_ID, rows))
         for interval_id, duration, interval_flags in zip(
             chunk, spanned.durations[start:stop], spanned.flags[start:stop], strict=True
         ):
-            rows = stored.get(interval_id)
-            if rows is None:
-                continue
-            duration_us += duration
-            flags |= interval_flags
-            for row in rows:
-                entity_id = row[1]
-                entity = entities.get(entity_id)
-                if entity is None:
-                    entity = entities[entity_id] = queries.entity(entity_id)
-                key = entity[0]
-                of_key = by_key.get(key)
-                if of_key is None:
-                    of_key = by_key[key] = []
-                of_key.append(row)
-                last_entity[key] = entity_id
-                at = (interval_id, entity_id)
-                if key not in first or at < first[key]:
-                    first[key] = at
-        for key, rows in by_key.items():
+            if interval_id in with_rows:
+                duration_us += duration
+                flags |= interval_flags
+        if list(chunk) != sorted(chunk):  # ids not in the order the intervals end
+            position = {interval_id: i for i, interval_id in enumerate(chunk)}
+            rows.sort(key=lambda row: position[row[0]])  # stable: by entity within one
+        for entity_id in dict.fromkeys(map(_ENTITY_ID, rows)):
+            if entity_id not in entities:
+                entities[entity_id] = queries.entity(entity_id)
+        for key, of_key in _by_key(rows, entities):
+            last_entity[key] = of_key[-1][1]
+            earliest = min(of_key, key=_STORED_AT)
+            at = (earliest[0], earliest[1])
+            if key not in first or at < first[key]:
+                first[key] = at
             found = merging.get(key)
             if found is None:
                 found = merging[key] = _Merging(plan)
-            found.add(rows)
+            found.add(of_key)
     if not merging:
         return None
     data = {
@@ -414,6 +402,21 @@ def _merged_slice(
         for key in sorted(merging, key=first.__getitem__)
     }
     return KindSlice(source, duration_us, flags, data)
+
+
+def _by_key(
+    rows: list[RawRow], entities: Mapping[int, tuple[str, Mapping[str, str]]]
+) -> Iterator[tuple[str, list[RawRow]]]:
+    """The rows (in the order their intervals end) of each entity key, in that order: an
+    entity id's, or those of every entity id with the key (its attributes changed)."""
+    keys = {entity_id: entities[entity_id][0] for entity_id in dict.fromkeys(map(_ENTITY_ID, rows))}
+    if len(set(keys.values())) == len(keys):  # the rule: a key is one entity id
+        for entity_id, of_entity in itertools.groupby(sorted(rows, key=_ENTITY_ID), _ENTITY_ID):
+            yield keys[entity_id], list(of_entity)
+        return
+    by_key = sorted(rows, key=lambda row: keys[row[1]])  # stable: still in end order
+    for key, of_key in itertools.groupby(by_key, lambda row: keys[row[1]]):
+        yield key, list(of_key)
 
 
 class _MergePlan:

@@ -437,6 +437,31 @@ class Queries:
             flags |= value
         return Span(start_us, end_us, duration_us, flags)
 
+    def intervals_overlapping(
+        self,
+        node_id: int,
+        source: str,
+        start_us: int,
+        end_us: int,
+        until_us: int,
+        own: tuple[int | None, int | None] | None = None,
+    ) -> Iterator[list[RawInterval]]:
+        """The source's intervals that overlap (start_us, end_us] (for some time of their own)
+        and end by ``until_us``, oldest first, as (id, end_us, duration_us, flags), a batch
+        at a time. With ``own`` (after_us, until_us), only those ending in that range
+        or at ``end_us`` (a window's own source: its frames or its range's intervals)."""
+        params: list[object] = [node_id, source, start_us, until_us, end_us]
+        sql = (
+            "SELECT id, end_us, duration_us, flags FROM interval WHERE node_id = ? AND"
+            " source = ? AND end_us > ? AND end_us <= ? AND start_us < ? AND end_us > start_us"
+        )
+        if own is not None:
+            params.append(end_us)
+            sql += " AND (end_us = ? OR (1" + _ending_in("end_us", *own, params) + "))"
+        cursor = self._conn.execute(sql + " ORDER BY end_us", params)
+        while batch := cursor.fetchmany(_BATCH):
+            yield batch
+
     def raw_intervals(
         self, node_id: int, source: str, after_us: int, until_us: int
     ) -> list[RawInterval]:

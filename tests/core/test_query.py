@@ -11,7 +11,7 @@ import pytest
 from esatui.collectors.model import Kind, Reading, Sample, counter, gauge
 from esatui.db import query
 from esatui.db.calendar import bucket_end
-from esatui.db.reader import Span, Timeline
+from esatui.db.reader import Span, Timeline, Window
 from esatui.db.records import Flag
 from esatui.db.slots import Slot
 from esatui.db.sqlite_reader import SqliteReader
@@ -254,3 +254,65 @@ def test_one_slot_over_a_range_reads_a_kind_from_the_source_a_reader_takes(db_pa
             one = one_slot(reader, ["other"], one_source=(("other", prefer),))
             assert list(one.data["other"]) == [held]
             assert one.get("other", prefer) == every.get("other", prefer)
+
+
+def test_a_range_places_the_intervals_slots_of_their_own_would(db_path: Path) -> None:
+    """The intervals a window of one frame reads (SQLite's conditions) are the ones
+    :func:`query._place` puts in that frame, whatever the frame and the sources' clocks: the
+    frame's own source only in its range or at its end, another where it overlaps."""
+    host_recording(db_path, n_intervals=12)
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], other_samples(20_000_000, 12))  # 20 s later
+        write(store, "half", [OTHER], other_samples(100, 24, every_us=MINUTE // 2))
+    with SqliteReader.open(db_path) as reader:
+        queries, node_id = reader.queries, queries_node(reader)
+        timeline = Timeline(reader.node(None), ("cpu",))
+        frames = [
+            (START_US, START_US + 12 * MINUTE, None, None),
+            (START_US + 2 * MINUTE, START_US + 7 * MINUTE, START_US + 2 * MINUTE, None),
+            (START_US + 3 * MINUTE, START_US + 4 * MINUTE, START_US + 3 * MINUTE + 1, None),
+            (START_US + 3 * MINUTE + 30_000_000, START_US + 5 * MINUTE, None, START_US),
+        ]
+        for start, end, after, until in frames:
+            span = Span(start, end, end - start, 0)
+            window = Window(timeline, "host", (span,), after, until)
+            for source in ("host", "other", "half"):
+                placed, infos = query._place(queries, node_id, window, source)
+                expected = sorted(placed, key=lambda i: infos[i].end_us)
+                spanned = query._spanned(queries, node_id, window, source)
+                assert list(spanned.ids) == expected, (start, end, after, until, source)
+                assert list(spanned.durations) == [infos[i].duration_us for i in expected]
+                assert list(spanned.flags) == [infos[i].flags for i in expected]
+
+
+def queries_node(reader: SqliteReader) -> int:
+    node_id = reader.queries.node_id(None)
+    assert node_id is not None
+    return node_id
+
+
+def test_one_slot_over_a_range_merges_an_entity_whose_attributes_changed(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An entity recorded under two sets of attributes in turn (two entity ids, one key) is
+    one row of a slot over the range: its rows added in the order they end, with the
+    attributes it last had, also when a chunk of intervals holds both."""
+    host_recording(db_path, n_intervals=7)
+    samples = [
+        Sample(
+            "other",
+            START_US + 100 + i * MINUTE,
+            (Reading("other", "x", {"ops": i * i, "depth": 1.0}, {"mode": "ab"[i % 2]}),),
+        )
+        for i in range(8)
+    ]
+    with Store.open(db_path) as store:
+        write(store, "other", [OTHER], samples)
+    for chunk in (480, 2):
+        monkeypatch.setattr(query, "_MERGE_CHUNK", chunk)
+        with SqliteReader.open(db_path) as reader:
+            other = one_slot(reader, ["other"]).get("other")
+        assert other is not None and list(other.rows) == ["x"]
+        row = other.rows["x"]
+        assert row.attrs == {"mode": "b"}  # the first attributes' entity id, the lower
+        assert row.values["ops"] == 49  # the counter's deltas: 7 * 7 - 0
