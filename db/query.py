@@ -185,16 +185,29 @@ def _place(
     queries: Queries, node_id: int, window: Window, source: str
 ) -> tuple[dict[int, int], dict[int, IntervalInfo]]:
     """The source's intervals placed in the window's frames: the index of each one's frame,
-    and the intervals, by id."""
+    and the intervals, by id. Of the window's own source, only the frames and the range's
+    intervals, a frame in its own slot, though it lies inside another frame (merged
+    recordings of two lengths: the tie would go to the later one); of another, the frame
+    each overlaps most."""
     frames = window.spans
+    starts = [f.start_us for f in frames]
     ends = [f.end_us for f in frames]
-    framed = {end: index for index, end in enumerate(ends)}
-    placed: dict[int, int] = {}  # interval id -> frame index
     found = queries.intervals(node_id, [source], *_placing_range(frames), newest_first=False)
-    for info in found:
-        index = _frame_of(window, source, framed, ends, info)
-        if index is not None:
-            placed[info.id] = index
+    placed: dict[int, int] = {}  # interval id -> frame index
+    if source == window.source:
+        framed = {end: index for index, end in enumerate(ends)}
+        for info in found:
+            if _own(window, framed, info.end_us):
+                index = framed.get(info.end_us)
+                if index is None:
+                    index = _best_frame(starts, ends, info.start_us, info.end_us)
+                if index is not None:
+                    placed[info.id] = index
+    else:
+        for info in found:
+            index = _best_frame(starts, ends, info.start_us, info.end_us)
+            if index is not None:
+                placed[info.id] = index
     return placed, {i.id: i for i in found if i.id in placed}
 
 
@@ -203,22 +216,6 @@ def _placing_range(frames: Sequence[Span]) -> tuple[int, int]:
     of one frame catches intervals that end just past the range."""
     margin = max(f.end_us - f.start_us for f in frames)
     return min(f.start_us for f in frames), max(f.end_us for f in frames) + margin
-
-
-def _frame_of(
-    window: Window, source: str, framed: Mapping[int, int], ends: list[int], info: IntervalInfo
-) -> int | None:
-    """The index of the frame an interval of ``source`` is placed in, if any."""
-    index = None
-    if source == window.source:
-        if not _own(window, framed, info.end_us):
-            return None  # the frames' own source: only the frames or the range's
-        # a frame is its own slot, though it lies inside another frame (merged
-        # recordings of two lengths: the tie would go to the later one)
-        index = framed.get(info.end_us)
-    if index is None:
-        index = _best_frame(window.spans, ends, info)
-    return index
 
 
 class _Spanned:
@@ -299,16 +296,18 @@ def _own(window: Window, framed: Mapping[int, int], end_us: int) -> bool:
     return in_range or end_us in framed
 
 
-def _best_frame(frames: Sequence[Span], ends: list[int], info: IntervalInfo) -> int | None:
-    """The frame the interval overlaps most (ties go to the later frame)."""
-    i = bisect.bisect_left(ends, info.end_us)
+def _best_frame(starts: list[int], ends: list[int], start_us: int, end_us: int) -> int | None:
+    """The index of the frame (``starts``, ``ends``: theirs, by end) that the interval
+    overlaps most; ties go to the later frame. Called for every interval a slot reads."""
+    i = bisect.bisect_left(ends, end_us)
     best, best_overlap = None, 0
-    for j in (i - 1, i, i + 1):
-        if 0 <= j < len(frames):
-            frame = frames[j]
-            overlap = min(frame.end_us, info.end_us) - max(frame.start_us, info.start_us)
-            if overlap > best_overlap or (overlap == best_overlap and overlap > 0):
-                best, best_overlap = j, overlap
+    for j in range(i - 1 if i else 0, min(i + 2, len(ends))):
+        frame_end, frame_start = ends[j], starts[j]
+        overlap = (frame_end if frame_end < end_us else end_us) - (
+            frame_start if frame_start > start_us else start_us
+        )
+        if overlap > best_overlap or (overlap == best_overlap and overlap > 0):
+            best, best_overlap = j, overlap
     return best
 
 
