@@ -163,6 +163,10 @@ class ScreenDef:
     slot_columns: SlotColumns | None = None
     # rows made of every entity's row of a kind in their interval (screens/kind_rows.py)
     kind_rows: KindRows | None = None
+    # (kind, prefer): kinds the build and its columns read only as ``Slot.get(kind,
+    # prefer)``, so slots need hold only that source of them (``Timeline.one_source``; a
+    # test builds each such screen both ways on a recording with several)
+    one_source: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def view_options(self) -> tuple[str, ...]:
@@ -188,8 +192,10 @@ class Query:
 
 def screen_timeline(screen: ScreenDef, node: str | None, length_us: int | None) -> Timeline:
     """The timeline a screen's rows are made of, at an interval length, its slots carrying
-    the fields the screen reads alone."""
-    return Timeline(node, screen.timeline, screen.prefer, length_us, read_fields(screen))
+    the fields and the sources the screen reads alone."""
+    return Timeline(
+        node, screen.timeline, screen.prefer, length_us, read_fields(screen), screen.one_source
+    )
 
 
 def read_fields(screen: ScreenDef) -> tuple[tuple[str, tuple[str, ...]], ...]:

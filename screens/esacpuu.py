@@ -57,6 +57,9 @@ LCPU_READS = Reads(
     ),
     ("lpar", "type", "type_source"),
 )
+# the processors as every screen takes them: a slot's preferred source's alone
+# (``Slot.get("lcpu", PREFER)``), so its slots need hold no other (ScreenDef.one_source)
+LCPU_ONE_SOURCE = ((LCPU_READS.kind, PREFER),)
 NORMALIZED = "normalized"
 
 
@@ -369,4 +372,5 @@ SCREEN = ScreenDef(
     options=(NORMALIZED,),
     streams=True,
     row_columns=ROW_COLUMNS,
+    one_source=LCPU_ONE_SOURCE,
 )

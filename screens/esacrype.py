@@ -24,7 +24,7 @@ from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, Query, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second
 from esatui.screens.crypto_costs import CostTable, default_table
-from esatui.screens.esacpuu import LCPU_READS, own_processors
+from esatui.screens.esacpuu import LCPU_ONE_SOURCE, LCPU_READS, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypa import (
     CRYPTO_AP,
@@ -397,4 +397,5 @@ SCREEN = ScreenDef(
     ),
     streams=True,
     kind_rows=function_row,
+    one_source=LCPU_ONE_SOURCE,
 )

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from esatui.db.slots import KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, per_second, ratio
+from esatui.screens.esacpuu import LCPU_ONE_SOURCE
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.model import Column, Level, Row, RowKind, Threshold, Value
 from esatui.screens.row_columns import RowColumn, RowColumns, RowFilter
@@ -362,4 +363,5 @@ SCREEN = ScreenDef(
         Reads("lcpu", ("elapsed_us", "user_us", "syst_us")),
     ),
     streams=True,
+    one_source=LCPU_ONE_SOURCE,
 )

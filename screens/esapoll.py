@@ -25,8 +25,7 @@ from esatui.screens import crypto as C
 from esatui.screens import crypto_cost as K
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, ratio, whole_numbers
-from esatui.screens.esacpuu import LCPU_READS
-from esatui.screens.esacpuu import PREFER as LCPU_PREFER
+from esatui.screens.esacpuu import LCPU_ONE_SOURCE, LCPU_READS
 from esatui.screens.model import Column, Row, Value
 from esatui.screens.poll_trade import cost_note, trade_off
 from esatui.screens.poll_trade import fit as _fit
@@ -237,7 +236,7 @@ def _cost_of(part: str) -> SlotColumn:
         made: Value = getattr(operation_cost(d, K.cpu_time(slot, config)), part)
         return made
 
-    return SlotColumn((C.CRYPTO, K.LCPU), value, one_source=((K.LCPU, LCPU_PREFER),))
+    return SlotColumn((C.CRYPTO, K.LCPU), value)
 
 
 SLOT_COLUMNS = SlotColumns(
@@ -562,4 +561,5 @@ SCREEN = ScreenDef(
     row_columns=ROW_COLUMNS,
     slot_columns=SLOT_COLUMNS,
     streams=True,
+    one_source=LCPU_ONE_SOURCE,
 )

@@ -14,7 +14,7 @@ from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct, type_key
-from esatui.screens.esacpuu import LCPU_READS, lcpu_percentages, own_processors
+from esatui.screens.esacpuu import LCPU_ONE_SOURCE, LCPU_READS, lcpu_percentages, own_processors
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
@@ -279,7 +279,7 @@ def cpu_type_column(column_id: str) -> RangeColumn | None:
             )
         return out
 
-    return RangeColumn(("cpu", "vcpu", "lcpu"), values, one_source=(("lcpu", LCPU_PREFER),))
+    return RangeColumn(("cpu", "vcpu", "lcpu"), values)
 
 
 def _no_entity(shown: EntityKey) -> str | None:
@@ -418,4 +418,5 @@ SCREEN = ScreenDef(
     row_columns=ROW_COLUMNS,
     slot_columns=SLOT_COLUMNS,
     streams=True,
+    one_source=LCPU_ONE_SOURCE,
 )

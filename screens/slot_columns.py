@@ -38,11 +38,6 @@ SlotValue = Callable[[Slot, Mapping[str, str]], Value]
 """A column's value in a slot, given the node's configuration."""
 
 
-OneSource = tuple[tuple[str, tuple[str, ...]], ...]
-"""(kind, prefer) of the kinds a column reads only as ``Slot.get(kind, prefer)`` (as does
-the slot's ``has_row``): its slots may hold only the source that takes there."""
-
-
 @dataclass(frozen=True)
 class SlotColumn:
     """A column as ``value(slot, config)``, reading only ``kinds`` of the slot (the
@@ -50,7 +45,6 @@ class SlotColumn:
 
     kinds: tuple[str, ...]
     value: SlotValue
-    one_source: OneSource = ()
 
 
 @dataclass(frozen=True)
@@ -60,7 +54,6 @@ class RangeColumn:
 
     kinds: tuple[str, ...]
     values: Callable[[Iterable[Slot], Mapping[str, str]], list[Value]]
-    one_source: OneSource = ()
 
 
 def every_slot(slot: Slot) -> bool:
@@ -116,8 +109,7 @@ def slot_values(
     window = Navigator(reader, timeline).window(after_us, until_us, limit=None, snap=False)
     # the timeline's kinds are read with the slots: only those the column and the rows need
     kinds = tuple(dict.fromkeys((*column.kinds, *made.row_kinds)))
-    read = replace(timeline, kinds=kinds, one_source=column.one_source)
-    window = replace(window, timeline=read)
+    window = replace(window, timeline=replace(timeline, kinds=kinds))
     at = window.spans[-1].end_us if window.spans else (until_us or 0)
     config = reader.config_at(node, at)
     has_row = made.has_row

@@ -353,3 +353,45 @@ def test_the_view_reads_the_slots_of_its_kinds(
         assert fast == chunked == slow
         (counted,) = [line for line in fast if line.startswith("Histogram of ")]
         assert int(counted.split()[2]) > 0
+
+
+ONE_SOURCE = [name for name, screen in catalog.screens().items() if screen.one_source]
+
+
+def test_the_screens_that_read_the_processors_from_one_source() -> None:
+    assert ONE_SOURCE == ["ESASSUM", "ESACPUU", "ESAPOLL", "ESACRYPE", "ESALOCK"]
+
+
+@pytest.mark.parametrize("name", ONE_SOURCE)
+def test_a_screen_read_from_one_source_is_the_screen_read_from_every_source(
+    sim_db: Path, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The processors are recorded by three sources (the monitor, SMAPI, vmcp): a screen
+    that takes them as ``Slot.get(kind, prefer)`` does (``ScreenDef.one_source``) is the
+    same model, to the last bit, from slots that hold only that source as from slots that
+    hold all three: as recorded, the newest and a range in the middle, and by the hour."""
+    screen = catalog.get(name)
+    with SqliteReader.open(sim_db) as reader:
+        node = reader.node(None)
+        assert len(reader.queries.sources_of("lcpu")) == 3
+        every = replace(screen, one_source=())
+        timelines = [catalog.screen_timeline(s, node, None) for s in (screen, every)]
+        read = [
+            reader.slots(Navigator(reader, t).window(None, None, limit=5), screen.kinds)
+            for t in timelines
+        ]
+        assert [len(s.data["lcpu"]) for s in read[0]] == [1] * 5  # the slots hold one source
+        assert [len(s.data["lcpu"]) for s in read[1]] == [3] * 5
+        extent = Navigator(reader, timelines[0]).extent()
+        assert extent is not None
+        middle = (extent.start_us + 600_000_000, extent.start_us + 1_200_000_000)
+        for query in (
+            catalog.Query(),
+            catalog.Query(after_us=middle[0], until_us=middle[1]),
+            catalog.Query(interval_len_us=3_600_000_000),
+        ):
+            declared = catalog.build_model(reader, name, query)
+            monkeypatch.setitem(catalog._SCREENS, name, every)
+            assert catalog.build_model(reader, name, query) == declared
+            monkeypatch.undo()
+            assert declared.rows
