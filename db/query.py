@@ -341,7 +341,7 @@ def _slice(
             rows.sort(key=lambda r: infos[r[0]].end_us)  # stable: ties keep the stored order
             merging = _Merging(plan)
             merging.add(rows)
-            data[key] = merging.entity_data(key, entities[rows[-1][1]][1])
+            data[key] = merging.entity_data(entities)
     return KindSlice(source, part.duration_us, part.flags, data)
 
 
@@ -361,8 +361,6 @@ def _merged_slice(
     once). ``None`` when the intervals have no rows of the kind."""
     plan = _MergePlan(layout.columns, layout.roles)
     merging: dict[str, _Merging] = {}
-    first: dict[str, tuple[int, int]] = {}  # each key's first stored row: the slice's order
-    last_entity: dict[str, int] = {}
     entities: dict[int, tuple[str, Mapping[str, str]]] = {}
     duration_us = flags = 0
     for start in range(0, len(spanned.ids), _MERGE_CHUNK):
@@ -385,22 +383,15 @@ def _merged_slice(
             if entity_id not in entities:
                 entities[entity_id] = queries.entity(entity_id)
         for key, of_key in _by_key(rows, entities):
-            last_entity[key] = of_key[-1][1]
-            earliest = min(of_key, key=_STORED_AT)
-            at = (earliest[0], earliest[1])
-            if key not in first or at < first[key]:
-                first[key] = at
             found = merging.get(key)
             if found is None:
                 found = merging[key] = _Merging(plan)
             found.add(of_key)
     if not merging:
         return None
-    data = {
-        key: merging[key].entity_data(key, entities[last_entity[key]][1])
-        for key in sorted(merging, key=first.__getitem__)
-    }
-    return KindSlice(source, duration_us, flags, data)
+    # in the order of each key's first stored row, as a slice of the rows read at once
+    made = [m.entity_data(entities) for m in sorted(merging.values(), key=lambda m: m.first)]
+    return KindSlice(source, duration_us, flags, {data.key: data for data in made})
 
 
 def _by_key(
@@ -447,13 +438,25 @@ class _Merging:
     left-to-right sums of the values in that order however the rows are given in pieces
     (``sum`` goes on from the sum so far)."""
 
-    __slots__ = ("count", "flags", "hf_n", "last", "maxima", "plan", "sums", "weighed", "weights")
+    __slots__ = (
+        "count",
+        "first",
+        "flags",
+        "hf_n",
+        "last",
+        "maxima",
+        "plan",
+        "sums",
+        "weighed",
+        "weights",
+    )
 
     def __init__(self, plan: _MergePlan) -> None:
         self.plan = plan
         self.count = 0
         self.flags = 0
         self.hf_n = 0
+        self.first: tuple[int, int] = (0, 0)  # its first row's place in the table's order
         self.last: RawRow = ()
         self.sums: list[Any] = [None] * len(plan.counters)  # None: no value yet
         self.weighed: list[Any] = [0] * len(plan.gauges)  # sum of value x sample count
@@ -462,6 +465,9 @@ class _Merging:
 
     def add(self, rows: Sequence[RawRow]) -> None:
         """The entity's next rows, in their intervals' end order."""
+        first = _STORED_AT(min(rows, key=_STORED_AT))
+        if not self.count or first < self.first:
+            self.first = first
         self.count += len(rows)
         self.last = rows[-1]
         for row in rows:
@@ -485,10 +491,11 @@ class _Merging:
                 most = self.maxima[j]
                 self.maxima[j] = max(maxima) if most is None else max(most, *maxima)
 
-    def entity_data(self, key: str, attrs: Mapping[str, str]) -> EntityData:
+    def entity_data(self, entities: Mapping[int, tuple[str, Mapping[str, str]]]) -> EntityData:
         """The merged row (a single row as stored), with the key and the attributes of its
-        last interval's entity."""
+        last interval's entity (``entities``: each entity id's)."""
         last = self.last
+        key, attrs = entities[last[1]]
         if self.count == 1:
             return EntityData(
                 key, attrs, dict(zip(self.plan.columns, last[4:], strict=True)), last[2], last[3]
