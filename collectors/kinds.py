@@ -27,7 +27,12 @@ LCPU = Kind(
             counter("user_us", "us", "CP time on behalf of guests"),
             counter("syst_us", "us", "CP time for itself"),
             counter("idle_us", "us", "wait (voluntary) time"),
-            counter("steal_us", "us", "online but not dispatched by PR/SM"),
+            counter(
+                "steal_us",
+                "us",
+                "online but not dispatched by PR/SM (from hypfs the idle wait too: "
+                "DIAGNOSE X'204' does not separate them)",
+            ),
             counter("mgmt_us", "us", "LPAR management time for this processor"),
             counter(
                 "wait_us",

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Protocol, Self
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Timeline
 from esatui.db.slots import Slot
-from esatui.screens.common import type_note
+from esatui.screens.common import type_notes
 from esatui.screens.model import (
     DEFAULT_THRESHOLDS,
     PARTIAL_MARK,
@@ -76,7 +76,7 @@ class Built:
     notes: tuple[str, ...] = ()
     flags_legend: bool = False  # show each row's flags (see ScreenModel)
     header: Mapping[str, Value] = field(default_factory=dict)
-    # where the rows' CPU types came from: the model says so after the notes (type_note);
+    # where the rows' CPU types came from: the model says so after the notes (type_notes);
     # a set, so the parts of a range (a streamed export) add up to the whole range's
     type_sources: frozenset[str] = frozenset()
     # what ``notes`` and ``header`` are made of, where the parts of a range say them
@@ -336,7 +336,7 @@ def model_of(
             slots, config, query.thresholds, query.entity, query.options, node, query.crypto_costs
         )
     )
-    notes = (*notes, *built.notes, *built_type_note(built.type_sources))
+    notes = (*notes, *built.notes, *type_notes(built.type_sources))
     partial = partial_note(built.rows, query.interval_len_us)
     if partial:
         notes = (*notes, partial)
@@ -371,12 +371,6 @@ def model_of(
 
 
 SIMULATED_NOTE = "Simulated data (esatui sim)."
-
-
-def built_type_note(sources: frozenset[str]) -> tuple[str, ...]:
-    """The note naming where the rows' CPU types came from (none when nothing says)."""
-    note = type_note(sources)
-    return (note,) if note else ()
 
 
 def no_rows_reason(model: ScreenModel) -> str:

@@ -34,6 +34,12 @@ TYPE_SOURCES = {
 
 TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")
 
+HYPFS_SOURCE = "hypfs:"  # how the type sources of hypfs's processors begin
+HYPFS_STEAL_NOTE = (
+    "No steal from the hypervisor file system: DIAGNOSE X'204' counts a processor's idle "
+    "wait as time not dispatched, so it cannot tell steal from idle."
+)
+
 
 # Wide enough for a subtotal of 80 processors (z/VM's most) with its decimal: 8000.0.
 PERCENT_WIDTH = 6
@@ -148,9 +154,12 @@ def type_key(cpu_type: str) -> tuple[int, str]:
     return (TYPE_ORDER.index(upper) if upper in TYPE_ORDER else len(TYPE_ORDER), upper)
 
 
-def type_note(sources: Iterable[str]) -> str | None:
+def type_notes(sources: Iterable[str]) -> tuple[str, ...]:
+    """The notes on where the rows' processors came from: their CPU types' sources, and
+    what hypfs cannot say."""
     found = sorted(set(sources))
     if not found:
-        return None
+        return ()
     described = "; ".join(TYPE_SOURCES.get(s, s) for s in found)
-    return f"CPU types from {described}."
+    hypfs = (HYPFS_STEAL_NOTE,) if any(s.startswith(HYPFS_SOURCE) for s in found) else ()
+    return (f"CPU types from {described}.", *hypfs)

@@ -2,7 +2,8 @@
 
 One kind (``lcpu``) from whichever source recorded it, in this order of preference: the z/VM
 monitor (D0R2/D0R16: emulation, CP on behalf of users, CP system, wait, steal), hypfs
-(diag 204: dispatched and online time; it cannot split busy time, nor wait from steal),
+(diag 204: dispatched and online time; it cannot split busy time, nor wait from steal, so
+its processors show no steal: :func:`lcpu_shares`),
 SMAPI (DETAILED_CPU: busy and LPAR overhead percentages) and vmcp (INDICATE LOAD: busy).
 What a source cannot give is shown as ``.``. Every value is a percent of one processor:
 ``total`` = emul + user + syst, and total + idle + steal = 100 when the source knows all three.
@@ -28,6 +29,7 @@ from dataclasses import replace
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import (
+    HYPFS_SOURCE,
     TIME,
     interval_row,
     natural_key,
@@ -88,7 +90,13 @@ COLUMNS = (
         drill="ESALOCK",
     ),
     _pct("idle", "", "Idle", "wait"),
-    _pct("steal", "", "Steal", "online but not dispatched by PR/SM", threshold="steal"),
+    _pct(
+        "steal",
+        "",
+        "Steal",
+        "online but not dispatched by PR/SM (not from hypfs, which cannot tell it from idle)",
+        threshold="steal",
+    ),
     _pct("mgmt", "LPAR", "mgmt", "LPAR management (hypfs) or LPAR overhead (SMAPI)"),
 )
 
@@ -96,7 +104,7 @@ COLUMNS = (
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
     total, emul, user, syst, idle, steal, mgmt = lcpu_shares(
-        duration_us, *map(entity.values.get, LCPU_READS.fields)
+        entity.attrs.get("type_source"), duration_us, *map(entity.values.get, LCPU_READS.fields)
     )
     return {
         "total": total,
@@ -122,6 +130,7 @@ _UNKNOWN: Shares = (None, None, None, None, None, None, None)
 
 
 def lcpu_shares(
+    type_source: str | None,
     duration_us: int,
     elapsed_us: Value,
     emul_us: Value,
@@ -134,14 +143,19 @@ def lcpu_shares(
     busy_pct: Value,
     overhead_pct: Value,
 ) -> Shares:
-    """:data:`PARTS` of one processor in an interval, from its fields (``LCPU_READS``'
-    order): each a percent of its elapsed time (else of the interval's)."""
+    """:data:`PARTS` of one processor in an interval, from where its type came from and its
+    fields (``LCPU_READS``' order): each a percent of its elapsed time (else of the
+    interval's). hypfs's online time not dispatched holds the processor's idle wait too
+    (DIAGNOSE X'204' does not separate them: a quiet LPAR's processor is mostly not
+    dispatched), so it is no steal."""
     # number(elapsed_us) or the interval's, inline: a distribution runs this per interval
     elapsed = (
         float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
     )
     if elapsed <= 0:
         return _UNKNOWN
+    if type_source is not None and type_source.startswith(HYPFS_SOURCE):
+        steal_us = None
     # share(value), inline: an export runs this per processor
     emul, user, syst, idle, steal, mgmt = [
         float(value) * 100.0 / elapsed if isinstance(value, NUMBER) else None
@@ -206,7 +220,7 @@ def _several_lpars(attrs: Collection[Mapping[str, str]]) -> bool:
 ROW_COLUMNS = RowColumns(
     "lcpu",
     {
-        cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, part=i)
+        cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, attrs=("type_source",), part=i)
         for i, cid in enumerate(PARTS)
     },
     _recorded_processor,

@@ -33,10 +33,10 @@ from esatui.screens.catalog import (
     HeaderFacts,
     Query,
     ScreenDef,
-    built_type_note,
     calendar_note,
     partial_note,
 )
+from esatui.screens.common import type_notes
 from esatui.screens.model import Column, Row, ScreenModel
 from esatui.screens.render import (
     header_lines,
@@ -235,7 +235,7 @@ def export(
         frame = parts.frame
         if writer is None or frame is None or writer.rows == 0 or any_partial != marks_partial:
             return False
-        notes = (*frame.notes, *built_type_note(frozenset(type_sources)))
+        notes = (*frame.notes, *type_notes(frozenset(type_sources)))
         model = _model(
             screen, found, query, replace(frame, notes=notes), writer.columns, partial_firsts
         )

@@ -18,6 +18,7 @@ from esatui.db.store import Store
 from esatui.formats import render
 from esatui.sampling.session import Recording
 from esatui.screens import catalog
+from esatui.screens.common import HYPFS_STEAL_NOTE
 from esatui.screens.model import RowKind
 from esatui.sim.clock import SimClock
 from esatui.sim.interfaces.procfs import ProcStat
@@ -80,14 +81,15 @@ def test_esacpuu_from_hypfs_in_an_lpar(lpar_recording: Path) -> None:
     data = [r for r in rows if r.kind is RowKind.DATA]
     assert [(r.values["type"], r.values["id"]) for r in data] == [("CP", 0), ("IFL", 1), ("IFL", 2)]
     assert [r.values["total"] for r in data] == pytest.approx([50.0, 25.0, 75.0])
-    assert [r.values["steal"] for r in data] == pytest.approx([50.0, 75.0, 25.0])
-    assert all(r.values["emul"] is None and r.values["idle"] is None for r in data)
+    # online but not dispatched (50, 75, 25%) holds the idle wait: neither steal nor idle
+    assert all(r.values[c] is None for r in data for c in ("emul", "idle", "steal"))
     assert all(r.values["mgmt"] == pytest.approx(1.0) for r in data)
     subtotals = {r.values["type"]: r for r in rows if r.kind is RowKind.SUBTOTAL}
     assert subtotals["IFL"].values["total"] == pytest.approx(100.0)
     assert subtotals["CP"].values["total"] == pytest.approx(50.0)
     assert model.system.startswith("LP1")
     assert "CPU types from the hypervisor file system (diag 204)." in model.notes
+    assert HYPFS_STEAL_NOTE in model.notes
     # the other LPAR's processors are not this LPAR's
     assert all(r.values["type"] != "ZIIP" for r in rows)
 

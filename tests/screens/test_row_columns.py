@@ -33,6 +33,7 @@ from esatui.db.calendar import bucket_end, bucket_runs
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
 from esatui.screens import catalog
+from esatui.screens.common import HYPFS_STEAL_NOTE
 from esatui.screens.distribution import Bin, entity_values, histogram
 from esatui.screens.esalock import LOCK_FIELDS
 from esatui.screens.model import RowKind, ScreenModel
@@ -103,6 +104,62 @@ def monitor_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     them, which ESACPUU's slots choose among)."""
     cpus, _guests = hypervisor_samples()
     return monitor_recording(tmp_path_factory, LCPU, cpus)
+
+
+def hypfs_processors(minutes: int = 6) -> list[Sample]:
+    """An LPAR's three logical processors as hypfs records them (online, dispatched and
+    management time; online but not dispatched as ``steal_us``, idle wait included)."""
+    busy = {"0": ("CP", 0.5), "1": ("IFL", 0.1), "2": ("IFL", 0.75)}
+    samples = []
+    for i in range(minutes + 1):
+        readings = []
+        for key, (cpu_type, share) in busy.items():
+            online = i * 60_000_000
+            dispatched = round(online * share) + i * 1_013
+            values = {
+                "elapsed_us": online,
+                "busy_us": dispatched,
+                "mgmt_us": i * 600_000,
+                "steal_us": online - dispatched,
+            }
+            attrs = {"type": cpu_type, "lpar": "LP1", "type_source": "hypfs:diag_204"}
+            readings.append(Reading("lcpu", key, values, attrs))
+        when = START_US + i * 60_000_000
+        samples.append(Sample("hypfs", when, tuple(readings), config={"hypfs.lpar": "LP1"}))
+    return samples
+
+
+@pytest.fixture(scope="module")
+def hypfs_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("row-columns") / "hypfs.sqlite"
+    with Store.open(db) as store:
+        write(store, "hypfs", (LCPU,), hypfs_processors())
+    return db
+
+
+def test_hypfs_processors_show_no_steal(hypfs_db: Path) -> None:
+    """hypfs's online time not dispatched holds the idle wait: a processor 10% busy is not
+    90% stolen. No row shows steal nor its highlight, the note says why, and the
+    distribution's values (a processor's, a type's ``Tot``) say the same."""
+    screen = catalog.get("ESACPUU")
+    with SqliteReader.open(hypfs_db) as reader:
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query())
+        node = reader.node(None)
+        assert node is not None
+        one = interval_values(reader, screen, node, "steal", ("IFL", "1"), None, None)
+        assert one == sorted((r.end_us, None) for r in model.rows if r.values["id"] == 1)
+        tot = interval_values(reader, screen, node, "steal", ("IFL", "Tot", "subtotal"), None, None)
+        assert tot is not None and all(v is None for _, v in tot)
+    assert {r.values["steal"] for r in model.rows} == {None}
+    assert not any(r.levels.get("steal") for r in model.rows)
+    newest = {
+        (r.values["type"], r.values["id"]): r.values["total"]
+        for r in model.rows
+        if r.end_us == model.rows[0].end_us
+    }
+    expected = {("CP", 0): 50.0, ("CP", "Tot"): 50.0, ("IFL", 1): 10.0, ("IFL", 2): 75.0}
+    assert newest == pytest.approx({**expected, ("IFL", "Tot"): 85.0}, abs=0.01)
+    assert HYPFS_STEAL_NOTE in model.notes
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +258,7 @@ def lock_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 RECORDINGS = [(n, "sim_db") for n in DECLARING if n not in ("ESACPUU", "ESALNXC", "ESALOCK")]
 RECORDINGS += [("ESACPUU", "monitor_db"), ("ESACPUU", "smt_db"), ("ESALNXC", "host_db")]
 RECORDINGS += [("ESACRYPT", "crypto_db"), ("ESAPOLL", "crypto_db"), ("ESASSUM", "host_db")]
-RECORDINGS += [("ESACRYQ", "cryq_db"), ("ESALOCK", "lock_db")]
+RECORDINGS += [("ESACRYQ", "cryq_db"), ("ESALOCK", "lock_db"), ("ESACPUU", "hypfs_db")]
 
 
 def built_over_halves(
