@@ -160,6 +160,8 @@ def _create_file(path: Path, *, make_dirs: bool) -> None:
 
 
 def _not_writable(part: Path) -> str:
+    if os.statvfs(part).f_flag & os.ST_RDONLY:
+        return f"cannot write {part}: its file system is mounted read-only"
     info = part.stat()
     if part.name.endswith(SIDE_SUFFIXES):
         return (

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from esatui.db.store import Store
+from esatui.db.store import Store, StoreError
 from tests.fixtures.recording import host_recording
 
 ROOT = os.geteuid() == 0
@@ -92,3 +92,27 @@ def test_a_recorder_that_finds_another_users_wal_says_what_to_do(shared_dir: Pat
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1, done.stderr
     assert "belongs to uid 0" in lines[0] and "remove that file" in lines[0]
+
+
+def test_a_database_on_a_read_only_file_system_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: 'it belongs to uid 0 (mode 0600); record as its owner', to uid 0 itself.
+    The mount is faked (mounting needs privileges a test should not count on)."""
+    db = host_recording(tmp_path / "ro.sqlite", n_intervals=2)
+    access, statvfs = os.access, os.statvfs
+
+    def no_write(path: object, mode: int, **kwargs: object) -> bool:
+        return False if Path(str(path)) == db and mode == os.W_OK else access(path, mode, **kwargs)  # type: ignore[arg-type]
+
+    def read_only(path: object) -> object:
+        found = statvfs(path)  # type: ignore[arg-type]
+        if Path(str(path)) != db:
+            return found
+        return type("ReadOnly", (), {"f_flag": found.f_flag | os.ST_RDONLY})()
+
+    monkeypatch.setattr(os, "access", no_write)
+    monkeypatch.setattr(os, "statvfs", read_only)
+    with pytest.raises(StoreError) as raised:
+        Store.open(db)
+    assert str(raised.value) == f"cannot write {db}: its file system is mounted read-only"
