@@ -29,7 +29,6 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="esatui", description="ESAMON-style performance screens for Linux on IBM Z and z/VM."
     )
     parser.add_argument("--version", action="version", version=f"esatui {__version__}")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for name in COMMANDS if command is None else (command,):
         importlib.import_module(f"esatui.commands.{name}").register(sub)

@@ -17,15 +17,21 @@ _DASH_VALUE = re.compile(r"^-\d")
 
 
 class Parser(argparse.ArgumentParser):
-    """Bad arguments are a :class:`UsageError` (one line, exit status 2)."""
+    """Bad arguments are a :class:`UsageError` (one line, exit status 2). Every command
+    takes ``--debug`` too, before or after its name (``esatui.cli.main`` looks for it)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._negative_number_matcher = _DASH_VALUE
+        self.add_argument(
+            "--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP
+        )
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
+
+DEBUG_HELP = "show tracebacks on errors"
 
 T = TypeVar("T")
 
@@ -178,7 +184,7 @@ def source_options(p: argparse.ArgumentParser) -> None:
         "monwrite:FILE, smapi:HOST[:PORT], smapi:iucv, sim:SCENARIO",
     )
     p.add_argument(
-        "--root", type=Path, default=Path("/"), help="read /proc and /sys below this directory"
+        "--root", type=root_dir, default=Path("/"), help="read /proc and /sys below this directory"
     )
     p.add_argument("--node", help="node name to record under (default: VM00 name or host name)")
     p.add_argument("--smapi-user", help="SMAPI authenticated userid")
@@ -194,6 +200,14 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
     p.add_argument("--keep", type=duration, help="retention: delete intervals older than this")
     p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
+
+
+def root_dir(text: str) -> Path:
+    """``--root``: a directory that exists (else every source would be 'not available')."""
+    path = Path(text)
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r}: no such directory")
+    return path
 
 
 def prometheus_url(text: str) -> str:

@@ -160,6 +160,9 @@ def open_reader(args: argparse.Namespace) -> Reader:
     if url:
         from esatui.exposition.prometheus_reader import PrometheusReader
 
+        if args.db is not None:
+            raise UsageError("--prometheus and --db name two places to read from: give one")
+
         return PrometheusReader(url)
     from esatui.db.sqlite_reader import SqliteReader
 

@@ -106,8 +106,10 @@ def watch_prometheus(args: argparse.Namespace) -> int:
     from esatui.screens import catalog
     from esatui.tui.app import MonitorApp
 
-    if args.source or args.listen or args.textfile:
-        raise UsageError("--prometheus reads what others record: no --source, --listen, --textfile")
+    if args.db is not None or args.source or args.listen or args.textfile:
+        raise UsageError(
+            "--prometheus reads what others record: no --db, --source, --listen, --textfile"
+        )
     reader = PrometheusReader(args.prometheus)
     try:
         node = reader.node(args.node)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from esatui.commands.arguments import root_dir
 from esatui.commands.common import EXIT_OK, registry, source_options
 
 if TYPE_CHECKING:
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("sources", help="which sources can run here, and why")
-    p.add_argument("--root", type=Path, default=Path("/"))
+    p.add_argument("--root", type=root_dir, default=Path("/"))
     p.add_argument("--source", action="append", default=[], metavar="SPEC")
     p.add_argument("--smapi-user")
     p.add_argument("--smapi-password-file", type=Path)

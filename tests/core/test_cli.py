@@ -98,6 +98,10 @@ def test_collect_below_a_root(
         (["db", "prune"], "needs --keep"),
         (["frobnicate"], "invalid choice"),
         (["collect", "--source", "monwrite"], "monwrite needs a file"),  # the registry's
+        (["export", "ESALNXC", "--prometheus", "http://127.0.0.1:9"], "give one"),
+        (["collect", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
+        (["sources", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
+        (["live", "--prometheus", "http://127.0.0.1:9"], "no --db, --source"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -301,6 +305,26 @@ def test_esatui_help_lists_every_command(capsys: pytest.CaptureFixture[str]) -> 
     assert exited.value.code == 0
     out = capsys.readouterr().out
     assert all(f"    {name} " in out for name in COMMANDS), out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--debug", "export", "ESALNXC", "--db", "MISSING"],
+        ["export", "ESALNXC", "--debug", "--db", "MISSING"],
+        ["db", "vacuum", "--db", "MISSING", "--debug"],
+    ],
+)
+def test_debug_shows_the_traceback_before_or_after_the_command(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """The README's ``--debug``, wherever a user puts it (before: only before the command;
+    after it, 'unrecognized arguments')."""
+    from esatui.db.store import StoreError
+
+    missing = str(tmp_path / "missing.sqlite")
+    with pytest.raises(StoreError, match="no database at"):
+        main([missing if a == "MISSING" else a for a in argv])
 
 
 def test_esatui_without_a_command_means_live() -> None:
