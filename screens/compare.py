@@ -21,7 +21,7 @@ from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader
 from esatui.screens import catalog
 from esatui.screens.model import Column, ScreenModel, Value
-from esatui.screens.render import date_range, exact_value, format_value, round_value
+from esatui.screens.render import date_range, exact_value, format_value
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns, measured_columns
 
 DELTA_DECIMALS = 1  # seed 002 prints "-93.5%"
@@ -207,7 +207,7 @@ def format_delta(delta: float | None) -> str:
 
 
 def _value(column: Column, value: Value, width: int) -> str:
-    return format_value(replace(column, width=width), round_value(column, value))
+    return format_value(replace(column, width=width), exact_value(value))
 
 
 def part(entity: EntityKey, i: int) -> str:

@@ -26,7 +26,7 @@ from esatui.db.reader import Reader
 from esatui.screens import catalog, stream
 from esatui.screens.kind_rows import kind_row_values
 from esatui.screens.model import Column, Row, ScreenModel, Value, finite_number
-from esatui.screens.render import date_range, format_duration, format_value, hms, round_value
+from esatui.screens.render import date_range, exact_value, format_duration, format_value, hms
 from esatui.screens.row_columns import IntervalValue, interval_values
 from esatui.screens.rowkey import (
     EntityKey,
@@ -519,7 +519,7 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
     shown = replace(c, width=w)
 
     def fmt(value: Value) -> str:
-        return format_value(shown, round_value(c, value))
+        return format_value(shown, exact_value(value))
 
     length = format_duration(dist.length_us / 1e6)
     recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"

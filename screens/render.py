@@ -101,16 +101,6 @@ def _fixed(value: float, decimals: int) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
-def round_value(column: Column, value: Value) -> Value:
-    """The value as the screen shows it, to the column's decimals."""
-    if isinstance(value, float) and column.decimals is not None:
-        if not math.isfinite(value):
-            return None
-        rounded = round(value, column.decimals)
-        return rounded + 0.0 if rounded else 0.0
-    return value
-
-
 def exact_value(value: Value) -> Value:
     """The value as recorded and computed, to full precision (CSV and JSON): ``None`` for
     what no number can say (infinite, not a number)."""

@@ -304,6 +304,27 @@ def test_a_delta_of_a_million_percent_stays_in_its_column(
     assert {len(line) for line in table if line.endswith("%")} == {len(rule)}
 
 
+def test_a_value_that_rounds_to_zero_keeps_its_decimals(runs: tuple[Path, Path]) -> None:
+    """Before: a steal of 0.0012 showed as ``0`` (an exact zero, as ESAMON shows it) beside
+    its -99.1%: the screens' rule is that only an exact zero loses its decimals."""
+    from dataclasses import replace
+
+    from esatui.screens import catalog
+    from esatui.screens.compare import Line, Side, compare, range_model, render_text
+
+    default, _ = runs
+    with SqliteReader.open(default) as reader:
+        model = range_model(reader, "ESAPOLL", catalog.Query())
+    side = Side("default", default.name, model)
+    found = compare(side, side)
+    first = next(line for line in found.lines if line.column.decimals == 1)
+    small = Line(first.entity, first.column, 0.13, 0.0012)
+    zero = Line(first.entity, first.column, 0.13, 0.0)
+    table = render_text(replace(found, lines=(small, zero))).splitlines()[-2:]
+    assert table[0].split()[-3:] == ["0.1", "0.0", "-99.1%"]
+    assert table[1].split()[-3:] == ["0.1", "0", "-100.0%"]
+
+
 def test_columns_of_one_run_only_are_compared_in_the_screens_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
