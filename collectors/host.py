@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import platform
 import socket
+from pathlib import Path
 
 from esatui.collectors.base import SourceContext
 from esatui.collectors.cpuinfo import CpuInfo, parse_cpuinfo
@@ -131,12 +132,20 @@ class HostSource:
         cpuinfo = parse_cpuinfo(texts.get("/proc/cpuinfo", ""))
         self._facts, n = read_cpu_facts(self._ctx.path("/sys/devices/system/cpu"))
         reads += n
-        hostname = texts.get("/proc/sys/kernel/hostname", "").strip() or socket.gethostname()
+        hostname = texts.get("/proc/sys/kernel/hostname", "").strip() or self._unnamed(sysinfo)
         self._config = host_config(sysinfo, cpuinfo, hostname)
         label = arch_label(cpuinfo)
         self._attrs = {n: cpu_attrs(self._facts.get(n), label) for n in cpus}
         self._known_cpus = cpus
         return reads
+
+    def _unnamed(self, sysinfo: SysInfo) -> str:
+        """The name of a system whose files give no host name: this machine's, but below
+        another root (a captured tree) the LPAR's it names, else the root's, never this
+        machine's."""
+        if self._ctx.root == Path("/"):
+            return socket.gethostname()
+        return sysinfo.lpar_name or self._ctx.root.resolve().name
 
 
 def node_name(sysinfo: SysInfo, hostname: str) -> str:

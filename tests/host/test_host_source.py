@@ -77,6 +77,25 @@ def test_node_is_the_host_name_in_an_lpar(tmp_path: Path) -> None:
     assert "0" not in by_key  # cpu0 is offline in this capture
 
 
+def test_a_captured_tree_without_a_host_name_is_named_by_itself(tmp_path: Path) -> None:
+    """Before: a tree below ``--root`` with no host name file took this machine's name, so
+    captures of several systems clashed under it; now the LPAR's it names, else the root's."""
+    import socket
+
+    root, _ = make_root(tmp_path, "util-linux-s390-lpar")
+    sample = HostSource(SourceContext(root)).sample()
+    assert sample.config is not None
+    assert sample.config["node"] == sample.config["lpar.name"] == "R35LP37"
+    bare = tmp_path / "bare-capture"
+    bare.mkdir()
+    shutil.copytree(root / "sys", bare / "sys", symlinks=True)
+    (bare / "proc").mkdir()
+    shutil.copy(root / "proc/stat", bare / "proc/stat")
+    sample = HostSource(SourceContext(bare)).sample()
+    assert sample.config is not None
+    assert sample.config["node"] == "bare-capture" != socket.gethostname()
+
+
 def test_facts_are_reread_only_when_the_cpu_set_changes(tmp_path: Path) -> None:
     root, stat = make_root(tmp_path, "util-linux-s390-kvm")
     source = HostSource(SourceContext(root))
