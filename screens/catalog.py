@@ -20,7 +20,7 @@ from esatui.screens.model import (
     Threshold,
     Value,
 )
-from esatui.screens.render import date_range, format_duration, hms, moment_text
+from esatui.screens.render import date_range, format_duration, hms, local_time, moment_text
 
 if TYPE_CHECKING:
     from esatui.screens.crypto_costs import CostTable
@@ -434,8 +434,10 @@ def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
     partial = [r for r in rows if r.partial and r.first]
     if not partial or length_us is None:
         return None
+    days = {local_time(r.end_us)[:3] for r in partial}
+    when = hms if len(days) == 1 else moment_text  # the date where one time could be several
     shown = [
-        f"{hms(r.end_us)} holds {_held(round((r.covered_us or 0) / 1e6))}" for r in partial[:3]
+        f"{when(r.end_us)} holds {_held(round((r.covered_us or 0) / 1e6))}" for r in partial[:3]
     ]
     more = f" (and {len(partial) - 3} more)" if len(partial) > 3 else ""
     return (

@@ -211,6 +211,25 @@ def test_a_partial_bucket_says_the_time_it_holds_in_minutes_and_seconds(
     assert covered == {"14:30:00": 300, "14:15:00": 770}
 
 
+def test_partial_buckets_of_several_days_are_dated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: two days' partial buckets both said ``00:00:00 holds ...``."""
+    from esatui.screens.catalog import partial_note
+    from esatui.screens.model import Row
+    from tests.core.test_rollups import set_zone
+
+    set_zone(monkeypatch, "UTC")
+    day_us, hour_us = 86_400_000_000, 3_600_000_000
+    end = 1_774_742_400_000_000  # 2026-03-29 00:00 UTC
+
+    def row(end_us: int, hours: int) -> Row:
+        return Row(end_us - day_us, end_us, {}, partial=True, covered_us=hours * hour_us)
+
+    one = partial_note([row(end, 11)], day_us)
+    assert one is not None and one.endswith(": 00:00:00 holds 11h.")
+    two = partial_note([row(end + day_us, 14), row(end, 11)], day_us)
+    assert two is not None and two.endswith(": 03/30 00:00 holds 14h; 03/29 00:00 holds 11h.")
+
+
 @pytest.mark.parametrize("command", ["collect", "live"])
 def test_a_gauge_rate_longer_than_the_interval_is_refused(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, command: str
