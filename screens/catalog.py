@@ -376,8 +376,8 @@ SIMULATED_NOTE = "Simulated data (esatui sim)."
 def no_rows_reason(model: ScreenModel) -> str:
     """Why a screen has no rows, in one line naming the screen (for exports)."""
     said = [note for note in model.notes if note != SIMULATED_NOTE]
-    if not said:
-        return f"no {model.name} data: nothing recorded in this range"
+    if not said:  # its sources wrote intervals, but none of its rows
+        return f"no {model.name} data in this range: it needs {get(model.name).needs}"
     return said[0] if said[0].startswith(model.name) else f"no {model.name} data: {said[0]}"
 
 

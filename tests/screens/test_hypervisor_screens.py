@@ -137,6 +137,12 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
     record(db_path, [HypfsSource(SourceContext(root, clock=clock), mode="debugfs")], clock, 2)
     with SqliteReader.open(db_path) as reader:
         model = catalog.build_model(reader, "ESAUSR2", catalog.Query())
+        # hypfs under z/VM has intervals but no LPAR processors (before: "nothing recorded")
+        cpuu = catalog.build_model(reader, "ESACPUU", catalog.Query())
+    assert not cpuu.rows
+    assert catalog.no_rows_reason(cpuu) == (
+        "no ESACPUU data in this range: it needs the z/VM monitor, hypfs in an LPAR, SMAPI or vmcp"
+    )
     newest = [r for r in model.rows if r.end_us == model.rows[0].end_us]
     assert [r.values["userid"] for r in newest] == ["ZVSE1", "LNXT01", "TCPIP"]
     assert [r.values["cpu_pct"] for r in newest] == pytest.approx([120.0, 35.0, 1.0])
