@@ -155,7 +155,7 @@ def render_text(comparison: Comparison) -> str:
     ]
     metric_w = max([6, *(len(metric(line.column)) for line in comparison.lines)])
     id_w = max([6, *(len(line.column.id) for line in comparison.lines)])
-    unit_w = max([4, *(len(line.column.unit) for line in comparison.lines)])
+    unit_w = max([4, *(len(line.column.unit_text) for line in comparison.lines)])
     deltas = [format_delta(line.delta_pct) for line in comparison.lines]
     delta_w = max([9, *map(len, deltas)])  # a delta of 1,000,000% stays in its column
 
@@ -189,7 +189,7 @@ def render_text(comparison: Comparison) -> str:
                 shown,
                 metric(line.column),
                 line.column.id,
-                line.column.unit,
+                line.column.unit_text,
                 _value(line.column, line.a, value_w),
                 _value(line.column, line.b, value_w),
                 delta,

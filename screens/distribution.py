@@ -524,7 +524,7 @@ def render_lines(dist: Distribution, width: int = 100) -> list[str]:
     length = format_duration(dist.length_us / 1e6)
     recorded = "" if dist.recorded_us is None else f" {format_duration(dist.recorded_us / 1e6)}"
     # the column as a graph's legend and the help name it, then its heading
-    unit = f" [{c.unit}]" if c.unit else ""
+    unit = f" [{c.unit_text}]" if c.unit else ""
     heading = " ".join(p for p in c.header if p)
     who = entity_text(dist.entity)
     lines = [

@@ -163,7 +163,7 @@ class Column:
     header: tuple[str, str]  # two header lines, top and bottom
     width: int
     decimals: int | None = None  # None: a text column
-    unit: str = ""
+    unit: str = ""  # as data (JSON, CSV) give it: ASCII ("us"); see unit_text
     groups: tuple[str, ...] = ()  # group labels, outermost first
     key: bool = False  # shown on every horizontal page (time, type, id)
     repeat: bool = True  # False: blank when equal to the row above in the same interval
@@ -180,6 +180,11 @@ class Column:
     @property
     def cell_width(self) -> int:
         return self.width + (1 if self.threshold or self.marks_partial else 0)
+
+    @property
+    def unit_text(self) -> str:
+        """The unit as text for a reader (µs, as the screens' headers do)."""
+        return "µs" if self.unit == "us" else self.unit
 
 
 class RowKind(Enum):

@@ -78,7 +78,7 @@ def heading(graph: Graph) -> str:
 
 
 def _name(plotted: Plotted) -> str:
-    unit = f" [{plotted.column.unit}]" if plotted.column.unit else ""
+    unit = f" [{plotted.column.unit_text}]" if plotted.column.unit else ""
     return f"{plotted.column.id}{unit}"
 
 

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{'':9} needs {s.needs}")
         for c in s.columns:
             mark = "  [provisional]" if c.provisional else ""
-            unit = f" [{c.unit}]" if c.unit else ""
+            unit = f" [{c.unit_text}]" if c.unit else ""
             print(f"{'':11}{c.id:<{id_width}}{c.doc}{unit}{mark}")
         for line in threshold_help(s.columns):
             print(f"{'':11}highlight {line}")

@@ -96,7 +96,7 @@ def help_content(
     parts += [Text("Keys", style="bold"), _entries(list(HELP_KEYS), 20)]
     described = []
     for c in columns:
-        unit = f" [{c.unit}]" if c.unit else ""
+        unit = f" [{c.unit_text}]" if c.unit else ""
         provisional = " (provisional: layout not publicly verified)" if c.provisional else ""
         described.append((c.id, f"{c.doc}{unit}{provisional}"))
     parts += [Text(f"\n{screen_name} columns", style="bold"), _entries(described, 18)]

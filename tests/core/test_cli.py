@@ -195,8 +195,11 @@ def test_screens_names_the_screens_to_list(capsys: pytest.CaptureFixture[str]) -
     any name was refused ('unrecognized arguments')."""
     code, out, _ = run(capsys, "screens", "poll")
     assert code == 0 and out.startswith("ESAPOLL ") and "ESALNXC" not in out
+    assert "[µs]" in out and "[us]" not in out  # as the screen's headers write it
     code, out, _ = run(capsys, "screens", "lnxc", "ESACPUU", "lnxc", "--format", "json")
     assert [s["name"] for s in json.loads(out)] == ["ESALNXC", "ESACPUU"]
+    code, out, _ = run(capsys, "screens", "poll", "--format", "json")
+    assert {c["unit"] for c in json.loads(out)[0]["columns"]} >= {"us"}  # data: ASCII
     code, out, err = run(capsys, "screens", "nosuch")
     assert code == 2 and not out and err.startswith("esatui: error: no screen 'nosuch'")
 

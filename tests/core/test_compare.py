@@ -85,6 +85,7 @@ def test_esapoll_default_against_50us_is_laid_out_like_seed_002(
     a, b = recorded_vserv(default), recorded_vserv(poll50)
     words = vserv.split()
     assert words[-3:] == [f"{a:.3f}", f"{b:.3f}", f"{(b - a) / a * 100:.1f}%"]
+    assert words[-4] == "µs"  # as the screen's headers write it (CSV and JSON: "us")
     # every value column of the screen is there, each with both runs' values
     doc = export_json(capsys, default, "ESAPOLL")
     value_ids = [c["id"] for c in doc["columns"] if c["id"] != "time"]
