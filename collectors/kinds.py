@@ -30,8 +30,8 @@ LCPU = Kind(
             counter(
                 "steal_us",
                 "us",
-                "online but not dispatched by PR/SM (from hypfs the idle wait too: "
-                "DIAGNOSE X'204' does not separate them)",
+                "online but not dispatched by PR/SM: a shared processor's idle wait "
+                "included, since PR/SM takes a processor that waits off its physical one",
             ),
             counter("mgmt_us", "us", "LPAR management time for this processor"),
             counter(

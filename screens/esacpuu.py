@@ -1,12 +1,12 @@
 """ESACPUU, CPU Utilization Analysis: the LPAR's logical processors as the hypervisor sees them.
 
 One kind (``lcpu``) from whichever source recorded it, in this order of preference: the z/VM
-monitor (D0R2/D0R16: emulation, CP on behalf of users, CP system, wait, steal), hypfs
-(diag 204: dispatched and online time; it cannot split busy time, nor wait from steal, so
-its processors show no steal: :func:`lcpu_shares`),
-SMAPI (DETAILED_CPU: busy and LPAR overhead percentages) and vmcp (INDICATE LOAD: busy).
-What a source cannot give is shown as ``.``. Every value is a percent of one processor:
-``total`` = emul + user + syst, and total + idle + steal = 100 when the source knows all three.
+monitor (D0R2: emulation, CP on behalf of users, CP system, wait; D0R16: LPAR management),
+hypfs (diag 204: dispatched and online time; it cannot split busy time, nor wait from
+steal), SMAPI (DETAILED_CPU: busy and LPAR overhead percentages) and vmcp (INDICATE LOAD:
+busy). What a source cannot give is shown as ``.``. Every value is a percent of one
+processor: ``total`` = emul + user + syst, and steal what is left of 100 after total and idle
+where the source gives both (:func:`lcpu_shares`).
 
 A subtotal row per processor type sums its processors. With the normalized view (key ``n``,
 export ``--option normalized``) the subtotals are in full-speed engines: a sub-capacity CP
@@ -29,7 +29,6 @@ from dataclasses import replace
 from esatui.db.slots import EntityData, KindSlice, Slot
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import (
-    HYPFS_SOURCE,
     TIME,
     interval_row,
     natural_key,
@@ -51,7 +50,6 @@ LCPU_READS = Reads(
         "user_us",
         "syst_us",
         "idle_us",
-        "steal_us",
         "mgmt_us",
         "busy_us",
         "busy_pct",
@@ -94,7 +92,8 @@ COLUMNS = (
         "steal",
         "",
         "Steal",
-        "online but not dispatched by PR/SM (not from hypfs, which cannot tell it from idle)",
+        "ready but not dispatched by PR/SM: 100 - total - idle (. where the source gives "
+        "no idle: not dispatched holds the idle wait too)",
         threshold="steal",
     ),
     _pct("mgmt", "LPAR", "mgmt", "LPAR management (hypfs) or LPAR overhead (SMAPI)"),
@@ -104,7 +103,7 @@ COLUMNS = (
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
     total, emul, user, syst, idle, steal, mgmt = lcpu_shares(
-        entity.attrs.get("type_source"), duration_us, *map(entity.values.get, LCPU_READS.fields)
+        duration_us, *map(entity.values.get, LCPU_READS.fields)
     )
     return {
         "total": total,
@@ -130,36 +129,33 @@ _UNKNOWN: Shares = (None, None, None, None, None, None, None)
 
 
 def lcpu_shares(
-    type_source: str | None,
     duration_us: int,
     elapsed_us: Value,
     emul_us: Value,
     user_us: Value,
     syst_us: Value,
     idle_us: Value,
-    steal_us: Value,
     mgmt_us: Value,
     busy_us: Value,
     busy_pct: Value,
     overhead_pct: Value,
 ) -> Shares:
-    """:data:`PARTS` of one processor in an interval, from where its type came from and its
-    fields (``LCPU_READS``' order): each a percent of its elapsed time (else of the
-    interval's). hypfs's online time not dispatched holds the processor's idle wait too
-    (DIAGNOSE X'204' does not separate them: a quiet LPAR's processor is mostly not
-    dispatched), so it is no steal."""
+    """:data:`PARTS` of one processor in an interval, from its fields (``LCPU_READS``'
+    order): each a percent of its elapsed time (else of the interval's). Steal is what is
+    left of the elapsed time after busy and idle (seed 000's ESACPUU: total + idle + steal
+    = 100), where the source says both: the time the hypervisor did not dispatch a
+    processor (hypfs, the monitor's D0R16: ``steal_us``) holds its idle wait too, since
+    PR/SM takes a shared processor that waits off its physical one."""
     # number(elapsed_us) or the interval's, inline: a distribution runs this per interval
     elapsed = (
         float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
     )
     if elapsed <= 0:
         return _UNKNOWN
-    if type_source is not None and type_source.startswith(HYPFS_SOURCE):
-        steal_us = None
     # share(value), inline: an export runs this per processor
-    emul, user, syst, idle, steal, mgmt = [
+    emul, user, syst, idle, mgmt = [
         float(value) * 100.0 / elapsed if isinstance(value, NUMBER) else None
-        for value in (emul_us, user_us, syst_us, idle_us, steal_us, mgmt_us)
+        for value in (emul_us, user_us, syst_us, idle_us, mgmt_us)
     ]
     if emul is not None and user is not None and syst is not None:
         total: float | None = emul + user + syst
@@ -168,8 +164,7 @@ def lcpu_shares(
     if total is None:
         total = number(busy_pct)
         mgmt = number(overhead_pct)
-    if steal is None and total is not None and idle is not None:
-        steal = max(0.0, 100.0 - total - idle)  # what is left
+    steal = None if total is None or idle is None else max(0.0, 100.0 - total - idle)
     return (total, emul, user, syst, idle, steal, mgmt)
 
 
@@ -220,7 +215,7 @@ def _several_lpars(attrs: Collection[Mapping[str, str]]) -> bool:
 ROW_COLUMNS = RowColumns(
     "lcpu",
     {
-        cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, attrs=("type_source",), part=i)
+        cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, part=i)
         for i, cid in enumerate(PARTS)
     },
     _recorded_processor,

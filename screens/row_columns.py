@@ -349,8 +349,9 @@ def _total_values(
     """A total row's ``column`` in every interval, added up as its build does from its
     members' own rows (``None`` in an interval without members where ``every_interval``:
     the row is the interval's); ``None`` where the reader declines (``unless``: kinds
-    recorded near the range) or the build may leave entities recorded in the range out."""
-    if made.shown is not None:
+    recorded near the range), the build may leave entities recorded in the range out, or the
+    column takes attributes."""
+    if column.attrs or made.shown is not None:
         return None
     found = reader.kind_entity_rows(
         timeline,
@@ -373,8 +374,7 @@ def _total_values(
     resort = by_place != sorted(by_place)
     twice = key_twice(entities, entities)
     present: set[int] = set()  # the entities recorded in the range
-    value_of = {eid: column.bound(entities[eid][1]) for eid in by_place}
-    part, mean = column.part, totals.mean
+    value, part, mean = column.value, column.part, totals.mean
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
         every = list(group)
@@ -391,7 +391,7 @@ def _total_values(
         added: float | None = None
         known = 0
         for row in adding:
-            v = value_of[row[1]](*row[2:])
+            v = value(*row[2:])
             if part is not None:
                 v = v[part]
             if v is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import threading
 from pathlib import Path
@@ -155,13 +156,15 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
 
 def pct_sample(
     t_us: int,
-    rows: dict[str, tuple[str, float, float, float, float, float]],
+    rows: dict[str, tuple[str, float, float, float, float]],
     totals: dict[str, dict[str, int]],
     seconds: int,
 ) -> Sample:
-    """Monitor-style lcpu counters that advance by the given percentages of ``seconds``."""
+    """Monitor-style lcpu counters that advance by the given percentages of ``seconds``
+    (emul, user, syst, idle; D0R16's time not dispatched, ``steal_us``, is what is left,
+    the idle wait included, as PR/SM takes a shared processor that waits off its own)."""
     readings = []
-    for key, (cpu_type, emul, user, syst, idle, steal) in rows.items():
+    for key, (cpu_type, emul, user, syst, idle) in rows.items():
         acc = totals.setdefault(
             key,
             dict.fromkeys(
@@ -174,7 +177,7 @@ def pct_sample(
             ("user_us", user),
             ("syst_us", syst),
             ("idle_us", idle),
-            ("steal_us", steal),
+            ("steal_us", 100.0 - emul - user - syst),
         ):
             acc[name] += round(share * seconds * 10_000)
         readings.append(
@@ -193,33 +196,66 @@ def pct_sample(
     )
 
 
-# seed 000, "CP Overhead in Mode VM": ESACPUU at 00:47, 00:54 and 00:59
+# seed 000, "CP Overhead in Mode VM": ESACPUU at 00:47, 00:54 and 00:59, as printed:
+# type, total, emul, user, syst, idle, steal (each rounded: total + idle + steal is 99.9 or
+# 100.0; an exact zero is printed 0)
 SEED000_ESACPUU = {
     "00:47": {
-        "0": ("CP", 10.1, 0.7, 2.2, 86.7, 0.3),
-        "1": ("IFL", 0.4, 0.1, 0.1, 99.2, 0.1),
-        "2": ("IFL", 0.3, 0.1, 0.1, 99.5, 0.0),
+        "0": ("CP", "13.0", "10.1", "0.7", "2.2", "86.7", "0.3"),
+        "1": ("IFL", "0.6", "0.4", "0.1", "0.1", "99.2", "0.1"),
+        "2": ("IFL", "0.4", "0.3", "0.1", "0.1", "99.5", "0.0"),
     },
     "00:54": {
-        "0": ("CP", 10.6, 0.7, 45.4, 42.6, 0.7),
-        "1": ("IFL", 17.9, 5.8, 1.3, 69.7, 5.3),
-        "2": ("IFL", 18.8, 6.1, 1.3, 68.5, 5.3),
+        "0": ("CP", "56.6", "10.6", "0.7", "45.4", "42.6", "0.7"),
+        "1": ("IFL", "25.0", "17.9", "5.8", "1.3", "69.7", "5.3"),
+        "2": ("IFL", "26.1", "18.8", "6.1", "1.3", "68.5", "5.3"),
     },
     "00:59": {
-        "0": ("CP", 76.6, 4.2, 15.6, 0.0, 3.6),
-        "1": ("IFL", 19.1, 5.5, 2.3, 71.9, 1.3),
-        "2": ("IFL", 19.3, 5.5, 2.3, 71.7, 1.2),
+        "0": ("CP", "96.4", "76.6", "4.2", "15.6", "0", "3.6"),
+        "1": ("IFL", "26.8", "19.1", "5.5", "2.3", "71.9", "1.3"),
+        "2": ("IFL", "27.1", "19.3", "5.5", "2.3", "71.7", "1.2"),
     },
 }
 
 
+def _shown(value: float) -> str:
+    return "0" if value == 0 else f"{value:.1f}"
+
+
+def unrounded(printed: tuple[str, ...]) -> tuple[str, float, float, float, float]:
+    """Percentages (type, emul, user, syst, idle), to the hundredth, that the printed row
+    rounds from, with steal what is left of 100 after total and idle: the screen's values
+    of an exact recording, which the seed shows rounded."""
+    cpu_type, _total, *parts, _steal = printed
+    steps = [d / 100 for d in range(-4, 5)]
+    for offsets in itertools.product(steps, repeat=4):
+        exact = [float(p) + d if p != "0" else 0.0 for p, d in zip(parts, offsets, strict=True)]
+        busy = sum(exact[:3])
+        left = 100.0 - busy - exact[3]
+        values = (busy, *exact, left)
+        # each a little away from where it would round otherwise (the counters are µs)
+        if left >= 0 and all(
+            _shown(v) == want and (v == 0 or _shown(v - 0.004) == _shown(v + 0.004) == want)
+            for v, want in zip(values, printed[1:], strict=True)
+        ):
+            emul, user, syst, idle = exact
+            return cpu_type, emul, user, syst, idle
+    raise AssertionError(f"no exact values round to {printed}")
+
+
 def test_esacpuu_reproduces_seed_000_from_monitor_counters(db_path: Path) -> None:
+    """Every figure seed 000 prints, total and steal included, from counters that round to
+    them; steal is what is left (D0R16's time not dispatched holds the idle wait too)."""
     day = 1_456_790_400_000_000  # 2016-03-01 00:00 UTC
-    idle = {k: (t, 0.0, 0.0, 0.0, 100.0, 0.0) for k, (t, *_) in SEED000_ESACPUU["00:47"].items()}
+    exact = {
+        hhmm: {k: unrounded(row) for k, row in rows.items()}
+        for hhmm, rows in SEED000_ESACPUU.items()
+    }
+    idle = {k: (t, 0.0, 0.0, 0.0, 100.0) for k, (t, *_) in exact["00:47"].items()}
     totals: dict[str, dict[str, int]] = {}
     samples = [pct_sample(day + 46 * 60_000_000, idle, totals, 0)]
     last = 46
-    for hhmm, rows in SEED000_ESACPUU.items():
+    for hhmm, rows in exact.items():
         minute = int(hhmm[3:])
         if minute - 1 > last:  # quiet minutes between the seed's screens
             samples.append(
@@ -229,8 +265,9 @@ def test_esacpuu_reproduces_seed_000_from_monitor_counters(db_path: Path) -> Non
         last = minute
     with Store.open(db_path) as store:
         write(store, "monitor", (LCPU,), samples, node="VMSYS1")
+    columns = ("total", "emul", "user", "syst", "idle", "steal")
     with SqliteReader.open(db_path) as reader:
-        for hhmm, expected in SEED000_ESACPUU.items():
+        for hhmm, printed in SEED000_ESACPUU.items():
             end = day + int(hhmm[3:]) * 60_000_000
             model = catalog.build_model(
                 reader, "ESACPUU", catalog.Query(after_us=end - 60_000_000, until_us=end)
@@ -238,14 +275,13 @@ def test_esacpuu_reproduces_seed_000_from_monitor_counters(db_path: Path) -> Non
             data = [r for r in model.rows if r.kind is RowKind.DATA]
             assert len(data) == 3
             for row in data:
-                cpu_type, emul, user, syst, idle_pct, steal = expected[str(row.values["id"])]
+                cpu_type, *figures = printed[str(row.values["id"])]
                 assert row.values["type"] == cpu_type
-                assert row.values["emul"] == pytest.approx(emul, abs=1e-9)
-                assert row.values["user"] == pytest.approx(user, abs=1e-9)
-                assert row.values["syst"] == pytest.approx(syst, abs=1e-9)
-                assert row.values["total"] == pytest.approx(emul + user + syst, abs=1e-9)
-                assert row.values["idle"] == pytest.approx(idle_pct, abs=1e-9)
-                assert row.values["steal"] == pytest.approx(steal, abs=1e-9)
+                shown = [_shown(row.values[c]) for c in columns]  # type: ignore[arg-type]
+                assert shown == figures, (hhmm, row.values["id"])
+                assert row.values["total"] + row.values["idle"] + row.values["steal"] == (  # type: ignore[operator]
+                    pytest.approx(100.0)
+                )
             if hhmm == "00:59":
                 check("ESACPUU-seed000.text", render(model, "text"))
 
