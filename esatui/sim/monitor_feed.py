@@ -162,8 +162,12 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
             at,
             lpar_name=snap.identity.lpar,
             data_us=at,
-            # PR/SM dispatched the logical processor whenever it was online and not stolen
-            cpus=[(p.address, p.online_us - p.steal_us, 0, p.ptype) for p in snap.processors],
+            # PR/SM dispatched the shared logical processor whenever it was online, neither
+            # stolen nor waiting (a processor that waits is taken off its physical one)
+            cpus=[
+                (p.address, p.online_us - p.steal_us - p.wait_us, 0, p.ptype)
+                for p in snap.processors
+            ],
         )
     )
     return records

@@ -153,7 +153,10 @@ def test_monitor_records_carry_the_snapshot_counters(tmp_path: Path) -> None:
         lcpu = readings[("lcpu", str(p.address))]
         assert lcpu.attrs["type"] == p.ptype
         assert lcpu.values["emul_us"] == p.emul_us
-        assert lcpu.values["steal_us"] == START_US + 60_000_000 - (p.online_us - p.steal_us)
+        # D0R16: not dispatched = stolen + waiting (PR/SM takes a waiting processor off)
+        dispatched = p.online_us - p.steal_us - p.wait_us
+        assert lcpu.values["steal_us"] == START_US + 60_000_000 - dispatched
+        assert lcpu.values["idle_us"] == p.wait_us
     for a in snap.adapters:
         ap = readings[("crypto_ap", f"{a.ap:02x}")]
         by_name = {f.name: f for f in a.functions}
