@@ -44,6 +44,10 @@ class Function:
     name: str  # the kind's prefix: rsa2048_crt -> rsa2048_crt_count, rsa2048_crt_time
     group: str  # outermost group: one horizontal page unit
     label: str  # inner group: the function within it
+    # the function whose counter holds this one's too (CCA's "All" holds its key
+    # generation: zcryptstats' is_totals), so a card's busy time and operations are not
+    # counted twice
+    within: str | None = None
 
 
 # Display order; the kind's pair order (docs/MONITOR.md) interleaves ME and CRT by key size.
@@ -55,7 +59,7 @@ FUNCTIONS = (
     Function("rsa4096_me", "RSA 4096", "ME"),
     Function("rsa4096_crt", "RSA 4096", "CRT"),
     Function("cca_all", "CCA coprocessor", "All operations"),
-    Function("cca_rsa_keygen", "CCA coprocessor", "RSA key generation"),
+    Function("cca_rsa_keygen", "CCA coprocessor", "RSA key generation", within="cca_all"),
     Function("ep11_asym_slow", "EP11 asymmetric", "Slow"),
     Function("ep11_asym_fast", "EP11 asymmetric", "Fast"),
     Function("ep11_sym_partial", "EP11 symmetric", "Partial"),
@@ -196,12 +200,18 @@ def _ops_s(duration_us: int, count: Recorded) -> float | None:
 
 def _util_pct(scale: str | None, duration_us: int, *pairs: Recorded) -> float | None:
     """Busy, %: every reported function's adapter time over the interval (``pairs``:
-    count, time of each function in :data:`FUNCTIONS` order); unavailable when a reported
-    function's time is not (a partial sum would understate the card's load)."""
+    count, time of each function in :data:`FUNCTIONS` order), but a function another's
+    counter holds where that one is reported; unavailable when a reported function's time
+    is not (a partial sum would understate the card's load)."""
+    reported = {
+        fn.name
+        for fn, count, raw in zip(FUNCTIONS, pairs[::2], pairs[1::2], strict=True)
+        if isinstance(count, int | float) or isinstance(raw, int | float)
+    }
     busy: list[float] = []
-    for count, raw in zip(pairs[::2], pairs[1::2], strict=True):
-        if not isinstance(count, int | float) and not isinstance(raw, int | float):
-            continue  # not reported
+    for fn, raw in zip(FUNCTIONS, pairs[1::2], strict=True):
+        if fn.name not in reported or fn.within in reported:
+            continue  # not reported, or in another's counter
         seconds = _seconds(scale, raw)
         if seconds is None:
             return None

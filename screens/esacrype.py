@@ -270,15 +270,19 @@ def _total(
     works: Sequence[FunctionWork], duration_us: int, table: CostTable, lpar: Lpar | None
 ) -> dict[str, Value]:
     """The interval's total: operations of every function, software CPU of those priced
-    (each as its row has them: :func:`economics`)."""
+    (each as its row has them: :func:`economics`), a function whose operations another's
+    counter holds (CCA's key generation in "All") only where that one adds nothing."""
+    counted = {work.function.name for work in works}
+    priced_names = {name for name in counted if name in table.ms_per_op}
     ops: list[float] = []
     priced: list[float] = []
     for work in works:
+        within = work.function.within
         ops_s = per_second(work.count, duration_us)
-        if isinstance(ops_s, int | float):
+        if isinstance(ops_s, int | float) and within not in counted:
             ops.append(ops_s)
         pct = _software_pct(ops_s, table.ms_per_op.get(work.function.name))
-        if isinstance(pct, int | float):
+        if isinstance(pct, int | float) and within not in priced_names:
             priced.append(pct)
     values: dict[str, Value] = {
         "function": TOTAL,

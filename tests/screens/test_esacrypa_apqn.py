@@ -22,7 +22,8 @@ SCALE = 2.0**-20  # exact in binary32, so the seconds below are exact too
 
 def _blocks(i: int) -> list[P.Cmb]:
     """Card 0a (CEX7 accelerator) with domains 0011 and 0012, card 0b (CEX8 CCA): interval
-    ``i``'s cumulative counts; RSA 2048 CRT grows 120 (domain 11) + 30 (domain 12) a minute."""
+    ``i``'s cumulative counts; RSA 2048 CRT grows 120 (domain 11) + 30 (domain 12) a minute;
+    0b's "All" 60 operations (6 s) a minute, 5 of them (2 s) RSA key generation."""
 
     def accel(n: int) -> tuple[tuple[int, int], ...]:
         return tuple((n * 2**18, n) if j == 3 else (0, 0) for j in range(6))  # 0.25 s each
@@ -31,7 +32,9 @@ def _blocks(i: int) -> list[P.Cmb]:
         P.Cmb(ct=13, ax=0x0A, s=SCALE, pairs=accel(150 * i), mt=8),
         P.Cmb(ct=13, ax=0x0A, s=SCALE, pairs=accel(120 * i), mt=8, fmt=1, dx=0x11),
         P.Cmb(ct=13, ax=0x0A, s=SCALE, pairs=accel(30 * i), mt=8, fmt=1, dx=0x12),
-        P.Cmb(ct=14, ax=0x0B, s=SCALE, pairs=((6 * i * 2**20, 60 * i), (0, 0)), mt=9),
+        P.Cmb(
+            ct=14, ax=0x0B, s=SCALE, pairs=((6 * i * 2**20, 60 * i), (2 * i * 2**20, 5 * i)), mt=9
+        ),
     ]
 
 
@@ -63,6 +66,15 @@ def test_apqns_are_rows_under_their_card(db: Path, capsys: pytest.CaptureFixture
     assert by_ap["0a"]["util_pct"] == 62.5
     assert by_ap["0b"]["cca_all_count"] == 60 and by_ap["0b"]["cca_all_ms_op"] == 100.0
     assert by_ap["0b"]["type"] == 14
+    # "All" holds the key generation (zcryptstats' is_totals): 6 s busy, not 6 + 2
+    assert by_ap["0b"]["cca_rsa_keygen_count"] == 5 and by_ap["0b"]["cca_rsa_keygen_time_s"] == 2
+    assert by_ap["0b"]["util_pct"] == 10.0
+
+    assert main(["export", "ESACRYPE", "--db", str(db), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    newest = {r["function"]: r for r in rows if r["time"] == rows[0]["time"]}
+    assert newest["CCA coprocessor RSA key generation"]["ops_s"] == 5 / 60
+    assert newest["Total"]["ops_s"] == 150 / 60 + 60 / 60  # the key generation once, in All
 
     assert main(["export", "ESACRYPA", "--db", str(db)]) == 0
     text = capsys.readouterr().out
