@@ -27,6 +27,7 @@ T = TypeVar("T")
 Parser = Callable[[bytes], T]
 
 U64_MAX = (1 << 64) - 1
+U32_WRAP = 1 << 32  # where a counter of kernels before 5.6 starts again (old_request_count)
 
 # ap_functions bits, from the most significant (s390-tools lszcrypt's table).
 FUNCTION_LETTERS = (
@@ -83,6 +84,18 @@ def request_count(raw: bytes) -> int | None:
     if raw.strip() == b"-":
         return None
     return unsigned(raw)
+
+
+def old_request_count(raw: bytes) -> int | None:
+    """A ``request_count`` as kernels before 5.6 print it past 2**31 (``%d`` of a 32-bit
+    counter, until upstream fcd98d4002539 "s390/zcrypt: fix card and queue total counter
+    wrap", in 5.4 and 5.5 stable since March 2020): the counter it is, from -2**31 to -1;
+    ``None`` for anything else."""
+    text = raw.strip()
+    if not (text[:1] == b"-" and text[1:].isdigit()):
+        return None
+    value = int(text)
+    return value + U32_WRAP if -U32_WRAP // 2 <= value < 0 else None
 
 
 def flag(raw: bytes) -> str:

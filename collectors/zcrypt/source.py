@@ -526,8 +526,12 @@ class ZcryptSource:
         return self._parsed(raw, path, fmt.unsigned)
 
     def _count(self, raw: bytes | None, path: str) -> int | None:
-        if raw is not None and raw[:1] == b"-" and raw.strip() == b"-":
-            return None  # queue not initialised (vfio_ap-bound): no counter, no complaint
+        if raw is not None and raw[:1] == b"-":
+            if raw.strip() == b"-":
+                return None  # queue not initialised (vfio_ap-bound): no counter, no complaint
+            wrapped = fmt.old_request_count(raw)
+            if wrapped is not None:
+                return wrapped
         return self._uint(raw, path)
 
     def _parsed(self, raw: bytes | None, path: str, parse: Callable[[bytes], T]) -> T | None:

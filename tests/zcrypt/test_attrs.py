@@ -26,6 +26,15 @@ def test_request_count_dash_means_not_initialised() -> None:
     assert fmt.request_count(b"42\n") == 42
 
 
+def test_a_32_bit_request_count_past_2_31_is_the_counter_it_was() -> None:
+    """Kernels before 5.6 printed an ``unsigned int`` with ``%d`` (drivers/s390/crypto/
+    ap_card.c and ap_queue.c before upstream fcd98d4002539)."""
+    assert fmt.old_request_count(b"-1\n") == 2**32 - 1
+    assert fmt.old_request_count(b"-2147483648\n") == 2**31
+    for other in (b"-\n", b"5\n", b"-2147483649\n", b"-0x1\n", b"--1\n"):
+        assert fmt.old_request_count(other) is None
+
+
 def test_interrupt_texts() -> None:
     assert fmt.interrupt(b"Interrupts enabled.\n") == "1"
     assert fmt.interrupt(b"Interrupts disabled.\n") == "0"

@@ -129,6 +129,24 @@ def test_counters_follow_the_tree(tree: ApTree, source: ZcryptSource) -> None:
     assert s3.mono_ns >= s2.mono_ns
 
 
+def test_a_kernel_before_5_6_counts_past_2_31_in_negative_numbers(
+    tree: ApTree, source: ZcryptSource, warnings: list[str]
+) -> None:
+    """Before Linux 5.6 (upstream fcd98d4002539) ``request_count`` was a 32-bit counter
+    printed with ``%d``: past 2**31 requests it reads negative. Before: every such value was
+    garbage, and the card's rates and shares blank until the counter came back to 0."""
+    write_garbage(tree, "card01/request_count", f"{2**31 - 3}\n")
+    write_garbage(tree, "card01/01.0010/request_count", "-2147483648\n")  # 2**31
+    first = source.sample()
+    write_garbage(tree, "card01/request_count", "-7\n")  # 2**32 - 7: 2**31 - 4 more
+    write_garbage(tree, "card01/01.0010/request_count", "-1\n")
+    second = source.sample()
+    assert by_key(first, "zcrypt_queue")["01.0010"].values["request_count"] == 2**31
+    assert by_key(second, "zcrypt_card")["01"].values["request_count"] == 2**32 - 7
+    assert by_key(second, "zcrypt_queue")["01.0010"].values["request_count"] == 2**32 - 1
+    assert warnings == []
+
+
 def test_gauges_read_only_the_queue_depths(tree: ApTree, source: ZcryptSource) -> None:
     assert source.sample_gauges() is None  # nothing known before the first full sample
     source.sample()
