@@ -440,13 +440,17 @@ def _explain_without_split(d: C.CryptoDeltas, poll: GuestPoll, facts: C.RecordFa
             f"CP's NQ to DQ is {100 - share:.0f}% of the guests' ms/op: adapter and CP time, "
             "not guest polling; more or faster adapters would cut it",
         )
+    head = f"Guests wait {share:.0f}% of {virt:.2f} ms/op beyond CP"
+    if poll == "irq":  # no guest polls: what is beyond CP's NQ to DQ is CP's NQ wait
+        return _fit(f"{head}: CP's NQ wait (the guest takes interrupts, no polling)")
     dq = C.dq_per_op_virt(d)
     polls = f"{dq:.1f} DQ/op" if dq is not None else ""
     setting = _poll_text(poll).strip(" ()")
     details = [f" ({setting}, {polls})"] if setting and polls else []
     details += [f" ({polls or setting})"] if polls or setting else []
-    head = f"Guests wait {share:.0f}% of {virt:.2f} ms/op beyond CP: mostly polling"
-    cost = "; polling faster cuts it, multiplying DQs and CPU"
+    # NSERV + DSERV, which these records do not split (before APAR VM66534)
+    head += ": polling + CP's NQ wait"
+    cost = "; faster polling trades it for DQs and CPU"
     return _fit(*(f"{head}{detail}{cost}" for detail in details), f"{head}{cost}")
 
 

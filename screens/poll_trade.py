@@ -109,7 +109,7 @@ def trade_off(
     rate = C.rate(d, "virt_nq")
     parts = {"NSERV": st.nserv, "RSERV": st.rserv, "DSERV": st.dserv}
     if any(v is None for v in parts.values()):
-        return _without_split(d, cost, facts)
+        return _without_split(d, cost, poll, facts)
     name = max(parts, key=lambda k: parts[k] or 0.0)
     if name == "DSERV":
         return _shorter_poll(st.dserv or 0.0, d, cost, poll)
@@ -143,7 +143,10 @@ def _shorter_poll(dserv: float, d: C.CryptoDeltas, cost: OperationCost, poll: Po
     setting = f"{poll // 2} µs" if isinstance(poll, int) and poll > 1 else "half the timeout"
     guest = cost.guest_us_op
     cpu = f", in {_cpu(guest)} guest CPU/op" if guest is not None else ""
-    head = f"Trade-off: a poll timeout of {setting} would cut DSERV ~{dserv / 2:.0f} µs/op"
+    # the guest's timer holds a reply at most a tick: a DSERV beyond it is not its alone
+    timer = min(dserv, poll) if isinstance(poll, int) and poll > 0 else dserv
+    up_to = "up to " if timer < dserv else ""
+    head = f"Trade-off: a poll timeout of {setting} would cut DSERV {up_to}~{timer / 2:.0f} µs/op"
     return fit(
         f"{head} for twice the unsuccessful DQs ({per_op}/op now{cpu}).",
         f"{head} for twice the unsuccessful DQs ({per_op}/op now).",
@@ -153,29 +156,36 @@ def _shorter_poll(dserv: float, d: C.CryptoDeltas, cost: OperationCost, poll: Po
 GUEST_WAIT_MATTERS = 0.25  # as ESAPOLL's explanation: the guests' wait beyond CP worth naming
 
 
-def _without_split(d: C.CryptoDeltas, cost: OperationCost, facts: C.RecordFacts) -> str:
+def _without_split(d: C.CryptoDeltas, cost: OperationCost, poll: Poll, facts: C.RecordFacts) -> str:
     """Records without NSERV/DSERV (before APAR VM66534): the guests' wait beyond CP's NQ to
-    DQ (ms_op_virt − ms_op_real) stands for DSERV."""
+    DQ (ms_op_virt − ms_op_real) is NSERV + DSERV, CP's NQ wait and the guests' polling; a
+    shorter poll timeout cuts the second only, which the guest's timer keeps under a tick."""
     virt, real = C.ms_op_virt(d), C.ms_op_real(d)
     if virt is None or real is None or virt <= 0:
         return "Trade-off: needs the guests' and CP's NQ to DQ times (CRYVSERV, CRYRSERV)."
     waited_us = (virt - real) * 1000
     total = cost.total_us_op
-    if waited_us / (virt * 1000) >= GUEST_WAIT_MATTERS:
-        fails = C.unsuccessful_dq_s(d)
-        ops = C.rate(d, "virt_nq")
-        per_op = f" ({fails / ops:.1f}/op now)" if fails is not None and ops else ""
-        cpu = f", CPU/op now {_cpu(total)}" if total is not None else ""
-        return fit(
-            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
-            f"twice the unsuccessful DQs{per_op}{cpu}.",
-            f"Trade-off: half the poll timeout: ~{waited_us / 2:.0f} µs/op less wait beyond CP, "
-            "twice the unsuccessful DQs.",
-        )
     cure = (
         "PTF UM35974 (on-demand NQ, interrupts) or more adapters"
         if facts.ptf is False
         else "more or faster adapters"
     )
+    if waited_us / (virt * 1000) >= GUEST_WAIT_MATTERS:
+        if poll == "irq":
+            return fit(
+                f"Trade-off: the wait beyond CP ({waited_us:.0f} µs/op) is CP's NQ wait, not "
+                f"polling (the guest takes interrupts): {cure}."
+            )
+        fails = C.unsuccessful_dq_s(d)
+        ops = C.rate(d, "virt_nq")
+        per_op = f" ({fails / ops:.1f}/op now)" if fails is not None and ops else ""
+        cpu = f", CPU/op now {_cpu(total)}" if total is not None else ""
+        timer = min(waited_us, poll) if isinstance(poll, int) and poll > 0 else waited_us
+        less = f"up to ~{timer / 2:.0f} µs/op less wait beyond CP"
+        return fit(
+            f"Trade-off: half the poll timeout: {less}, twice the unsuccessful DQs{per_op}{cpu}.",
+            f"Trade-off: half the poll timeout: {less}, twice the unsuccessful DQs{cpu}.",
+            f"Trade-off: half the poll timeout: {less}, twice the unsuccessful DQs.",
+        )
     cpu = f"; CPU/op now {_cpu(total)}" if total is not None else ""
     return fit(f"Trade-off: CP's NQ to DQ ({real * 1000:.0f} µs/op) dominates: {cure}{cpu}.")

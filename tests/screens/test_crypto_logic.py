@@ -81,8 +81,8 @@ def test_without_the_split() -> None:
     assert explain(small).startswith("CP's NQ to DQ is 0.90 of 1.00 ms/op: adapter and CP")
     big = deltas(virt_nq=100, real_nq=100, vserv_us=300_000, rserv_us=100_000, virt_dq=500)
     assert explain(big, 1500) == (
-        "Guests wait 67% of 3.00 ms/op beyond CP: mostly polling (here 1500 µs, 5.0 DQ/op); "
-        "polling faster cuts it, multiplying DQs and CPU"
+        "Guests wait 67% of 3.00 ms/op beyond CP: polling + CP's NQ wait (here 1500 µs, "
+        "5.0 DQ/op); faster polling trades it for DQs and CPU"
     )
     assert explain(deltas(virt_nq=5)).startswith("NQ to DQ times not recorded")
     assert explain(deltas(virt_nq=0)).startswith("No guest crypto operations")

@@ -72,9 +72,9 @@ def test_apqns_are_rows_under_their_card(db: Path, capsys: pytest.CaptureFixture
 
     assert main(["export", "ESACRYPE", "--db", str(db), "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]
-    newest = {r["function"]: r for r in rows if r["time"] == rows[0]["time"]}
-    assert newest["CCA coprocessor RSA key generation"]["ops_s"] == 5 / 60
-    assert newest["Total"]["ops_s"] == 150 / 60 + 60 / 60  # the key generation once, in All
+    functions = {r["function"]: r for r in rows if r["time"] == rows[0]["time"]}
+    assert functions["CCA coprocessor RSA key generation"]["ops_s"] == 5 / 60
+    assert functions["Total"]["ops_s"] == 150 / 60 + 60 / 60  # the key generation once, in All
 
     assert main(["export", "ESACRYPA", "--db", str(db)]) == 0
     text = capsys.readouterr().out

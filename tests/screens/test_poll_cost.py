@@ -7,6 +7,7 @@ import pytest
 
 from esatui.screens import crypto as C
 from esatui.screens.crypto_cost import CpuTime, OperationCost, combine, operation_cost
+from esatui.screens.esapoll import explain
 from esatui.screens.poll_trade import NOTE_WIDTH, cost_note, trade_off
 
 MINUTE = 60_000_000
@@ -153,8 +154,23 @@ def test_without_the_split_the_guests_wait_beyond_cp_stands_for_dserv() -> None:
     facts = C.RecordFacts.of({}, d)
     line = trade_off(d, _cost(d, 0.5, 0.5), 1500, facts)
     assert line == (
-        "Trade-off: half the poll timeout: ~700 µs/op less wait beyond CP, twice the "
+        "Trade-off: half the poll timeout: up to ~700 µs/op less wait beyond CP, twice the "
         "unsuccessful DQs (2.0/op now), CPU/op now 10.0 µs."
+    )
+
+
+def test_without_the_split_the_poll_timer_bounds_what_a_shorter_timeout_buys() -> None:
+    """The wait beyond CP's NQ to DQ is NSERV + DSERV: CP's NQ wait is in it too, and the
+    guest's timer holds a reply at most a tick. Before: half of all of it was promised."""
+    d = _pre_ptf(336.9, 4640.0, 1500.0)  # 3,140 µs beyond CP, a 1,500 µs poll timeout
+    facts = C.RecordFacts.of({}, d)
+    line = trade_off(d, _cost(d, 0.5, 0.5), 1500, facts)
+    assert line.startswith("Trade-off: half the poll timeout: up to ~750 µs/op less wait beyond")
+    irq = trade_off(d, _cost(d, 0.5, 0.5), "irq", facts)
+    assert irq.startswith("Trade-off: the wait beyond CP (3140 µs/op) is CP's NQ wait, not poll")
+    assert explain(d, "irq") == (
+        "Guests wait 68% of 4.64 ms/op beyond CP: CP's NQ wait (the guest takes interrupts, "
+        "no polling)"
     )
 
 
