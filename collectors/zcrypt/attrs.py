@@ -80,10 +80,12 @@ def signed(raw: bytes) -> int:
 
 
 def request_count(raw: bytes) -> int | None:
-    """``request_count``: ``None`` for ``-`` (queue not initialised), else the counter."""
+    """``request_count``: ``None`` for ``-`` (queue not initialised), else the counter (a
+    negative one as kernels before 5.6 print it: :func:`old_request_count`)."""
     if raw.strip() == b"-":
         return None
-    return unsigned(raw)
+    wrapped = old_request_count(raw)
+    return unsigned(raw) if wrapped is None else wrapped
 
 
 def old_request_count(raw: bytes) -> int | None:

@@ -527,11 +527,8 @@ class ZcryptSource:
 
     def _count(self, raw: bytes | None, path: str) -> int | None:
         if raw is not None and raw[:1] == b"-":
-            if raw.strip() == b"-":
-                return None  # queue not initialised (vfio_ap-bound): no counter, no complaint
-            wrapped = fmt.old_request_count(raw)
-            if wrapped is not None:
-                return wrapped
+            # a queue not initialised (vfio_ap-bound), or a count of a kernel before 5.6
+            return self._parsed(raw, path, fmt.request_count)
         return self._uint(raw, path)
 
     def _parsed(self, raw: bytes | None, path: str, parse: Callable[[bytes], T]) -> T | None:

@@ -16,6 +16,9 @@ from esatui.commands.common import DEFAULT_HF_S, UsageError
 _DASH_VALUE = re.compile(r"^-\d")
 
 
+DEBUG_HELP = "show tracebacks on errors"
+
+
 class Parser(argparse.ArgumentParser):
     """Bad arguments are a :class:`UsageError` (one line, exit status 2). Every command
     takes ``--debug`` too, before or after its name (``esatui.cli.main`` looks for it)."""
@@ -30,8 +33,6 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
 
-
-DEBUG_HELP = "show tracebacks on errors"
 
 T = TypeVar("T")
 
