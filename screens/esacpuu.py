@@ -37,6 +37,7 @@ from esatui.screens.common import (
     type_key,
 )
 from esatui.screens.model import NUMBER, Column, Drill, Level, Row, RowKind, Value
+from esatui.screens.online import OnlineTime, weighed
 from esatui.screens.row_columns import Member, RowColumn, RowColumns, TotalRows
 from esatui.screens.rowkey import EntityKey
 
@@ -172,6 +173,11 @@ def _share(value: Value, elapsed: float) -> float | None:
     return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
 
 
+LCPU_ONLINE = OnlineTime(("elapsed_us",))
+"""A processor's online time (hypfs, SMAPI) or the span of its records (the monitor's
+D0R2, D0R16), in µs: a type's ``Tot`` weighs its processors by it."""
+
+
 def _recorded_processor(shown: EntityKey) -> str | None:
     """A processor's row, (type, ID) or with multithreading (type, core, ID), is the one
     recorded as its ID (a key with a prefix or leading zeros is then not found, and the
@@ -221,6 +227,7 @@ ROW_COLUMNS = RowColumns(
     _recorded_processor,
     _shows_as,
     totals=TotalRows(_of_type, processor_order, _several_lpars, frozenset({NORMALIZED})),
+    online=LCPU_ONLINE,
 )
 """Each processor's columns of its own row in an interval, and its type's subtotal's (the
 distribution view reads them)."""
@@ -292,19 +299,22 @@ def core_of(entity: EntityData, bits: int) -> int | None:
 def _subtotal(
     slot: Slot,
     cpu_type: str,
-    shares: Sequence[Mapping[str, float | None]],
+    percents: Sequence[Mapping[str, float | None]],
+    shares: Sequence[float] | None,
     factor: float,
     threaded: bool,
     drill: Drill,
 ) -> Row:
-    """A type's ``Tot`` row: its processors' percentages added (times ``factor``)."""
+    """A type's ``Tot`` row: its processors' percentages added (times ``factor``), each at
+    its share of the interval (:mod:`~esatui.screens.online`)."""
     values: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
     if threaded:
         values["core"] = ""  # a type's sum has no core
     for cid in PARTS:
-        present = [v for share in shares if (v := share[cid]) is not None]
+        present = weighed([share[cid] for share in percents], shares)
+        known = [v for v in present if v is not None]
         # added in the processors' order, from 0.0 (reduce: as a loop would, in C)
-        values[cid] = functools.reduce(operator.add, present, 0.0) * factor if present else None
+        values[cid] = functools.reduce(operator.add, known, 0.0) * factor if known else None
     return interval_row(
         slot, values, {"steal": Level.NONE}, kind=RowKind.SUBTOTAL, first=False, drill=drill
     )
@@ -329,6 +339,10 @@ def _build(ctx: Context) -> Built:
         if cpus is None:
             continue
         entities = own_processors(cpus, ctx.config)
+        online = LCPU_ONLINE.shares([LCPU_ONLINE.of(e.values) for e in entities], cpus.duration_us)
+        share_of = (
+            None if online is None else {e.key: s for e, s in zip(entities, online, strict=True)}
+        )
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]
         by_type: dict[str, list[EntityData]] = {}
@@ -337,11 +351,11 @@ def _build(ctx: Context) -> Built:
         first = True
         drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         for cpu_type, members in by_type.items():
-            shares: list[dict[str, float | None]] = []
+            percents: list[dict[str, float | None]] = []
             for entity in members:
                 sources.add(entity.attrs.get("type_source") or cpus.source)
                 values = lcpu_percentages(entity, cpus.duration_us)
-                shares.append(values)
+                percents.append(values)
                 keys = shown_keys.get(entity.key)
                 if keys is None:
                     keys = shown_keys[entity.key] = {"id": _display_id(entity.key)}
@@ -360,7 +374,8 @@ def _build(ctx: Context) -> Built:
                 first = False
             if ctx.entity is None:
                 factor = factors.get(cpu_type.upper(), 1.0) if normalized else 1.0
-                rows.append(_subtotal(slot, cpu_type, shares, factor, threaded, drill))
+                shares = None if share_of is None else [share_of[e.key] for e in members]
+                rows.append(_subtotal(slot, cpu_type, percents, shares, factor, threaded, drill))
     if normalized:
         notes.append(_normalized_note(factors))
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS

@@ -3,7 +3,8 @@
 Each CPU's percentages are of that CPU's own ticks in the interval (as sar does), so they
 add up to exactly 100: ``total`` = user + nice + syst + irq + sirq, and total + iowait +
 idle + steal = 100. The ``all`` row adds the CPUs up (percent of one CPU, so 4 busy CPUs
-show 400); its highlight uses the average per CPU.
+show 400), each by the share of the interval it was online (:mod:`~esatui.screens.online`);
+its highlight uses the average per CPU, weighed alike.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from esatui.screens.common import (
     percent_columns,
 )
 from esatui.screens.model import Column, Level, Row, RowKind, Value
+from esatui.screens.online import OnlineTime
 from esatui.screens.row_columns import Member, RowColumn, RowColumns, TotalRows, every_entity
 from esatui.screens.rowkey import EntityKey
 
@@ -117,6 +119,12 @@ def cpu_steal_pct(values: Mapping[str, int | float | None]) -> float | None:
     return cpu_share([values.get(name) for name in _PART_FIELDS], _STEAL_INDEX)
 
 
+CPU_ONLINE = OnlineTime(_PART_FIELDS, slack_us=2 * len(_PART_FIELDS) * 10_000)
+"""How long a CPU was online: the ticks it counted. The kernel rounds each field down to a
+tick (10 ms at USER_HZ 100) when it prints it, so two CPUs online throughout may differ by
+a tick per field each."""
+
+
 def _part(index: int) -> RowColumn:
     def share(*parts: int | float | None) -> float | None:
         return cpu_share(parts, index)
@@ -152,6 +160,7 @@ ROW_COLUMNS = RowColumns(
     # the all row adds every CPU's values up in the rows' order (a CPU that counted no tick
     # has none: the build's "counted")
     totals=TotalRows(_every_cpu, lambda key, attrs: cpu_order(key)),
+    online=CPU_ONLINE,
 )
 """Each CPU's columns of its own row in an interval, and the ``all`` row's (the
 distribution view reads them)."""
@@ -189,8 +198,13 @@ def _build(ctx: Context) -> Built:
         proved = proven_types(slot)
         if ctx.entity is not None:
             entities = [e for e in entities if e.key == ctx.entity]
+            shares: list[float] | None = None  # no all row
+        else:
+            shares = CPU_ONLINE.shares(
+                [CPU_ONLINE.of(e.values) for e in entities], cpus.duration_us
+            )
         sums: dict[str, float] = {}
-        counted = 0
+        counted = 0.0  # CPUs, each by its share of the interval
         for n, entity in enumerate(entities):
             values = cpu_percentages(entity.values)
             cpu_type, type_source = cpu_type_of(entity, proved)
@@ -201,10 +215,11 @@ def _build(ctx: Context) -> Built:
                 **values,
             }
             if values["total"] is not None:
-                counted += 1
+                share = 1.0 if shares is None else shares[n]
+                counted += share
                 for cid, v in values.items():
                     if v is not None:
-                        sums[cid] = sums.get(cid, 0.0) + v
+                        sums[cid] = sums.get(cid, 0.0) + v * share
             rows.append(
                 interval_row(
                     slot,

@@ -14,11 +14,18 @@ from esatui.db.slots import Slot
 from esatui.screens import crypto as C
 from esatui.screens.catalog import Built, Context, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, number, pct, type_key
-from esatui.screens.esacpuu import LCPU_ONE_SOURCE, LCPU_READS, lcpu_percentages, own_processors
+from esatui.screens.esacpuu import (
+    LCPU_ONE_SOURCE,
+    LCPU_ONLINE,
+    LCPU_READS,
+    lcpu_percentages,
+    own_processors,
+)
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypt import crypto_ms_op, crypto_ops_s, polls_per_op, polls_per_op_level
 from esatui.screens.esacryq import zcrypt_req_s
 from esatui.screens.esalnxc import (
+    CPU_ONLINE,
     CPU_READS,
     VCPU_READS,
     cpu_busy_pct,
@@ -33,6 +40,7 @@ from esatui.screens.esalock import THRESHOLD as SPIN_THRESHOLD
 from esatui.screens.esapage import FIELDS as PAGING_FIELDS
 from esatui.screens.esapage import PAGING, page_values, paging_totals
 from esatui.screens.model import Column, Level, Row, Threshold, Value
+from esatui.screens.online import weighed
 from esatui.screens.row_columns import (
     Member,
     RowColumns,
@@ -172,9 +180,12 @@ def guest_cpu_use(slot: Slot) -> dict[str, _TypeUse]:
     if cpus is None:
         return {}
     proved = proven_types(slot)
+    entities = list(cpus.rows.values())
+    shares = CPU_ONLINE.shares([CPU_ONLINE.of(e.values) for e in entities], cpus.duration_us)
+    busy = weighed([cpu_busy_pct(e.values) for e in entities], shares)
     return _by_type(
-        (_shown_type(cpu_type_of(entity, proved)[0]), cpu_busy_pct(entity.values))
-        for entity in cpus.rows.values()
+        (_shown_type(cpu_type_of(entity, proved)[0]), value)
+        for entity, value in zip(entities, busy, strict=True)
     )
 
 
@@ -204,9 +215,12 @@ def hypervisor_cpu_use(slot: Slot, config: Mapping[str, str]) -> dict[str, _Type
     cpus = slot.get("lcpu", LCPU_PREFER)
     if cpus is None or cpus.source not in INTERVAL_EXACT:
         return {}
+    entities = own_processors(cpus, config)
+    shares = LCPU_ONLINE.shares([LCPU_ONLINE.of(e.values) for e in entities], cpus.duration_us)
+    busy = weighed([lcpu_percentages(e, cpus.duration_us)["total"] for e in entities], shares)
     return _by_type(
-        (_shown_type(entity.attrs.get("type")), lcpu_percentages(entity, cpus.duration_us)["total"])
-        for entity in own_processors(cpus, config)
+        (_shown_type(entity.attrs.get("type")), value)
+        for entity, value in zip(entities, busy, strict=True)
     )
 
 
@@ -214,9 +228,16 @@ def guest_steal_pct(slot: Slot) -> float | None:
     cpus = slot.get("cpu")
     if cpus is None:
         return None
-    steals = [cpu_steal_pct(e.values) for e in cpus.rows.values()]
-    known = [s for s in steals if s is not None]
-    return sum(known) / len(known) if known else None
+    entities = list(cpus.rows.values())
+    shares = CPU_ONLINE.shares([CPU_ONLINE.of(e.values) for e in entities], cpus.duration_us)
+    weights = [1.0] * len(entities) if shares is None else shares
+    added, known = 0.0, 0.0  # each CPU's steal at its share of the interval
+    for entity, share in zip(entities, weights, strict=True):
+        steal = cpu_steal_pct(entity.values)
+        if steal is not None:
+            added += steal * share
+            known += share
+    return added / known if known else None
 
 
 def monitor_cpu_pct(slot: Slot) -> float | None:
@@ -313,6 +334,7 @@ ROW_COLUMNS = RowColumns(
     # the mean of every CPU's steal that is known, in the slot's order (the entities')
     totals=TotalRows(_every_cpu, slot_order, mean=True),
     total_column=_busy_of_type,
+    online=CPU_ONLINE,
 )
 """The steal of an interval's row from this Linux's CPUs' own rows, as
 :func:`guest_steal_pct` makes it (where the timeline's intervals are theirs alone; else the

@@ -8,10 +8,11 @@ them here, as data: the fields each column is made of and the function that make
 its own build calls, so there is one formula. The reader then hands over that entity's rows
 alone (:meth:`~esatui.db.reader.Reader.entity_rows`), and the values are the build's to the
 last bit. A screen's total rows (ESALNXC's ``all``, ESACPUU's ``Tot``; ESASSUM's steal, a
-mean) declare how its build adds their members up, and their values are made from every
-entity's rows the same way. Where
-the reader cannot (another source of the kind, buckets, Prometheus), or a row is neither, the
-screen is built as recorded.
+mean) declare how its build adds their members up, each at its share of the interval where
+the kind says how long an entity was online (:mod:`~esatui.screens.online`), and their
+values are made from every entity's rows the same way. Where the reader cannot (another
+source of the kind, buckets, Prometheus), or a row is neither, the screen is built as
+recorded.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from esatui.screens.catalog import screen_timeline
 from esatui.screens.model import Value
+from esatui.screens.online import OnlineTime
 from esatui.screens.rowkey import EntityKey
 
 if TYPE_CHECKING:
@@ -179,6 +181,8 @@ class RowColumns:
     total_column: Callable[[str], TotalColumn | None] = no_total_column
     # the recorded rows an entity's row shows; None: every one (totals are then built)
     shown: RowFilter | None = None
+    # how long an entity was online in an interval: totals weigh their members by it
+    online: OnlineTime | None = None
 
 
 def one_entity(key: str) -> Callable[[EntityKey], str | None]:
@@ -333,6 +337,37 @@ def _kind_totals(
     return totals
 
 
+Shares = Callable[[Sequence[tuple[Any, ...]]], dict[int, float] | None]
+"""Each member's share of an interval by entity id, from every row of the interval
+(``(end, id, duration, *fields)``); ``None``: each counts in full."""
+
+
+def _in_full(rows: Sequence[tuple[Any, ...]]) -> dict[int, float] | None:
+    return None
+
+
+def _weigh(online: OnlineTime | None, fields: tuple[str, ...]) -> Shares | None:
+    """The members' shares of each interval (:mod:`~esatui.screens.online`), from rows of
+    ``fields`` after the interval's duration; ``None`` where they do not hold ``online``'s."""
+    if online is None:
+        return _in_full
+    if not set(online.fields) <= set(fields):
+        return None
+    shares = online.shares
+    whole = online.fields == fields  # ESALNXC's: a time of every field
+    places = [3 + fields.index(name) for name in online.fields]
+
+    def weigh(rows: Sequence[tuple[Any, ...]]) -> dict[int, float] | None:
+        try:  # a field not recorded (None) is rare: the slower sum leaves it out
+            times = [sum(row[3:]) if whole else sum([row[p] for p in places]) for row in rows]
+        except TypeError:
+            times = [sum(filter(None, [row[p] for p in places])) for row in rows]
+        made = shares(times, rows[0][2])
+        return None if made is None else {row[1]: w for row, w in zip(rows, made, strict=True)}
+
+    return weigh
+
+
 def _total_values(
     reader: Reader,
     made: RowColumns,
@@ -347,23 +382,28 @@ def _total_values(
     every_interval: bool = False,
 ) -> list[IntervalValue] | None:
     """A total row's ``column`` in every interval, added up as its build does from its
-    members' own rows (``None`` in an interval without members where ``every_interval``:
-    the row is the interval's); ``None`` where the reader declines (``unless``: kinds
-    recorded near the range), the build may leave entities recorded in the range out, or the
-    column takes attributes."""
+    members' own rows, each at its share of the interval (``made.online``); ``None`` in an
+    interval without members where ``every_interval`` (the row is the interval's). ``None``
+    where the reader declines (``unless``: kinds recorded near the range), the build may
+    leave entities recorded in the range out, or the column takes attributes."""
     if column.attrs or made.shown is not None:
         return None
+    weigh = _weigh(made.online, column.fields)
+    if weigh is None:
+        return None  # the column's fields do not say how long its members were online
+    timed = column.timed or made.online is not None  # the interval's duration read
     found = reader.kind_entity_rows(
         timeline,
         made.kind,
         column.fields,
         after_us,
         until_us,
-        duration=column.timed,
+        duration=timed,
         keyed_by=unless,
     )
     if found is None:
         return None
+    at = 3 if timed and not column.timed else 2  # where the column's arguments begin
     entities = found.entities
     # every member in the build's order (the rows come by entity id within an interval)
     by_place = sorted(
@@ -388,15 +428,17 @@ def _total_values(
             continue  # the build shows no such row
         if resort:
             adding.sort(key=lambda row: rank[row[1]])
+        shares = weigh(every)
         added: float | None = None
-        known = 0
+        known = 0.0
         for row in adding:
-            v = value(*row[2:])
+            v = value(*row[at:])
             if part is not None:
                 v = v[part]
             if v is not None:
-                added = (0.0 if added is None else added) + v
-                known += 1
+                share = 1.0 if shares is None else shares[row[1]]
+                added = (0.0 if added is None else added) + v * share
+                known += share
         out.append((end, added / known if mean and added is not None else added))
     if totals.declines([entities[eid][1] for eid in present]):
         return None

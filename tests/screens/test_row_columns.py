@@ -321,7 +321,8 @@ def entities_of(reader: SqliteReader, name: str, kind: RowKind) -> tuple[str, se
 def odd_processors(minutes: int = 8) -> list[Sample]:
     """Five logical processors of an LPAR written out of address order, with uneven values
     (sums that depend on the order they are added in): 3 appears at the third minute, 4 is
-    gone for four, and 2 turns from an IFL into a CP halfway."""
+    gone for four, 1 is online for a quarter of the sixth, and 2 turns from an IFL into a
+    CP halfway."""
     fields = ("elapsed_us", "emul_us", "user_us", "syst_us", "idle_us", "steal_us")
     totals = {cpu: dict.fromkeys(fields, 0) for cpu in range(5)}
     samples = []
@@ -334,7 +335,8 @@ def odd_processors(minutes: int = 8) -> list[Sample]:
             if i:
                 for n, name in enumerate(fields):
                     step = (17 * cpu + 7 * i + 5 * n) * 100_003
-                    totals[cpu][name] += 60_000_000 if name == "elapsed_us" else step
+                    online = 15_000_000 if (cpu, i) == (1, 6) else 60_000_000  # weighed
+                    totals[cpu][name] += online if name == "elapsed_us" else step
             attrs = {"type": cpu_type, "lpar": "L32", "type_source": "monitor"}
             readings.append(Reading("lcpu", str(cpu), dict(totals[cpu]), attrs))
         when = START_US + i * 60_000_000
@@ -533,7 +535,8 @@ def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: P
     as recorded: where vmcp
     proves the CPUs' types (they do not change the sum); and in a recording whose CPUs
     were first seen out of their order (10, 2, 0), one of which counted no tick in an
-    interval (not counted), one never read its steal (counted, adding no steal), and one
+    interval (not counted), one was online for a quarter of one (weighed), one never read
+    its steal (counted, adding no steal), and one
     changed its attributes halfway (two entities of one key, never in one interval)."""
     db = tmp_path / "odd.sqlite"
 
@@ -541,6 +544,8 @@ def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: P
         made = cpu_ticks(interval, cpu, seconds)
         if (interval, cpu) == (3, 2):
             return dict.fromkeys(made, 0)
+        if (interval, cpu) == (5, 10):  # online for a quarter of it: weighed
+            return {name: n // 4 for name, n in made.items()}
         # a whole of uneven ticks: shares whose sum depends on the order they are added in
         return made | {"idle": made["idle"] + 7 * cpu + 11 * interval}
 
@@ -587,7 +592,8 @@ def test_the_all_row_adds_every_cpu_as_the_screen_does(sim_db: Path, tmp_path: P
 def test_esassums_steal_is_the_mean_in_the_slots_order(tmp_path: Path) -> None:
     """ESASSUM's steal from the CPUs' own rows: four CPUs first seen out of their order
     (5, 3, 0, 7), shares of uneven wholes whose sum depends on the order they are added in,
-    one of them counting no tick in an interval (left out of the mean): equal to the screen
+    one of them counting no tick in an interval (left out of the mean), one online for a
+    quarter of one (weighed): equal to the screen
     built as recorded, in every interval; and the sum in the CPUs' own order is not."""
     db = tmp_path / "mean.sqlite"
 
@@ -595,6 +601,8 @@ def test_esassums_steal_is_the_mean_in_the_slots_order(tmp_path: Path) -> None:
         made = cpu_ticks(interval, cpu, seconds)
         if (interval, cpu) == (2, 3):
             return dict.fromkeys(made, 0)
+        if (interval, cpu) == (4, 5):  # online for a quarter of it: weighed
+            return {name: n // 4 for name, n in made.items()}
         return made | {"idle": made["idle"] + 13 * cpu + 7 * interval + 1}
 
     with Store.open(db) as store:
@@ -658,7 +666,8 @@ def test_esacryqs_share_over_cards_whose_attributes_change(tmp_path: Path) -> No
 
 def busy_by_type_recording(db: Path) -> list[str]:
     """Eight CPUs first seen out of their order, of three types (IFL, CP and one of none:
-    ``CPU``), uneven ticks, one counting none in an interval, CPU 4 (the only CP but one)
+    ``CPU``), uneven ticks, one counting none in an interval, one online for a quarter of
+    one, CPU 4 (the only CP but one)
     gone for two intervals and CPU 9 (the other) only in the first three; ESASSUM's busy
     columns of them."""
 
@@ -666,6 +675,8 @@ def busy_by_type_recording(db: Path) -> list[str]:
         made = cpu_ticks(interval, cpu, seconds)
         if (interval, cpu) == (4, 1):
             return dict.fromkeys(made, 0)
+        if (interval, cpu) == (6, 7):  # online for a quarter of it: weighed
+            return {name: n // 4 for name, n in made.items()}
         return made | {"idle": made["idle"] + 11 * cpu + 5 * interval + 3}
 
     types = {"7": "IFL", "1": "IFL", "0": "IFL", "2": "IFL", "6": "IFL", "4": "CP", "9": "CP"}
