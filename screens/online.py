@@ -42,11 +42,15 @@ class OnlineTime:
     def shares(self, times: Sequence[float], duration_us: float) -> list[float] | None:
         """Each time's share of an interval of ``duration_us``, in order; ``None`` where
         every one counts as online throughout (the usual interval: nothing to weigh)."""
+        if not times:
+            return None
+        longest, shortest, slack = max(times), min(times), self.slack_us
+        if shortest >= longest - max(slack, longest * RELATIVE_SLACK):
+            return None  # the usual interval, whatever its length
         # the fullest is the interval, never longer than it (a counter reset reads as long)
-        longest = max(times, default=0.0)
         full = min(longest, duration_us) if duration_us > 0 else longest
-        least = full - max(self.slack_us, full * RELATIVE_SLACK)
-        if full <= 0 or min(times) >= least:
+        least = full - max(slack, full * RELATIVE_SLACK)
+        if full <= 0 or shortest >= least:
             return None
         made = [1.0 if t <= 0 or t >= least else t / full for t in times]
         return None if min(made) == 1.0 else made
