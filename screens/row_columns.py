@@ -413,16 +413,14 @@ def _total_values(
     rank = {eid: n for n, eid in enumerate(by_place)}
     resort = by_place != sorted(by_place)
     twice = key_twice(entities, entities)
-    present: set[int] = set()  # the entities recorded in the range, where they matter
-    declines = None if totals.declines is never else totals.declines
+    present: set[int] = set()  # the entities recorded in the range
     value, part, mean = column.value, column.part, totals.mean
     out: list[IntervalValue] = []
     for end, group in itertools.groupby(found.rows, key=operator.itemgetter(0)):
         every = list(group)
         if twice(every):
             return None
-        if declines is not None:
-            present.update(row[1] for row in every)
+        present.update(row[1] for row in every)
         adding = [row for row in every if row[1] in rank]
         if not adding:
             if every_interval:
@@ -442,6 +440,6 @@ def _total_values(
                 added = (0.0 if added is None else added) + v * share
                 known += share
         out.append((end, added / known if mean and added is not None else added))
-    if declines is not None and declines([entities[eid][1] for eid in present]):
+    if totals.declines([entities[eid][1] for eid in present]):
         return None
     return out
