@@ -163,7 +163,7 @@ def _type_columns(cpu_type: str, drill: str) -> tuple[Column, Column]:
             "%",
             _CPU,
             drill=drill,
-            doc=f"{cpu_type} busy, % of one CPU (sum over the CPUs)",
+            doc=f"{cpu_type} busy, % of one CPU (sum over the CPUs, each for its time online)",
         ),
     )
 

@@ -16,8 +16,9 @@ throughout: counters round, and a total stays exactly the sum of its rows (``v *
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 from esatui.screens.model import Value
 
@@ -36,8 +37,8 @@ class OnlineTime:
 
     def of(self, values: Mapping[str, Value]) -> float:
         """The time of a row whose values are ``values``."""
-        recorded = [values.get(name) for name in self.fields]
-        return sum(v for v in recorded if isinstance(v, int | float))
+        # filter(None): a field not recorded adds nothing; the fields are numbers
+        return sum(cast("Iterable[float]", filter(None, map(values.get, self.fields))))
 
     def shares(self, times: Sequence[float], duration_us: float) -> list[float] | None:
         """Each time's share of an interval of ``duration_us``, in order; ``None`` where

@@ -354,14 +354,21 @@ def _weigh(online: OnlineTime | None, fields: tuple[str, ...]) -> Shares | None:
     if not set(online.fields) <= set(fields):
         return None
     shares = online.shares
-    whole = online.fields == fields  # ESALNXC's: a time of every field
     places = [3 + fields.index(name) for name in online.fields]
+    # a row's fields of the time, as a tuple
+    take: Callable[[tuple[Any, ...]], tuple[Any, ...]] = (
+        operator.itemgetter(slice(3, None))  # every field (ESALNXC's)
+        if online.fields == fields
+        else operator.itemgetter(slice(places[0], places[0] + 1))
+        if len(places) == 1
+        else operator.itemgetter(*places)
+    )
 
     def weigh(rows: Sequence[tuple[Any, ...]]) -> dict[int, float] | None:
         try:  # a field not recorded (None) is rare: the slower sum leaves it out
-            times = [sum(row[3:]) if whole else sum([row[p] for p in places]) for row in rows]
+            times = list(map(sum, map(take, rows)))
         except TypeError:
-            times = [sum(filter(None, [row[p] for p in places])) for row in rows]
+            times = [sum(filter(None, take(row))) for row in rows]
         made = shares(times, rows[0][2])
         return None if made is None else {row[1]: w for row, w in zip(rows, made, strict=True)}
 
