@@ -9,7 +9,9 @@ extended TOD clock of the query, u64 number of guest records, 30 reserved.
 the debugfs file for that format), as the kernel's structs and s390-tools' hyptop read it:
 
 - info block header (64): u8 npar, u8 flags (0x80: physical CPU section follows), u16
-  timeslice, u16 physical CPUs, u16 this partition's number, 16-byte extended TOD, 40 rsvd;
+  timeslice, u16 physical CPUs, u16 the byte offset of the caller's partition header from
+  this header (s390-tools hyptop/dg_debugfs_lpar.c: ``(void *)time_hdr +
+  time_hdr->this_part``; the kernel's sthyi.c ``fill_diag``), 16-byte extended TOD, 40 rsvd;
 - per partition a header (96): u8 partition number, u8 cpus, u8 reported cpus, u8 flags,
   u32, 8-byte EBCDIC name at +8, ..., u8 multithreading id at +49 (low 5 bits: threads - 1);
   then ``reported cpus`` CPU blocks (96): u16 address, 2 rsvd, u8 type index (DIAGNOSE X'224'
@@ -94,7 +96,7 @@ class PhysCpu:
 @dataclass
 class Diag204:
     subcode: int
-    this_partition: int
+    own_index: int | None  # the caller's partition in ``partitions`` (None: not found)
     tod: int
     partitions: list[Partition] = field(default_factory=list)
     physical: list[PhysCpu] = field(default_factory=list)
@@ -105,7 +107,10 @@ class Diag204:
         return tod_to_unix_us(self.tod)
 
     def own(self) -> Partition | None:
-        return next((p for p in self.partitions if p.number == self.this_partition), None)
+        """The caller's partition, where the buffer points at one it holds whole."""
+        if self.own_index is None or self.own_index >= len(self.partitions):
+            return None
+        return self.partitions[self.own_index]
 
 
 class FormatError(ValueError):
@@ -123,16 +128,19 @@ def parse_diag204(data: bytes) -> Diag204:
     length, _version, subcode = _D204_HDR.unpack_from(data, 0)
     end = min(len(data), HEADER_LEN + length)
     npar, flags, _tslice, _pcpus, this_part, tod = _INFO.unpack_from(data, HEADER_LEN)
-    out = Diag204(subcode, this_part, _ext_tod(tod), truncated=end < HEADER_LEN + length)
+    out = Diag204(subcode, None, _ext_tod(tod), truncated=end < HEADER_LEN + length)
     pos = HEADER_LEN + _INFO.size
-    for _ in range(npar):
+    for n in range(npar):
         if pos + _PART.size > end:
             out.truncated = True
             return out
+        if pos - HEADER_LEN == this_part:  # the offset is from the info block header
+            out.own_index = n
         pn, _cpus, rcpus, _pflag, _mlu, name, mtid = _PART.unpack_from(data, pos)
         pos += _PART.size
         if pos + rcpus * _CPU.size > end:
             out.truncated = True
+            out.own_index = None if out.own_index == n else out.own_index
             return out
         cpus = []
         for _ in range(rcpus):
@@ -162,7 +170,11 @@ def encode_diag204(d: Diag204) -> bytes:
     body = bytearray()
     flags = PHYS_FLAG if d.physical else 0
     tod = b"\x00" + d.tod.to_bytes(8, "big") + bytes(7)
-    body += _INFO.pack(len(d.partitions), flags, 0, len(d.physical), d.this_partition, tod)
+    offsets = [_INFO.size]  # each partition header's, from the info block header
+    for p in d.partitions:
+        offsets.append(offsets[-1] + _PART.size + len(p.cpus) * _CPU.size)
+    this = 0 if d.own_index is None else offsets[d.own_index]  # 0: points at no partition
+    body += _INFO.pack(len(d.partitions), flags, 0, len(d.physical), this, tod)
     for p in d.partitions:
         name = p.name.upper().ljust(8)[:8].encode("cp037")
         body += _PART.pack(p.number, len(p.cpus), len(p.cpus), 0, 0, name, p.threads - 1)

@@ -217,7 +217,7 @@ class HypfsSource:
 
     def _lpar_binary(self, d: Diag204) -> tuple[list[Reading], dict[str, str]]:
         own = d.own()
-        if own is None:  # no partition carries this_partition's number: go by name
+        if own is None:  # the buffer points at no partition it holds whole: go by name
             name = self._lpar_name(d.partitions[0].name if len(d.partitions) == 1 else None)
             own = next((p for p in d.partitions if p.name == name), None)
         config = {"hypfs.hypervisor": hyptree.LPAR_HYPERVISOR, "hypfs.source": "diag_204"}

@@ -148,7 +148,7 @@ class HypfsLpar(_HypfsRoot):
             _put(d / "mgmtime", str(self.phys_mgmt_us[addr]))
 
     def snapshot(self) -> Diag204:
-        this = next(p.number for p in self.lpars if p.name == self.this)
+        this = next(n for n, p in enumerate(self.lpars) if p.name == self.this)
         parts = [
             Partition(
                 p.number,

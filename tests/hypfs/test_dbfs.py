@@ -35,7 +35,7 @@ def sample_204() -> Diag204:
         ),
     )
     other = Partition(1, "ZOS1", 1, (LparCpu(0, 5, 9, 8, 7, 6),))
-    return Diag204(7, 3, unix_us_to_tod(1_790_000_000_123_456), [other, own], [PhysCpu(0, 3, 42)])
+    return Diag204(7, 1, unix_us_to_tod(1_790_000_000_123_456), [other, own], [PhysCpu(0, 3, 42)])
 
 
 def test_tod_conversion() -> None:
@@ -99,3 +99,51 @@ def test_lying_lengths_are_bounded(cut: int, length: bytes) -> None:
     except FormatError:
         return
     assert len(parsed.partitions) <= 2
+
+
+def _by_hand(own_first: bool) -> bytes:
+    """A DIAGNOSE X'204' subcode 7 buffer built byte by byte from s390-tools'
+    hyptop/dg_debugfs_lpar.c (struct l_x_info_blk_hdr, l_x_sys_hdr, l_x_cpu_info; the
+    kernel's debugfs header from arch/s390/hypfs/hypfs_diag.c): two partitions, number 64
+    ("ZOS1", 2 CPUs) and number 3 ("LINUX1", 1 CPU); the info header's u16 at +6 is the
+    byte offset of the caller's partition header from the info header itself (hyptop:
+    ``this_part = (void *)time_hdr + time_hdr->this_part``)."""
+
+    def part(number: int, name: str, cpus: list[tuple[int, int, int, int]]) -> bytes:
+        hdr = bytearray(96)
+        hdr[0], hdr[1], hdr[2] = number, len(cpus), len(cpus)  # pn, cpus, rcpus
+        hdr[8:16] = name.ljust(8).encode("cp037")  # sys_name, EBCDIC
+        blocks = b""
+        for addr, ctidx, lp_us, online_us in cpus:
+            cpu = bytearray(96)
+            cpu[0:2] = addr.to_bytes(2, "big")  # cpu_addr
+            cpu[4] = ctidx  # ctidx: 3 = IFL
+            cpu[8:16] = (lp_us + 100).to_bytes(8, "big")  # acc_time
+            cpu[16:24] = lp_us.to_bytes(8, "big")  # lp_time
+            cpu[32:40] = online_us.to_bytes(8, "big")  # online_time
+            blocks += bytes(cpu)
+        return bytes(hdr) + blocks
+
+    zos = part(64, "ZOS1", [(0, 0, 5_000, 60_000_000), (1, 0, 6_000, 60_000_000)])
+    linux = part(3, "LINUX1", [(0, 3, 7_000, 60_000_000)])
+    parts = (linux, zos) if own_first else (zos, linux)
+    this = 64 if own_first else 64 + len(zos)  # LINUX1's header, from the info header
+    info = bytearray(64)
+    info[0] = 2  # npar
+    info[6:8] = this.to_bytes(2, "big")
+    info[9:17] = unix_us_to_tod(1_790_000_000_000_000).to_bytes(8, "big")  # ext TOD byte 1
+    body = bytes(info) + b"".join(parts)
+    header = len(body).to_bytes(8, "big") + (0).to_bytes(2, "big") + bytes([7]) + bytes(53)
+    return header + body
+
+
+@pytest.mark.parametrize("own_first", [False, True])
+def test_this_partition_is_the_header_the_offset_points_at(own_first: bool) -> None:
+    """The caller's partition is found by its header's offset, never by a partition
+    number: with LINUX1 first its offset is 64, which is ZOS1's number."""
+    parsed = parse_diag204(_by_hand(own_first))
+    own = parsed.own()
+    assert own is not None and own.name == "LINUX1" and own.number == 3
+    assert [(c.address, c.type_index, c.lp_us, c.mgmt_us) for c in own.cpus] == [(0, 3, 7_000, 100)]
+    assert parsed.time_us == 1_790_000_000_000_000
+    assert parse_diag204(encode_diag204(parsed)) == parsed
