@@ -14,8 +14,9 @@ counts for secondary capability / capability of one (the /proc/sysinfo ratings).
 
 With multithreading (SMT), z/VM writes a D0R2 record per CPU (thread), and a CPU address is
 the core ID followed by the thread ID (IBM's MRSYTPRP and MRMTRPRP prologs); the thread ID
-takes as many bits as the partition's largest MTID needs (the ``LPAR CPUs G-MTID`` and
-``S-MTID`` lines of /proc/sysinfo, SYSIB 2.2.2; or hypfs' threads per core). Then a ``core``
+takes as many bits as the partition's MTID in effect needs (/proc/sysinfo's ``LPAR CPUs
+PS-MTID``, bounding ``G-MTID`` and ``S-MTID``, SYSIB 2.2.2: :func:`thread_bits`; or hypfs'
+threads per core). Then a ``core``
 column shows each core on its first thread, and threads of a core stay together.
 """
 
@@ -281,13 +282,21 @@ def _normalized_note(factors: Mapping[str, float]) -> str:
 
 
 def thread_bits(config: Mapping[str, str]) -> int:
-    """How many low bits of a CPU address are the thread ID: those of the partition's
-    largest MTID (0: no multithreading known)."""
-    mtids = [_int(config.get(key)) or 0 for key in ("lpar.cpus_g_mtid", "lpar.cpus_s_mtid")]
+    """How many low bits of a CPU address are the thread ID (0: no multithreading known).
+
+    /proc/sysinfo's ``LPAR CPUs G-MTID`` and ``S-MTID`` are the largest thread IDs the
+    machine offers CPs and the other types; ``PS-MTID`` the one the program set (SIGP set
+    multithreading), which bounds them, as IBM's qclib reads them (``qc_sysinfo.c``:
+    threads = min(PS-MTID, G- or S-MTID) + 1). z/VM with multithreading off: PS-MTID 0,
+    and CPU addresses are cores. hypfs' threads per core (DIAGNOSE X'204') proves them too.
+    """
+    offered = max(_int(config.get(key)) or 0 for key in ("lpar.cpus_g_mtid", "lpar.cpus_s_mtid"))
+    program = _int(config.get("lpar.cpus_ps_mtid"))
+    mtid = offered if program is None else min(program, offered)
     threads = _int(config.get("hypfs.threads_per_core"))
     if threads:
-        mtids.append(threads - 1)
-    return max(mtids).bit_length()
+        mtid = max(mtid, threads - 1)
+    return mtid.bit_length()
 
 
 def core_of(entity: EntityData, bits: int) -> int | None:

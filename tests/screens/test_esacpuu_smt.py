@@ -11,7 +11,10 @@ import pytest
 from esatui.cli import main
 from esatui.collectors.kinds import LCPU
 from esatui.collectors.model import Reading, Sample
+from esatui.collectors.sysinfo import parse_sysinfo
 from esatui.db.store import Store
+from esatui.screens.esacpuu import thread_bits
+from tests.conftest import DATA
 from tests.fixtures.recording import CONFIG, START_US, host_recording, write
 
 MINUTE = 60_000_000
@@ -68,3 +71,22 @@ def test_threads_stay_with_their_core_and_the_subtotal_keeps_its_decimal(
     assert main(["export", "ESACPUU", "--db", db]) == 0
     text = capsys.readouterr().out
     assert "1336.8" in text
+
+
+@pytest.mark.parametrize(
+    ("capture", "bits"),
+    [
+        # z13 LPAR offered two threads (G-MTID 1, S-MTID 1) that ran one (PS-MTID 0):
+        # lscpu of the same dump says one thread per core, each address its own core
+        ("sysinfo-lpar-z13-2964-drawer-util-linux.txt", 0),
+        ("sysinfo-kvm-in-zvm64-nested-z13-2964-util-linux.txt", 0),  # G 0, S 1, PS 0
+        ("sysinfo-lpar-z13-2964-smt-libvirt-sanitized.txt", 1),  # PS-MTID 1: SMT on
+        ("sysinfo-lpar-z196-2817-util-linux.txt", 0),  # no MT lines at all
+    ],
+)
+def test_the_thread_id_takes_the_bits_of_the_mtid_in_effect(capture: str, bits: int) -> None:
+    """The thread ID's bits from the captures' /proc/sysinfo, as IBM's qclib reads it:
+    PS-MTID (the program's) bounds G-MTID and S-MTID (the machine's offer)."""
+    config = parse_sysinfo((DATA / "host" / capture).read_text()).config()
+    assert thread_bits(config) == bits
+    assert thread_bits({**config, "hypfs.threads_per_core": "2"}) == 1  # DIAGNOSE X'204'
