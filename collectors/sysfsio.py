@@ -9,9 +9,10 @@ and closed each time, which gives the same values, only slower.
 
 A kept descriptor of an attribute that disappeared (device removed or re-created, driver
 unbound) reads ``ENODEV``: it is closed and the path is opened afresh once; if that fails
-too the file counts as absent. A sysfs attribute is never empty (at least a newline), so an
-empty read from a kept descriptor is treated the same way: that is what an unlinked
-regular file in a fixture tree looks like once its writer truncated it.
+too the file counts as absent. An empty read from a kept descriptor is treated the same way
+(that is what an unlinked regular file in a fixture tree looks like once its writer
+truncated it), and the file is read afresh: nearly every sysfs attribute prints at least a
+newline (the AP bus's ``features`` can print nothing, and then costs an open a read).
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ zcrypt_card.c, zcrypt_queue.c, vfio_ap_ops.c):
   ``Enable Interrupt pending.``;
 - the QCI masks ``ap_adapter_mask`` and friends: ``0x`` and 64 hex digits, or
   ``not supported``; ``apmask``/``aqmask``: ``0x`` and 64 hex digits;
-- ``bindings``: ``n/m`` or ``n/m (complete)``; ``features``: blank-separated names or ``-``.
+- ``bindings``: ``n/m`` or ``n/m (complete)``; ``features``: blank-separated names, ``-``,
+  or nothing at all (:func:`features`).
 
 A value that does not have its format is garbage: :class:`Garbage` carries why, and the
 source skips the value with a warning.
@@ -142,6 +143,13 @@ def text_value(raw: bytes, limit: int = 200) -> str:
     if not text or len(text) > limit or not text.isprintable():
         raise Garbage(f"not a one-line text value: {_show(raw)}")
     return text
+
+
+def features(raw: bytes) -> str:
+    """The bus's ``features``: blank-separated names, ``-`` without QCI, or empty: with QCI
+    but none of the features it names, the kernel's ``features_show`` returns 0 bytes (its
+    newline is written past the length it returns)."""
+    return "" if not raw.strip() else text_value(raw)
 
 
 def mask(raw: bytes) -> str:

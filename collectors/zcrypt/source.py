@@ -15,7 +15,9 @@ gauges are read every 2 s), so:
 
 Never read: ``serialnr``, ``mkvps``, ``FW_version``, ``API_ordinalnr``, ``op_modes`` (they
 send a request to the card), ``se_bind``/``se_associate`` (they run an AP instruction).
-Nothing is ever written. Only the attributes named in :mod:`zcrypt.kinds` are read.
+A queue's ``interrupt``, read every ``state_refresh_s``, runs TAPQ on recent kernels
+(``ap_queue.c``: a status query of the queue, no request to the card); older ones print the
+driver's flag. Nothing is ever written. Only the attributes named in :mod:`zcrypt.kinds` are read.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ _BUS_TEXT: tuple[tuple[str, Callable[[bytes], object]], ...] = (
     ("ap_max_domain_id", fmt.signed),
     ("ap_max_adapter_id", fmt.signed),
     ("config_time", fmt.unsigned),
-    ("features", fmt.text_value),
+    ("features", fmt.features),
     ("ap_adapter_mask", fmt.mask),
     ("ap_usage_domain_mask", fmt.mask),
     ("ap_control_domain_mask", fmt.mask),

@@ -241,6 +241,18 @@ def test_queue_config_is_read_on_its_own_schedule(tmp_path: Path) -> None:
     assert by_key(s, "zcrypt_queue")["01.0010"].attrs["state"] == "checkstop"
 
 
+def test_features_that_print_nothing_are_none_without_a_warning(tmp_path: Path) -> None:
+    """With QCI but none of APSC, APXA, QACT, RC8A, APSB, the kernel's ``features_show``
+    (drivers/s390/crypto/ap_bus.c, 6.4 on) writes its newline past the length it returns:
+    the file reads as 0 bytes."""
+    build(tmp_path, cards=1, domains=1)
+    (tmp_path / "sys/bus/ap/features").write_bytes(b"")
+    warnings: list[str] = []
+    sample = ZcryptSource(SourceContext(root=tmp_path, warn=warnings.append)).sample()
+    assert by_key(sample, BUS.name)["ap"].attrs["features"] == ""
+    assert not warnings
+
+
 def test_old_kernel_without_load_config_chkstop(tmp_path: Path) -> None:
     build(tmp_path, cards=2, domains=2, old_kernel=True)
     warnings: list[str] = []
