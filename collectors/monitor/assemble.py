@@ -2,8 +2,9 @@
 
 An interval ends at a D1R11 record (end of sample interval), or when a record arrives that
 belongs to the next interval: a second D5R9 or D0R23, a second D0R2 for the same processor, a
-D5R10 after the final (P bit 0) one, a second D0R16 for the same partition, or a record whose
-TOD is more than half a sample interval after the interval's first one. Configuration records
+D5R10 after the final (P bit 0) one, a D0R16 of the same partition that does not continue
+its series of records (:meth:`IntervalAssembler._next_lpar_record`), or a record whose TOD is
+more than half a sample interval after the interval's first one. Configuration records
 (D1R4, D1R5, D1R9) update facts that go with every later sample. Records the table has no use
 for are counted and skipped. Event data is never used (its records are simply not known here).
 
@@ -205,7 +206,8 @@ class IntervalAssembler:
             cur.locks = D.spin_lock_readings(dec)
         elif key == D0R16:
             name, data_us, cpus = D.lpar_cpus(dec)
-            cur.lpars[name] = (data_us, cpus)
+            before = cur.lpars.get(name)  # a continuation adds the partition's other CPUs
+            cur.lpars[name] = (data_us, cpus if before is None else [*before[1], *cpus])
         elif key == D3R2:
             paging = D.paging_reading(dec)
             if paging is not None:
@@ -234,12 +236,28 @@ class IntervalAssembler:
         if key == D0R23:
             return cur.locks is not None
         if key == D0R16:
-            name = dec.values.get("lpar_name")
-            return isinstance(name, str) and name in cur.lpars
+            return self._next_lpar_record(dec)
         if key == D3R2:
             cpu = dec.values.get("cpu_addr")
             return isinstance(cpu, int) and str(cpu) in cur.paging
         return False
+
+    def _next_lpar_record(self, dec: Decoded) -> bool:
+        """Whether a D0R16 is the next interval's: its partition's again, of another data
+        TOD or repeating a CPU. A partition with many CPUs spans a series of records in one
+        interval (IBM's MRSYTCUP, z/VM 6.3 on: SYTCPU_CALMORE, SYTCPU_CALNREC), of one
+        snapshot of the hypervisor's data, each with CPUs the others do not hold (only our
+        partition's CPUs are decoded: another's series is told by its TOD alone)."""
+        name, data_us, cpus = D.lpar_cpus(dec)
+        before = self._cur.lpars.get(name)
+        if before is None:
+            return False
+        given = {cpu.cpu for cpu in before[1]}
+        if any(cpu.cpu in given for cpu in cpus):
+            return True
+        if data_us is None or before[0] is None:
+            return not cpus  # no TOD to tell a series by: new CPUs continue it
+        return data_us != before[0]
 
     def _plausible(self, domain: int, record: int, unix_us: int) -> bool:
         """Whether a record's stamp can be right; one warning per kind of trouble if not."""

@@ -223,6 +223,37 @@ def test_lcpu_from_d0r2_and_d0r16(warnings: Warnings) -> None:
     assert not warnings
 
 
+def test_a_partitions_d0r16_series_stays_in_its_interval(warnings: Warnings) -> None:
+    """A partition with many CPUs spans a series of D0R16 records in one interval (IBM's
+    MRSYTCUP, z/VM 6.3 on: "the data spans a series of records", SYTCPU_CALMORE): ours
+    (CPUs 0-2, then 3-5) and another's (its CPUs not decoded: one data TOD) continue the
+    interval, which D1R11 ends and stamps; the next interval's records start the next."""
+
+    def interval(i: int) -> list[bytes]:
+        us = T + i * M
+        recs = [
+            E.processor_record(
+                us, cpu=c, cpu_type=3, emul_us=i * 100, user_us=i, syst_us=i, wait_us=i * 50
+            )
+            for c in range(6)
+        ]
+        for part in ((0, 1, 2), (3, 4, 5)):
+            recs.append(E.lpar_record(us, lpar_name="ZOS1", data_us=us, cpus=[(0, i, i, "CP")]))
+            cpus = [(c, i * 900_000, i * (c + 1), "IFL") for c in part]
+            recs.append(E.lpar_record(us + 1, lpar_name="ZVMLP1", data_us=us, cpus=cpus))
+        return [*recs, E.end_of_interval(us + 9)]
+
+    recs = [E.system_record(T, lpar_name="ZVMLP1"), *interval(1), *interval(2)]
+    samples, _ = _feed(recs, warnings)
+    assert [s.time_us for s in samples] == [T + M + 9, T + 2 * M + 9]
+    for n, sample in enumerate(samples, start=1):
+        for c in range(6):
+            cpu = reading(sample, "lcpu", str(c))
+            assert cpu is not None
+            assert (cpu.values["emul_us"], cpu.values["mgmt_us"]) == (n * 100, n * (c + 1))
+    assert not warnings
+
+
 def test_d0r16_without_partition_name_is_not_used(warnings: Warnings) -> None:
     recs = [
         E.lpar_record(T, lpar_name="X", data_us=T, cpus=[(0, 1, 1, "CP")]),
