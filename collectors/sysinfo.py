@@ -63,6 +63,17 @@ class SysInfo:
     def secondary_capability(self) -> int | None:
         return _first_int(self.cec.get("Secondary Capability", ""))
 
+    @property
+    def thread_id_bits(self) -> int:
+        """How many low bits of a CPU address of this partition are the thread ID (0: no
+        multithreading). ``LPAR CPUs G-MTID`` and ``S-MTID`` are the largest thread IDs the
+        machine offers CPs and the other types, ``PS-MTID`` the one the program set (SIGP
+        set multithreading), which bounds them, as IBM's qclib reads them (``qc_sysinfo.c``);
+        the screens' ``esacpuu.thread_bits`` reads the recorded keys alike."""
+        offered = max(_first_int(self.lpar.get(k, "")) or 0 for k in ("CPUs G-MTID", "CPUs S-MTID"))
+        program = _first_int(self.lpar.get("CPUs PS-MTID", ""))
+        return (offered if program is None else min(program, offered)).bit_length()
+
     def config(self) -> dict[str, str]:
         """A flat map (``machine.type``, ``lpar.name``, ``vm00.control_program`` ...)."""
         out = {f"machine.{normal_key(k)}": v for k, v in self.machine.items()}

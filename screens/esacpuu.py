@@ -98,7 +98,13 @@ COLUMNS = (
         "no idle: not dispatched holds the idle wait too)",
         threshold="steal",
     ),
-    _pct("mgmt", "LPAR", "mgmt", "LPAR management (hypfs) or LPAR overhead (SMAPI)"),
+    _pct(
+        "mgmt",
+        "LPAR",
+        "mgmt",
+        "LPAR management (hypfs, the monitor: a core's on its first thread with multithreading) "
+        "or LPAR overhead (SMAPI)",
+    ),
 )
 
 

@@ -114,6 +114,9 @@ class IntervalAssembler:
         self._last_end_us: int | None = None  # the last sample's stamp
         self.stats = AssemblerStats()
         self.config: dict[str, str] = dict(config or {})
+        # low bits of a CPU address that are its thread in our partition (/proc/sysinfo of
+        # the system the monitor is read on; 0: no multithreading, or not known)
+        self.thread_bits = 0
         self._cpu_types: dict[int, int] = {}
         self._cur = _Interval()
         self._gap = False
@@ -345,7 +348,10 @@ class IntervalAssembler:
                 )
             else:
                 ours = cur.lpars.get(lpar)
-        lp: dict[int, D.LparCpu] = {c.cpu: c for c in ours[1]} if ours else {}
+        # with multithreading D0R16 reports cores (MRSYTCUP: "PER CORE if MT is enabled"),
+        # D0R2 threads: a core's values go to its first thread's address
+        bits = self.thread_bits
+        lp: dict[int, D.LparCpu] = {c.cpu << bits: c for c in ours[1]} if ours else {}
         data_us = ours[0] if ours else None
         lpar_name = self.config.get(K.CFG_LPAR_NAME, "")
         out: list[Reading] = []

@@ -36,6 +36,7 @@ from esatui.collectors.monitor.layout import LayoutTable
 from esatui.collectors.monitor.layoutfile import builtin_layouts
 from esatui.collectors.monitor.pipeline import feed_span
 from esatui.collectors.monitor.stream import SetAssembler, SetEvent, split_set
+from esatui.collectors.sysinfo import parse_sysinfo
 
 DEFAULT_DEVICE = "/dev/monreader"
 READ_SIZE = 1 << 16
@@ -156,6 +157,7 @@ class MonreaderSource:
         except OSError as exc:
             raise open_error(self.device, exc) from None
         self._dev = dev
+        self.assembler.thread_bits = self._thread_bits()
         q: queue.Queue[SetEvent | _End | SourceError] = queue.Queue(maxsize=4096)
         self._thread = threading.Thread(
             target=self._read_loop, args=(dev, q), name="esatui-monreader", daemon=True
@@ -183,6 +185,15 @@ class MonreaderSource:
                 yield last
         finally:
             self.close()
+
+    def _thread_bits(self) -> int:
+        """The thread ID's bits of CPU addresses in this partition, the one whose monitor
+        data the device delivers (/proc/sysinfo's MTIDs; 0 when it cannot be read)."""
+        try:
+            text = self.ctx.path("/proc/sysinfo").read_text(errors="replace")
+        except OSError:
+            return 0
+        return parse_sysinfo(text).thread_id_bits
 
     def parse_set(self, data: bytes) -> Iterator[Sample]:
         """The samples a complete set finishes (also used by tests without a thread)."""

@@ -6,10 +6,10 @@ record of the level: 112 bytes before z/VM 7.1, 128 on 7.1, 360 with the NSERV, 
 DSERV accumulators from z/VM 7.2 with PTF UM35974 on; docs/MONITOR.md), D5R10 (one crypto
 measurement block per adapter), D0R2 per logical processor (its spin lock fields included),
 D0R23 (the formal spin locks, from z/VM 5.3), D3R2 per logical processor when the level has
-encrypted paging (6.4 on), zero counts where it pages none, D0R16 for the partition, and a D1R11
-ending the interval; the first set also carries the configuration records D1R4
-(system), D1R5 (per processor) and D1R9 (the sample interval), as the monitor sends them
-when a reader connects. Records are encoded by
+encrypted paging (6.4 on), zero counts where it pages none, D0R16 for the partition (per
+core with SMT), and a D1R11 ending the interval; the first set also carries the
+configuration records D1R4 (system), D1R5 (per processor) and D1R9 (the sample interval), as
+the monitor sends them when a reader connects. Records are encoded by
 :mod:`esatui.collectors.monitor.encode` from the same layout tables the readers decode with.
 
 Sets reach the ordinary ``monitor`` source through :class:`MonitorDevice`, which reads like
@@ -23,6 +23,7 @@ import errno
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from pathlib import Path
 
 from esatui.collectors.monitor import encode
@@ -31,7 +32,7 @@ from esatui.collectors.monitor.kinds import FUNCTIONS, MODE_ACCEL, MODE_CCA
 from esatui.sim.guest_tree import cpu_serial
 from esatui.sim.locks import MIN_LEVEL as MIN_LOCK_LEVEL
 from esatui.sim.paging import MIN_LEVEL as MIN_PAGING_LEVEL
-from esatui.sim.snapshot import Identity, SystemSnapshot
+from esatui.sim.snapshot import Identity, ProcessorCounters, SystemSnapshot
 
 CPU_TYPE_CODES = {"CP": 0, "IFL": 3, "ICF": 4, "ZIIP": 5}
 # MRPRCAPC's length by level (IBM's monitor record pages: 5.2/5.4 112 bytes, 7.1 128, 7.2
@@ -159,18 +160,29 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
         ]
     records.append(
         encode.lpar_record(
-            at,
-            lpar_name=snap.identity.lpar,
-            data_us=at,
-            # PR/SM dispatched the shared logical processor whenever it was online, neither
-            # stolen nor waiting (a processor that waits is taken off its physical one)
-            cpus=[
-                (p.address, p.online_us - p.steal_us - p.wait_us, 0, p.ptype)
-                for p in snap.processors
-            ],
+            at, lpar_name=snap.identity.lpar, data_us=at, cpus=_partition_cpus(snap.processors)
         )
     )
     return records
+
+
+def _partition_cpus(
+    processors: Sequence[ProcessorCounters],
+) -> list[tuple[int, int, int, str]]:
+    """D0R16's entries (address, dispatch µs, management µs, type): one per processor, or
+    per core where a core runs threads (IBM's MRSYTCUP: "PER CORE if MT is enabled"). PR/SM
+    dispatched a shared processor whenever it was online, neither stolen nor waiting (one
+    that waits is taken off its physical one); a core, while any thread did not wait (the
+    threads' waits taken to overlap as far as they can: a provisional model)."""
+    if not any(p.thread for p in processors):
+        return [(p.address, p.online_us - p.steal_us - p.wait_us, 0, p.ptype) for p in processors]
+    cores: dict[int, list[ProcessorCounters]] = {}
+    for p in processors:
+        cores.setdefault(p.core, []).append(p)
+    return [
+        (core, t[0].online_us - t[0].steal_us - min(p.wait_us for p in t), 0, t[0].ptype)
+        for core, t in cores.items()
+    ]
 
 
 class MonitorDevice:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from esatui.collectors.base import SourceContext
 from esatui.collectors.model import Sample, SampleFlag
 from esatui.collectors.monitor import encode as E
 from esatui.collectors.monitor.assemble import IntervalAssembler
+from esatui.collectors.monitor.fakedev import ScriptedDevice
 from esatui.collectors.monitor.frames import walk
 from esatui.collectors.monitor.layoutfile import builtin_layouts
+from esatui.collectors.monitor.monreader import MonreaderSource
 from tests.monitor.conftest import ImportFn, Warnings
 from tests.monitor.fixtures import reading
 
@@ -252,6 +257,58 @@ def test_a_partitions_d0r16_series_stays_in_its_interval(warnings: Warnings) -> 
             assert cpu is not None
             assert (cpu.values["emul_us"], cpu.values["mgmt_us"]) == (n * 100, n * (c + 1))
     assert not warnings
+
+
+def test_with_multithreading_d0r16s_cores_go_to_their_first_threads(warnings: Warnings) -> None:
+    """MT on (one thread bit): D0R2 per thread (CPUs 0-3: cores 0 and 1), D0R16 per core
+    (IBM's MRSYTCUP: "PER CORE if MT is enabled"): core 1's management time is CPU 2's,
+    and the second threads have none (before, core 1's went to CPU 1)."""
+
+    def interval(i: int) -> list[bytes]:
+        us = T + i * M
+        recs = [
+            E.processor_record(us, cpu=c, cpu_type=3, emul_us=i, user_us=i, syst_us=i, wait_us=i)
+            for c in range(4)
+        ]
+        cores = [(0, i * 800_000, i * 7, "IFL"), (1, i * 900_000, i * 3, "IFL")]
+        return [*recs, E.lpar_record(us, lpar_name="ZVMLP1", data_us=us, cpus=cores)]
+
+    asm = IntervalAssembler(builtin_layouts(), "monitor", warnings)
+    asm.thread_bits = 1
+    data = b"".join([E.system_record(T, lpar_name="ZVMLP1"), *interval(1), *interval(2)])
+    samples = [s for rec in walk(data, 0) if (s := asm.feed(data, rec)) is not None]
+    last = asm.finish()
+    assert last is not None
+    mgmt = {}
+    for c in range(4):
+        cpu = reading(last, "lcpu", str(c))
+        assert cpu is not None
+        mgmt[c] = cpu.values.get("mgmt_us")
+    assert mgmt == {0: 14, 1: None, 2: 6, 3: None}
+    assert len(samples) == 1 and not warnings
+
+
+def test_the_thread_bits_come_from_the_systems_sysinfo(tmp_path: Path) -> None:
+    """The monreader source reads /proc/sysinfo below its root: PS-MTID bounds G/S-MTID."""
+    (tmp_path / "proc").mkdir()
+    sysinfo = tmp_path / "proc/sysinfo"
+
+    def bits_read() -> int:
+        source = MonreaderSource(
+            SourceContext(tmp_path), "fake", opener=lambda _p: ScriptedDevice([])
+        )
+        assert list(source.samples()) == []  # the device read to its end
+        return source.assembler.thread_bits
+
+    for lines, bits in (
+        ("LPAR CPUs G-MTID:     0\nLPAR CPUs S-MTID:     1\nLPAR CPUs PS-MTID:    1\n", 1),
+        ("LPAR CPUs G-MTID:     1\nLPAR CPUs S-MTID:     1\nLPAR CPUs PS-MTID:    0\n", 0),
+        ("LPAR Name:            L32\n", 0),
+    ):
+        sysinfo.write_text(lines)
+        assert bits_read() == bits
+    sysinfo.unlink()
+    assert bits_read() == 0
 
 
 def test_d0r16_without_partition_name_is_not_used(warnings: Warnings) -> None:

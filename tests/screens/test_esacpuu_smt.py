@@ -16,6 +16,7 @@ from esatui.db.store import Store
 from esatui.screens.esacpuu import thread_bits
 from tests.conftest import DATA
 from tests.fixtures.recording import CONFIG, START_US, host_recording, write
+from tests.sim.recorded import sim
 
 MINUTE = 60_000_000
 THREADS = 16  # 8 IFL cores of 2 threads: CPU addresses core << 1 | thread
@@ -90,3 +91,21 @@ def test_the_thread_id_takes_the_bits_of_the_mtid_in_effect(capture: str, bits: 
     config = parse_sysinfo((DATA / "host" / capture).read_text()).config()
     assert thread_bits(config) == bits
     assert thread_bits({**config, "hypfs.threads_per_core": "2"}) == 1  # DIAGNOSE X'204'
+
+
+def test_a_simulated_smt_partitions_mgmt_is_its_cores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The simulated CP writes D0R16 per core with SMT, as a real one does; the monitor
+    source, reading /proc/sysinfo's PS-MTID 1, puts a core's LPAR management time on its
+    first thread: the second threads show none, and every core's is there once."""
+    db = tmp_path / "smt.sqlite"
+    sim(capsys, db, "--set", "smt=true", "--set", "lpar_cpus=2CP+4IFL", duration="3m")
+    assert main(["export", "ESACPUU", "--db", str(db), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    threads = [r for r in rows if r["row"] == "data"]
+    assert threads
+    for row in threads:
+        first = int(row["id"]) % 2 == 0
+        assert (row["mgmt"] is not None) == first, row
+    assert {r["core"] for r in threads if r["mgmt"] is not None} == {0, 1, 2, 3, 4, 5}
