@@ -181,8 +181,9 @@ def _share(value: Value, elapsed: float) -> float | None:
 
 
 LCPU_ONLINE = OnlineTime(("elapsed_us",))
-"""A processor's online time (hypfs, SMAPI) or the span of its records (the monitor's
-D0R2, D0R16), in µs: a type's ``Tot`` weighs its processors by it."""
+"""A processor's ``elapsed_us``: its online time from hypfs, the span of its records from the
+monitor (D0R2, D0R16: the whole interval, even for a processor varied off and on within it);
+SMAPI and vmcp give none. A type's ``Tot`` weighs its processors by it."""
 
 
 def _recorded_processor(shown: EntityKey) -> str | None:

@@ -109,3 +109,20 @@ def test_a_simulated_smt_partitions_mgmt_is_its_cores(
         first = int(row["id"]) % 2 == 0
         assert (row["mgmt"] is not None) == first, row
     assert {r["core"] for r in threads if r["mgmt"] is not None} == {0, 1, 2, 3, 4, 5}
+
+
+def test_a_simulated_smt_partition_of_cps_alone_has_its_cores_once(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """SMT on but only CPs (one thread a core, addresses still core << 1): D0R16 per core,
+    no processor beyond the two, and CP Tot their sum."""
+    db = tmp_path / "cps.sqlite"
+    sim(capsys, db, "--set", "smt=true", "--set", "lpar_cpus=2CP", duration="3m")
+    assert main(["export", "ESACPUU", "--db", str(db), "--format", "json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["rows"]
+    newest = [r for r in rows if r["time"] == rows[0]["time"]]
+    cpus = [r for r in newest if r["row"] == "data"]
+    assert [int(r["id"]) for r in cpus] == [0, 2]
+    assert all(r["mgmt"] is not None for r in cpus)
+    (tot,) = [r for r in newest if r["row"] == "subtotal"]
+    assert tot["total"] == pytest.approx(sum(r["total"] for r in cpus))
