@@ -176,6 +176,35 @@ def lcpu_shares(
     return (total, emul, user, syst, idle, steal, mgmt)
 
 
+def lcpu_total(
+    duration_us: int,
+    elapsed_us: Value,
+    emul_us: Value,
+    user_us: Value,
+    syst_us: Value,
+    idle_us: Value,
+    mgmt_us: Value,
+    busy_us: Value,
+    busy_pct: Value,
+    overhead_pct: Value,
+) -> float | None:
+    """``lcpu_shares(...)[0]`` alone, the same operations in the same order (a type's
+    ``Tot`` over a month is read per processor per interval: the other parts cost 30%)."""
+    elapsed = (
+        float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
+    )
+    if elapsed <= 0:
+        return None
+    if isinstance(emul_us, NUMBER) and isinstance(user_us, NUMBER) and isinstance(syst_us, NUMBER):
+        return (
+            float(emul_us) * 100.0 / elapsed
+            + float(user_us) * 100.0 / elapsed
+            + float(syst_us) * 100.0 / elapsed
+        )
+    total = _share(busy_us, elapsed)
+    return number(busy_pct) if total is None else total
+
+
 def _share(value: Value, elapsed: float) -> float | None:
     return float(value) * 100.0 / elapsed if isinstance(value, int | float) else None
 
@@ -231,7 +260,8 @@ ROW_COLUMNS = RowColumns(
     {
         cid: RowColumn(LCPU_READS.fields, lcpu_shares, timed=True, part=i)
         for i, cid in enumerate(PARTS)
-    },
+    }
+    | {"total": RowColumn(LCPU_READS.fields, lcpu_total, timed=True)},
     _recorded_processor,
     _shows_as,
     totals=TotalRows(_of_type, processor_order, _several_lpars, frozenset({NORMALIZED})),

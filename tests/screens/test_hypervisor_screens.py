@@ -8,6 +8,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from esatui.collectors.base import PolledSource, SourceContext
 from esatui.collectors.host import HostSource
@@ -20,6 +22,7 @@ from esatui.formats import render
 from esatui.sampling.session import Recording
 from esatui.screens import catalog
 from esatui.screens.common import HYPFS_STEAL_NOTE
+from esatui.screens.esacpuu import lcpu_shares, lcpu_total
 from esatui.screens.model import RowKind
 from esatui.sim.clock import SimClock
 from esatui.sim.interfaces.procfs import ProcStat
@@ -359,3 +362,19 @@ def test_esalnxc_and_esassum_show_the_type_vmcp_proves(tmp_path: Path, db_path: 
     assert summary.rows[0].values["cpus_ifl"] == 3
     assert summary.rows[0].values["busy_cp"] == pytest.approx(40.0)
     assert "CPU types from CP QUERY VIRTUAL CPUS (vmcp)." in summary.notes
+
+
+_FIELD = st.one_of(
+    st.none(),
+    st.integers(min_value=0, max_value=2**63),
+    st.floats(min_value=0, max_value=1e15, allow_nan=False),
+    st.just("x"),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(min_value=0, max_value=2**40), st.lists(_FIELD, min_size=9, max_size=9))
+def test_a_processors_total_alone_is_its_shares_total(duration: int, fields: list[object]) -> None:
+    """ESACPUU's ``total`` column reads ``lcpu_total``, the build ``lcpu_shares``: the same
+    value (==, None included) for any fields, recorded or not, of any type."""
+    assert lcpu_total(duration, *fields) == lcpu_shares(duration, *fields)[0]  # type: ignore[arg-type]
