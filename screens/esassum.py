@@ -153,7 +153,7 @@ def _type_columns(cpu_type: str, drill: str) -> tuple[Column, Column]:
             "count",
             _CPU,
             drill=drill,
-            doc=f"{cpu_type} CPUs",
+            doc=f"{cpu_type} CPUs (of a bucket: each one recorded in any of its intervals)",
         ),
         Column(
             f"busy_{t}",
