@@ -12,7 +12,7 @@ unbound) reads ``ENODEV``: it is closed and the path is opened afresh once; if t
 too the file counts as absent. An empty read from a kept descriptor is treated the same way
 (that is what an unlinked regular file in a fixture tree looks like once its writer
 truncated it), and the file is read afresh: nearly every sysfs attribute prints at least a
-newline (the AP bus's ``features`` can print nothing, and then costs an open a read).
+newline (the AP bus's ``features`` can print nothing, and then costs an open and a read).
 """
 
 from __future__ import annotations

@@ -171,10 +171,10 @@ def _partition_cpus(
 ) -> list[tuple[int, int, int, str]]:
     """D0R16's entries (address, dispatch µs, management µs, type): one per processor, or
     per core where multithreading is on, its addresses those of threads (IBM's MRSYTCUP:
-    "PER CORE if MT is enabled"; a CP core of one thread too). PR/SM
-    dispatched a shared processor whenever it was online, neither stolen nor waiting (one
-    that waits is taken off its physical one); a core, while any thread did not wait (the
-    threads' waits taken to overlap as far as they can: a provisional model)."""
+    "PER CORE if MT is enabled"; a CP core of one thread too). PR/SM dispatched a shared
+    processor whenever it was online, neither stolen nor waiting (one that waits is taken off
+    its physical one); a core, while any thread did not wait (the threads' waits taken to
+    overlap as far as they can: a provisional model)."""
     if all(p.address == p.core for p in processors):
         return [(p.address, p.online_us - p.steal_us - p.wait_us, 0, p.ptype) for p in processors]
     cores: dict[int, list[ProcessorCounters]] = {}
