@@ -82,14 +82,16 @@ def test_threads_stay_with_their_core_and_the_subtotal_keeps_its_decimal(
         ("sysinfo-lpar-z13-2964-drawer-util-linux.txt", 0),
         ("sysinfo-kvm-in-zvm64-nested-z13-2964-util-linux.txt", 0),  # G 0, S 1, PS 0
         ("sysinfo-lpar-z13-2964-smt-libvirt-sanitized.txt", 1),  # PS-MTID 1: SMT on
+        ("sysinfo-zvm72-guest-z15-8561-ansible.txt", 1),  # a z/VM guest sees its LPAR's
         ("sysinfo-lpar-z196-2817-util-linux.txt", 0),  # no MT lines at all
     ],
 )
 def test_the_thread_id_takes_the_bits_of_the_mtid_in_effect(capture: str, bits: int) -> None:
     """The thread ID's bits from the captures' /proc/sysinfo, as IBM's qclib reads it:
     PS-MTID (the program's) bounds G-MTID and S-MTID (the machine's offer)."""
-    config = parse_sysinfo((DATA / "host" / capture).read_text()).config()
-    assert thread_bits(config) == bits
+    info = parse_sysinfo((DATA / "host" / capture).read_text())
+    config = info.config()
+    assert thread_bits(config) == info.thread_id_bits == bits  # the screen's, the monitor's
     assert thread_bits({**config, "hypfs.threads_per_core": "2"}) == 1  # DIAGNOSE X'204'
 
 
