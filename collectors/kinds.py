@@ -52,7 +52,7 @@ GUEST = Kind(
     name="guest",
     doc="z/VM virtual machine (DIAGNOSE X'2FC' view)",
     fields=(
-        counter("cpu_us", "us", "virtual CPU time used (all virtual CPUs)"),
+        counter("cpu_us", "us", "CPU time used, all virtual CPUs (DIAGNOSE X'2FC' cputime)"),
         counter("elapsed_us", "us", "elapsed time the guest was logged on"),
         counter("samp_total", "count", "high-frequency samples taken"),
         counter("samp_cpu", "count", "samples found using a real CPU"),
@@ -65,4 +65,5 @@ GUEST = Kind(
         gauge("mem_max_kib", "KiB", "maximum memory"),
     ),
     attrs=("userid",),
+    age="elapsed_us",  # the counters run from logon (DIAGNOSE X'2FC')
 )

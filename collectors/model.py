@@ -58,6 +58,10 @@ class Kind:
     doc: str
     fields: tuple[Field, ...]
     attrs: tuple[str, ...] = ()
+    # a counter that is the entity's age, its time (µs) since its counters began (a guest's
+    # time logged on): an entity younger than an interval began within it, and the values of
+    # its counters are all the interval's (a guest that logged on, or off and on again)
+    age: str | None = None
 
     def field(self, name: str) -> Field:
         for f in self.fields:

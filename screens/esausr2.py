@@ -23,7 +23,15 @@ COLUMNS = (
     Column("userid", ("", "UserID"), 8, key=True, doc="z/VM userid"),
     Column("cpu_pct", ("CPU", "pct"), 6, 1, "%", ("CPU",), doc="CPU used, % of one CPU"),
     Column("vcpus", ("Virt", "CPUs"), 4, 0, "count", ("CPU",), doc="virtual CPUs"),
-    Column("mem_used_mb", ("Used", "MB"), 8, 0, "MB", ("Memory",), doc="memory in use (average)"),
+    Column(
+        "mem_used_mb",
+        ("Used", "MB"),
+        8,
+        0,
+        "MB",
+        ("Memory",),
+        doc="memory in use (at the interval's end; a bucket's average)",
+    ),
     Column("mem_max_mb", ("Max", "MB"), 8, 0, "MB", ("Memory",), doc="maximum memory"),
     Column("samp_cpu", ("", "Using"), 6, 0, "count", _SAMPLES, doc="samples using a real CPU"),
     Column(

@@ -16,7 +16,10 @@ Some counters are not so simple, as their fields declare (``collectors.model.Fie
   interval, so sums over intervals stay exact.
 
 Entities that appear have no delta yet (their gauges still count); entities that vanish
-simply end. Gauges from every sample of the interval, the high-frequency ones included, are
+simply end. A kind whose entities say how old their counters are (``Kind.age``: a z/VM
+guest's time logged on) is the exception: an entity younger than the interval began within
+it (a guest logged on, or off and on again), and its counters' values are all the interval's,
+flagged a reset. Gauges from every sample of the interval, the high-frequency ones included, are
 averaged and maxed. An interval that would not last a positive time, or longer than
 ``max_duration_us``, is not made: the sample starts afresh, with a warning.
 """
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import add
 
 from esatui.collectors.base import Warn, Warnings
@@ -137,12 +140,15 @@ class IntervalBuilder:
         self._gauges: dict[str, tuple[str, ...]] = {}
         self._loose: dict[str, frozenset[str]] = {}  # counters that may go back a little
         self._modulus: dict[str, dict[str, int]] = {}  # counters that wrap, and where
+        self._age: dict[str, str] = {}  # kinds whose entities say how old their counters are
         for kind in kinds:
             counters = [f for f in kind.fields if f.role is Role.COUNTER]
             self._counters[kind.name] = tuple(f.name for f in counters)
             self._gauges[kind.name] = tuple(f.name for f in kind.fields if f.role is Role.GAUGE)
             self._loose[kind.name] = frozenset(f.name for f in counters if not f.monotonic)
             self._modulus[kind.name] = {f.name: 1 << f.wrap_bits for f in counters if f.wrap_bits}
+            if kind.age is not None:
+                self._age[kind.name] = kind.age
         self._previous: Sample | None = None
         self._prev_readings: dict[EntityId, Reading] = {}
         self._acc: dict[EntityId, _GaugeAcc] = {}
@@ -229,7 +235,10 @@ class IntervalBuilder:
         rows = []
         for reading in readings:
             entity = (reading.kind, reading.key)
-            row = self._row(reading, prev_readings.get(entity), acc.get(entity))
+            if reading.kind in self._age and self._began_within(reading, duration):
+                row = self._began_row(reading, acc.get(entity))
+            else:
+                row = self._row(reading, prev_readings.get(entity), acc.get(entity))
             if row is not None:
                 rows.append(row)
                 flags |= row.flags & _RESET
@@ -243,6 +252,20 @@ class IntervalBuilder:
             flags=flags,
             config=sample.config,
         )
+
+    def _began_within(self, reading: Reading, duration_us: int) -> bool:
+        """Whether an entity's counters began within an interval of ``duration_us``: its age
+        is less than the interval's, by more than a tenth of it (the two clocks' jitter)."""
+        age = reading.values.get(self._age[reading.kind])
+        return isinstance(age, int) and 0 <= age < duration_us - duration_us // 10
+
+    def _began_row(self, current: Reading, acc: _GaugeAcc | None) -> EntityRow | None:
+        """The row of an entity whose counters began within the interval (a guest that
+        logged on, or off and on again): their values are all the interval's, from zero, and
+        the row is flagged a reset."""
+        zero = Reading(current.kind, current.key, dict.fromkeys(self._counters[current.kind], 0))
+        row = self._row(current, zero, acc)
+        return None if row is None else replace(row, flags=row.flags | _RESET)
 
     def _row(
         self, current: Reading, previous: Reading | None, acc: _GaugeAcc | None

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from esatui.collectors.kinds import GUEST
 from esatui.collectors.model import Kind, Reading, Sample, SampleFlag, counter, gauge
 from esatui.db.records import Flag, Interval
 from esatui.sampling.builder import IntervalBuilder
@@ -177,3 +178,67 @@ def test_n_intervals_aggregate_exactly_into_one(
     assert counts == row.hf_n
     assert row.values["queue_max"] == max(maxima)
     assert weighted / counts == pytest.approx(row.values["queue"], rel=1e-12, abs=1e-9)
+
+
+def guest(name: str, elapsed_s: float, cpu_s: float, using: int, total: int) -> Reading:
+    """A z/VM guest as DIAGNOSE X'2FC' gives it: counters since its logon."""
+    values: dict[str, int | float | None] = {
+        "elapsed_us": round(elapsed_s * 1e6),
+        "cpu_us": round(cpu_s * 1e6),
+        "samp_cpu": using,
+        "samp_total": total,
+        "vcpus": 2,
+    }
+    return Reading("guest", name, values, {"userid": name})
+
+
+MINUTE = 60_000_000
+
+
+def test_a_guest_that_logged_off_and_on_counts_its_new_session_alone() -> None:
+    """Logged on an hour (5 s of CPU), then off and on again 20 s before the next sample
+    (8 s of CPU since): the interval holds the new session's counters, all of them (not a
+    mix of the sessions' per-field differences), flagged a reset."""
+    builder = IntervalBuilder("hypfs", [GUEST])
+    builder.add(Sample("hypfs", 0, (guest("LINUX01", 3600, 5, 400, 3600),)))
+    interval = builder.add(Sample("hypfs", MINUTE, (guest("LINUX01", 20, 8, 3, 20),)))
+    assert interval is not None
+    (row,) = interval.rows
+    values = {k: row.values[k] for k in ("elapsed_us", "cpu_us", "samp_cpu", "samp_total")}
+    assert values == {
+        "elapsed_us": 20_000_000,
+        "cpu_us": 8_000_000,
+        "samp_cpu": 3,
+        "samp_total": 20,
+    }
+    assert row.flags & Flag.RESET and interval.flags & Flag.RESET
+
+
+def test_a_guest_that_logged_on_within_the_interval_counts_from_its_logon() -> None:
+    """New to the source and 20 s old: its counters are all the interval's (a boot's CPU
+    burst is not lost); a guest logged on long before, new to the source, has no delta yet;
+    one logged on throughout, the usual delta."""
+    builder = IntervalBuilder("hypfs", [GUEST])
+    builder.add(Sample("hypfs", 0, (guest("OLD", 100, 1, 10, 100),)))
+    readings = (
+        guest("OLD", 160, 4, 16, 160),
+        guest("NEW", 20, 8, 3, 20),
+        guest("SEEN", 9e3, 9, 9, 9),
+    )
+    interval = builder.add(Sample("hypfs", MINUTE, readings))
+    assert interval is not None
+    rows = {r.key: r for r in interval.rows}
+    assert rows["NEW"].values["cpu_us"] == 8_000_000 and rows["NEW"].flags == Flag.RESET
+    assert "cpu_us" not in rows["SEEN"].values and rows["SEEN"].flags == Flag.NEW
+    assert rows["OLD"].values["cpu_us"] == 3_000_000 and rows["OLD"].flags == 0
+
+
+def test_a_guest_logged_on_just_before_the_interval_is_not_new_again() -> None:
+    """Logged on 2 s before the previous sample: 62 s old at this one, more than the
+    interval less a tenth (the clocks' jitter): the usual delta."""
+    builder = IntervalBuilder("hypfs", [GUEST])
+    builder.add(Sample("hypfs", 0, (guest("G", 2, 1, 1, 2),)))
+    interval = builder.add(Sample("hypfs", MINUTE, (guest("G", 62, 3, 5, 62),)))
+    assert interval is not None
+    (row,) = interval.rows
+    assert row.values["cpu_us"] == 2_000_000 and row.flags == 0
