@@ -104,6 +104,7 @@ class HypfsSource:
         self._reads0 = 0
         self._buf = 1 << 16
         self._last_tod: int | None = None
+        self._last_binary: tuple[list[Reading], dict[str, str]] | None = None  # its sample's
         self._updated_ns: int | None = None
         self._sysinfo_read = False
         self._warn = Warnings(ctx.warn, self.name)
@@ -198,12 +199,14 @@ class HypfsSource:
             return self._sample(self._ctx.clock.time_us(), None, [], {})
         if parsed.truncated:
             self._warn(f"{path}: data shorter than its header says; used what was whole")
-        if parsed.tod == self._last_tod:
+        if parsed.tod == self._last_tod and self._last_binary is not None:
             self._warn(
                 "snapshot unchanged since the last sample (refreshed at most once a "
                 "second): no new data"
             )
-            return self._sample(parsed.time_us, None, [], {})
+            # the same data at the same time: no interval ends here, and the next one runs
+            # from the snapshot before (an empty sample would make every entity new again)
+            return self._sample(parsed.time_us, None, *self._last_binary)
         self._last_tod = parsed.tod
         if isinstance(parsed, Diag204):
             readings, config = self._lpar_binary(parsed)
@@ -213,6 +216,7 @@ class HypfsSource:
             config = {"hypfs.hypervisor": hyptree.ZVM_HYPERVISOR, "hypfs.source": "diag_2fc"}
             if parsed.records:
                 config["hypfs.logical_cpus"] = str(parsed.records[0].lcpus)
+        self._last_binary = (readings, config)
         return self._sample(parsed.time_us, None, readings, config)
 
     def _lpar_binary(self, d: Diag204) -> tuple[list[Reading], dict[str, str]]:

@@ -10,6 +10,7 @@ import pytest
 from esatui.collectors.base import PolledSource, SourceContext
 from esatui.collectors.hypfs import HypfsSource
 from esatui.collectors.model import Reading, Sample
+from esatui.sampling.builder import IntervalBuilder
 from tests.fakes.hypfs import HypfsLpar, HypfsVm, guest, lpar
 
 
@@ -115,13 +116,25 @@ def test_debugfs_is_preferred_in_auto_mode(tmp_path: Path) -> None:
 
 
 def test_unchanged_snapshot_gives_no_data(tmp_path: Path) -> None:
-    lpar_box(tmp_path)
+    """A snapshot read again (old kernels kept one for a second) is the same sample at the
+    same time: no interval ends there, and the next runs from the snapshot before, its
+    processors not new again."""
+    box = lpar_box(tmp_path)
     warnings: list[str] = []
     src = HypfsSource(SourceContext(root=tmp_path, warn=warnings.append), mode="debugfs")
-    assert readings(src.sample(), "lcpu")
+    builder = IntervalBuilder("hypfs", src.kinds)
+    first = src.sample()
+    assert readings(first, "lcpu") and builder.add(first) is None
     again = src.sample()
-    assert not again.readings
+    assert (again.time_us, again.readings) == (first.time_us, first.readings)
+    assert builder.add(again) is None
     assert warnings[0].startswith("hypfs: snapshot unchanged")
+    box.advance(60.0, 0.5)
+    box.write()
+    interval = builder.add(src.sample())
+    assert interval is not None and interval.duration_us == 60_000_000
+    cpus = [r for r in interval.rows if r.kind == "lcpu"]
+    assert cpus and all(r.flags == 0 and r.values["busy_us"] for r in cpus)
 
 
 def test_tree_update_at_most_once_a_second(tmp_path: Path) -> None:
