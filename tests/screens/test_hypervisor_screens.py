@@ -125,7 +125,7 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
         root,
         [
             guest("LNXT01", vcpus=2),
-            guest("ZVSE1", vcpus=1, mem_used_kib=512 << 10),
+            guest("ZVSE1", vcpus=2, mem_used_kib=512 << 10),  # 120%: more than one CPU
             guest("TCPIP", vcpus=1),
         ],
         now_us=START_US,
@@ -151,7 +151,7 @@ def test_esausr2_from_diag_2fc(tmp_path: Path, db_path: Path) -> None:
     assert [r.values["userid"] for r in newest] == ["ZVSE1", "LNXT01", "TCPIP"]
     assert [r.values["cpu_pct"] for r in newest] == pytest.approx([120.0, 35.0, 1.0])
     zvse = newest[0].values
-    assert zvse["vcpus"] == 1 and zvse["mem_used_mb"] == pytest.approx(512)
+    assert zvse["vcpus"] == 2 and zvse["mem_used_mb"] == pytest.approx(512)
     assert zvse["samp_cpu"] == 120  # CP sampled it using a CPU every time (capped at 100%)
     assert newest[1].drill is not None  # LNXT01 is this Linux: drill to ESALNXC
     check("ESAUSR2.text", render(model, "text"))
