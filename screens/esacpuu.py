@@ -136,6 +136,13 @@ Shares = tuple[
 _UNKNOWN: Shares = (None, None, None, None, None, None, None)
 
 
+def _elapsed(duration_us: int, elapsed_us: Value) -> float:
+    """What a processor's percentages are of: its elapsed time, else the interval's."""
+    if isinstance(elapsed_us, NUMBER) and elapsed_us:
+        return float(elapsed_us)
+    return float(duration_us)
+
+
 def lcpu_shares(
     duration_us: int,
     elapsed_us: Value,
@@ -154,10 +161,7 @@ def lcpu_shares(
     = 100), where the source says both: the time the hypervisor did not dispatch a
     processor (hypfs, the monitor's D0R16: ``steal_us``) holds its idle wait too, since
     PR/SM takes a shared processor that waits off its physical one."""
-    # number(elapsed_us) or the interval's, inline: a distribution runs this per interval
-    elapsed = (
-        float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
-    )
+    elapsed = _elapsed(duration_us, elapsed_us)
     if elapsed <= 0:
         return _UNKNOWN
     # share(value), inline: an export runs this per processor
@@ -190,9 +194,7 @@ def lcpu_total(
 ) -> float | None:
     """``lcpu_shares(...)[0]`` alone, the same operations in the same order (a type's
     ``Tot`` over a month is read per processor per interval: the other parts cost 30%)."""
-    elapsed = (
-        float(elapsed_us) if isinstance(elapsed_us, NUMBER) and elapsed_us else float(duration_us)
-    )
+    elapsed = _elapsed(duration_us, elapsed_us)
     if elapsed <= 0:
         return None
     if isinstance(emul_us, NUMBER) and isinstance(user_us, NUMBER) and isinstance(syst_us, NUMBER):
