@@ -44,6 +44,7 @@ from esatui.screens.rowkey import EntityKey
 
 PREFER = ("monitor", "hypfs", "smapi", "vmcp")
 PARTS = ("total", "emul", "user", "syst", "idle", "steal", "mgmt")
+STEAL = PARTS.index("steal")
 LCPU_READS = Reads(
     "lcpu",
     (
@@ -110,18 +111,12 @@ COLUMNS = (
 
 def lcpu_percentages(entity: EntityData, duration_us: int) -> dict[str, float | None]:
     """Percent of one processor for every column, from whatever fields the source filled."""
-    total, emul, user, syst, idle, steal, mgmt = lcpu_shares(
-        duration_us, *map(entity.values.get, LCPU_READS.fields)
-    )
-    return {
-        "total": total,
-        "emul": emul,
-        "user": user,
-        "syst": syst,
-        "idle": idle,
-        "steal": steal,
-        "mgmt": mgmt,
-    }
+    return dict(zip(PARTS, entity_shares(entity, duration_us), strict=True))
+
+
+def entity_shares(entity: EntityData, duration_us: int) -> Shares:
+    """:func:`lcpu_shares` of one processor's recorded fields."""
+    return lcpu_shares(duration_us, *map(entity.values.get, LCPU_READS.fields))
 
 
 Shares = tuple[
@@ -164,11 +159,12 @@ def lcpu_shares(
     elapsed = _elapsed(duration_us, elapsed_us)
     if elapsed <= 0:
         return _UNKNOWN
-    # share(value), inline: an export runs this per processor
-    emul, user, syst, idle, mgmt = [
-        float(value) * 100.0 / elapsed if isinstance(value, NUMBER) else None
-        for value in (emul_us, user_us, syst_us, idle_us, mgmt_us)
-    ]
+    # _share(value, elapsed), written out: an export runs this per processor per interval
+    emul = float(emul_us) * 100.0 / elapsed if isinstance(emul_us, NUMBER) else None
+    user = float(user_us) * 100.0 / elapsed if isinstance(user_us, NUMBER) else None
+    syst = float(syst_us) * 100.0 / elapsed if isinstance(syst_us, NUMBER) else None
+    idle = float(idle_us) * 100.0 / elapsed if isinstance(idle_us, NUMBER) else None
+    mgmt = float(mgmt_us) * 100.0 / elapsed if isinstance(mgmt_us, NUMBER) else None
     if emul is not None and user is not None and syst is not None:
         total: float | None = emul + user + syst
     else:
@@ -280,7 +276,11 @@ def own_processors(cpus: KindSlice, config: Mapping[str, str]) -> list[EntityDat
     if own and any(e.attrs.get("lpar") for e in entities):
         mine = [e for e in entities if e.attrs.get("lpar", own).strip() == own.strip()]
         entities = mine or entities
-    return sorted(entities, key=lambda e: processor_order(e.key, e.attrs))
+    return sorted(entities, key=_processor_order)
+
+
+def _processor_order(entity: EntityData) -> tuple[object, ...]:
+    return _order(entity.attrs.get("type", ""), entity.key)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -347,20 +347,20 @@ def core_of(entity: EntityData, bits: int) -> int | None:
 def _subtotal(
     slot: Slot,
     cpu_type: str,
-    percents: Sequence[Mapping[str, float | None]],
+    percents: Sequence[Shares],
     shares: Sequence[float] | None,
     factor: float,
     threaded: bool,
     drill: Drill,
 ) -> Row:
-    """A type's ``Tot`` row: its processors' percentages added (times ``factor``), each at
-    its share of the interval (:mod:`~esatui.screens.online`)."""
+    """A type's ``Tot`` row: its processors' percentages (:data:`PARTS` each) added (times
+    ``factor``), each at its share of the interval (:mod:`~esatui.screens.online`)."""
     values: dict[str, Value] = {"type": cpu_type, "id": "Tot"}
     if threaded:
         values["core"] = ""  # a type's sum has no core
-    for cid in PARTS:
-        present = weighed([share[cid] for share in percents], shares)
-        known = [v for v in present if v is not None]
+    for cid, part in zip(PARTS, zip(*percents, strict=True), strict=True):
+        present: Sequence[float | None] = part if shares is None else weighed(part, shares)
+        known = [v for v in present if v is not None] if None in present else present
         # added in the processors' order, from 0.0 (reduce: as a loop would, in C)
         values[cid] = functools.reduce(operator.add, known, 0.0) * factor if known else None
     return interval_row(
@@ -399,21 +399,23 @@ def _build(ctx: Context) -> Built:
         first = True
         drill = Drill("ESALNXC", slot.start_us, slot.end_us)
         for cpu_type, members in by_type.items():
-            percents: list[dict[str, float | None]] = []
+            percents: list[Shares] = []
             for entity in members:
                 sources.add(entity.attrs.get("type_source") or cpus.source)
-                values = lcpu_percentages(entity, cpus.duration_us)
-                percents.append(values)
+                parts = entity_shares(entity, cpus.duration_us)
+                percents.append(parts)
                 keys = shown_keys.get(entity.key)
                 if keys is None:
                     keys = shown_keys[entity.key] = {"id": _display_id(entity.key)}
                     if threaded:
                         keys["core"] = core_of(entity, bits)
+                values = {"type": cpu_type, **keys}
+                values.update(zip(PARTS, parts, strict=True))
                 rows.append(
                     interval_row(
                         slot,
-                        {"type": cpu_type, **keys, **values},
-                        {"steal": steal.level(values["steal"], 1)},
+                        values,
+                        {"steal": steal.level(parts[STEAL], 1)},
                         first=first,
                         drill=drill,
                         flags=entity.flags,

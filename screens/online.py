@@ -37,8 +37,11 @@ class OnlineTime:
 
     def of(self, values: Mapping[str, Value]) -> float:
         """The time of a row whose values are ``values``."""
+        fields = self.fields
+        if len(fields) == 1:  # the sum below, of one field (an export asks per row)
+            return values.get(fields[0]) or 0  # type: ignore[return-value]
         # filter(None): a field not recorded adds nothing; the fields are numbers
-        return sum(cast("Iterable[float]", filter(None, map(values.get, self.fields))))
+        return sum(cast("Iterable[float]", filter(None, map(values.get, fields))))
 
     def shares(self, times: Sequence[float], duration_us: float) -> list[float] | None:
         """Each time's share of an interval of ``duration_us``, in order; ``None`` where
