@@ -49,7 +49,7 @@ def intervals(n: int, other_records: int = 1000) -> Iterator[E.IntervalRecords]:
                 us,
                 lpar_name=f"LPAR{p}",
                 data_us=us,
-                cpus=[(c, i * 900, i, "IFL") for c in range(16)],
+                cpus=[(c, i * 901, i * 900, "IFL") for c in range(16)],
             )
             for p in range(4)
         ]

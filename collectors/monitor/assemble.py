@@ -372,11 +372,13 @@ class IntervalAssembler:
                 values["idle_us"] = pt.wait_us
             elif lc is not None and data_us is not None:
                 values["elapsed_us"] = data_us
-                values["busy_us"] = lc.dispatch_us
+                values["busy_us"] = lc.lp_us
             if lc is not None:
+                # as the hypfs source reads DIAGNOSE X'204': busy the partition's own time,
+                # management what the accumulated time holds beyond it
                 values["mgmt_us"] = lc.mgmt_us
-                if data_us is not None and lc.dispatch_us is not None and data_us >= lc.dispatch_us:
-                    values["steal_us"] = data_us - lc.dispatch_us
+                if data_us is not None and lc.lp_us is not None and data_us >= lc.lp_us:
+                    values["steal_us"] = data_us - lc.lp_us
             out.append(
                 Reading(
                     "lcpu",

@@ -219,12 +219,20 @@ def processor_times(d: Decoded) -> ProcessorTimes | None:
 
 @dataclass(frozen=True, slots=True)
 class LparCpu:
-    """D0R16: one logical CPU of a partition as PR/SM accounts it."""
+    """D0R16: one logical CPU of a partition as PR/SM accounts it, in DIAGNOSE X'204''s
+    two times (the hypfs source's ``LparCpu`` reads the same pair)."""
 
     cpu: int
-    dispatch_us: int | None
-    mgmt_us: int | None
+    acc_us: int | None  # dispatched, LPAR management included
+    lp_us: int | None  # dispatched for the partition's own work
     type_name: str
+
+    @property
+    def mgmt_us(self) -> int | None:
+        """LPAR management time: what the accumulated time holds beyond the partition's."""
+        if self.acc_us is None or self.lp_us is None:
+            return None
+        return max(0, self.acc_us - self.lp_us)
 
 
 def lpar_cpus(d: Decoded) -> tuple[str, int | None, list[LparCpu]]:
@@ -240,8 +248,8 @@ def lpar_cpus(d: Decoded) -> tuple[str, int | None, list[LparCpu]]:
         cpus.append(
             LparCpu(
                 cpu,
-                _int(e.get("dispatch_time")),
-                _int(e.get("mgmt_time")),
+                _int(e.get("acc_time")),
+                _int(e.get("lp_time")),
                 tn if isinstance(tn, str) else "",
             )
         )

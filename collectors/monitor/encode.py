@@ -332,15 +332,16 @@ def lpar_record(
     lpar_number: int = 1,
     layouts: LayoutTable | None = None,
 ) -> bytes:
-    """D0R16 for one partition: ``cpus`` as (address, dispatch µs, management µs, type)."""
+    """D0R16 for one partition: ``cpus`` as (address, accumulated µs, the partition's own µs,
+    type): DIAGNOSE X'204''s acc_time (management included) and lp_time."""
     lay = _layout(layouts, 0, 16)
     return encode_record(
         lay,
         unix_us,
         {"lpar_name": lpar_name, "lpar_number": lpar_number, "data_tod": data_us},
         [
-            {"cpu_addr": c, "dispatch_time": d, "mgmt_time": m, "cpu_type_name": t}
-            for c, d, m, t in cpus
+            {"cpu_addr": c, "acc_time": acc, "lp_time": lp, "cpu_type_name": t}
+            for c, acc, lp, t in cpus
         ],
     )
 

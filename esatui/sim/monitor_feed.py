@@ -169,21 +169,29 @@ def interval_records(snap: SystemSnapshot) -> list[bytes]:
 def _partition_cpus(
     processors: Sequence[ProcessorCounters],
 ) -> list[tuple[int, int, int, str]]:
-    """D0R16's entries (address, dispatch µs, management µs, type): one per processor, or
-    per core where multithreading is on, its addresses those of threads (IBM's MRSYTCUP:
-    "PER CORE if MT is enabled"; a CP core of one thread too). PR/SM dispatched a shared
-    processor whenever it was online, neither stolen nor waiting (one that waits is taken off
-    its physical one); a core, while any thread did not wait (the threads' waits taken to
-    overlap as far as they can: a provisional model)."""
+    """D0R16's entries (address, accumulated µs, the partition's own µs, type): one per
+    processor, or per core where multithreading is on, its addresses those of threads (IBM's
+    MRSYTCUP: "PER CORE if MT is enabled"; a CP core of one thread too). PR/SM dispatched a
+    shared processor whenever it was online, neither stolen nor waiting (one that waits is
+    taken off its physical one); a core, while any thread did not wait (the threads' waits
+    taken to overlap as far as they can: a provisional model). No LPAR management is
+    modelled: the accumulated time is the partition's own."""
     if all(p.address == p.core for p in processors):
-        return [(p.address, p.online_us - p.steal_us - p.wait_us, 0, p.ptype) for p in processors]
+        return [
+            _dispatched(p.address, p.online_us - p.steal_us - p.wait_us, p.ptype)
+            for p in processors
+        ]
     cores: dict[int, list[ProcessorCounters]] = {}
     for p in processors:
         cores.setdefault(p.core, []).append(p)
     return [
-        (core, t[0].online_us - t[0].steal_us - min(p.wait_us for p in t), 0, t[0].ptype)
+        _dispatched(core, t[0].online_us - t[0].steal_us - min(p.wait_us for p in t), t[0].ptype)
         for core, t in cores.items()
     ]
+
+
+def _dispatched(address: int, dispatched_us: int, ptype: str) -> tuple[int, int, int, str]:
+    return (address, dispatched_us, dispatched_us, ptype)
 
 
 class MonitorDevice:

@@ -30,6 +30,18 @@ Sources, field by field (also in docs/MONITOR.md):
   packed reading ends PFXSPINC): +40 PFXTMSYS, 20 reserved bytes, +68 PFXTOTWT, four u32
   counts (+76 to +91), +92 PFXSPINT, +100 PFXSPINC u32, +104 PFXCPUTY u8, 3 reserved: 108
   bytes (z/VM 5.3). CPU times in CPU-timer format: bit 51 is one microsecond.
+- D0R16 MRSYTCUP (one record per partition): IBM's MRSYTCUP page (mon520 to mon720: a
+  64-byte fixed part ``Structure 64 SYTCUP``, then "data for each logical CPU", located by
+  SYTCUP_CALCPUOF and SYTCUP_CALCPULN); the fields from zpmd ``struct d0r16`` and ``d0r16ext``
+  ("40 bytes fix length") read packed: +20 LCUPNAME (8 bytes EBCDIC), +28 LCUPPNUM u8,
+  +29 CALFLGS u8, +30 LCUPCPCT u8 (CPUs described), a byte, +32 CALCPUOF, +34 CALCPULN
+  (i16 each), +36 LCUTCTOD (TOD clock), +44 LCPTYPE (16 bytes), +60 LCXPUPID, 3 bytes; each
+  CPU entry LCUCPUID u16, LCUCWGHT u16, LCUCFLGS u8, a byte, LCUCACTM and LCUCLPTM (8 bytes
+  each, CPU-timer format), LCXCPTYP (16 bytes EBCDIC), 2 bytes. The entry is DIAGNOSE
+  X'204''s CPU entry (Linux arch/s390/include/asm/diag.h ``struct diag204_cpu_info``:
+  cpu_addr, reserved, ctidx, cflag, weight, acc_time, lp_time), whose two times hypfs reads
+  as ``mgmtime = acc_time - lp_time`` and ``cputime = lp_time``
+  (arch/s390/hypfs/hypfs_diag_fs.c).
 - D0R23 MRSYTLCK (one record per interval): IBM's MRSYTLCK page (mon530: "A single record is
   generated for the system at each monitor sample interval", a 32-byte fixed part, the lock
   IDs such as SRMSLOCK the scheduler lock; mon610: a header, then one entry per lock with its
@@ -203,3 +215,48 @@ def d5r9(unix_us: int, counters: Mapping[str, int], length: int = 112) -> bytes:
     the rest; fields of longer records are not packed here)."""
     body = struct.pack(">4x11Q", *(counters.get(name, 0) for name in D5R9_COUNTERS))
     return record(5, 9, unix_us, body.ljust(length - 20, b"\x00"))
+
+
+# MRSYTCUP fixed part after the header: LCUPNAME, LCUPPNUM, CALFLGS, LCUPCPCT, a byte,
+# CALCPUOF, CALCPULN, LCUTCTOD, LCPTYPE, LCXPUPID, 3 bytes
+SYTCUP = struct.Struct(">8sBBBxhhQ16sB3x")
+# one CPU entry: LCUCPUID, LCUCWGHT, LCUCFLGS, a byte, LCUCACTM, LCUCLPTM, LCXCPTYP, 2 bytes
+SYTCUP_CPU = struct.Struct(">HHBxQQ16s2x")
+
+
+@dataclass(frozen=True)
+class PartitionCpu:
+    """One logical CPU's cumulative times in µs as PR/SM accounts them (DIAGNOSE X'204')."""
+
+    address: int
+    acc_us: int  # dispatched, LPAR management included
+    lp_us: int  # dispatched for the partition's own work
+    type_name: str = "IFL"
+    weight: int = 100
+
+
+def d0r16(unix_us: int, lpar: str, data_us: int, cpus: Sequence[PartitionCpu]) -> bytes:
+    """One MRSYTCUP record of partition ``lpar`` (number 1), its data taken at ``data_us``."""
+    fixed = SYTCUP.pack(
+        lpar.ljust(8).encode("cp037"),
+        1,
+        0,
+        len(cpus),
+        20 + SYTCUP.size,
+        SYTCUP_CPU.size,
+        tod(data_us),
+        b"\x00" * 16,
+        0,
+    )
+    entries = b"".join(
+        SYTCUP_CPU.pack(
+            cpu.address,
+            cpu.weight,
+            0,
+            cpu.acc_us * CPU_TIMER_US,
+            cpu.lp_us * CPU_TIMER_US,
+            cpu.type_name.ljust(16).encode("cp037"),
+        )
+        for cpu in cpus
+    )
+    return record(0, 16, unix_us, fixed + entries)

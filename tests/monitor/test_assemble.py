@@ -203,7 +203,8 @@ def test_lcpu_from_d0r2_and_d0r16(warnings: Warnings) -> None:
                 us,
                 lpar_name="ZVMLP1",
                 data_us=us,
-                cpus=[(0, 900_000 * i, 3 * i, "CP"), (1, 950_000 * i, 4 * i, "IFL")],
+                # (address, accumulated, the partition's own): 3 and 4 µs of management
+                cpus=[(0, 900_003 * i, 900_000 * i, "CP"), (1, 950_004 * i, 950_000 * i, "IFL")],
             ),
         ]
 
@@ -244,7 +245,7 @@ def test_a_partitions_d0r16_series_stays_in_its_interval(warnings: Warnings) -> 
         ]
         for part in ((0, 1, 2), (3, 4, 5)):
             recs.append(E.lpar_record(us, lpar_name="ZOS1", data_us=us, cpus=[(0, i, i, "CP")]))
-            cpus = [(c, i * 900_000, i * (c + 1), "IFL") for c in part]
+            cpus = [(c, i * (900_000 + c + 1), i * 900_000, "IFL") for c in part]
             recs.append(E.lpar_record(us + 1, lpar_name="ZVMLP1", data_us=us, cpus=cpus))
         return [*recs, E.end_of_interval(us + 9)]
 
@@ -270,7 +271,7 @@ def test_with_multithreading_d0r16s_cores_go_to_their_first_threads(warnings: Wa
             E.processor_record(us, cpu=c, cpu_type=3, emul_us=i, user_us=i, syst_us=i, wait_us=i)
             for c in range(4)
         ]
-        cores = [(0, i * 800_000, i * 7, "IFL"), (1, i * 900_000, i * 3, "IFL")]
+        cores = [(0, i * 800_007, i * 800_000, "IFL"), (1, i * 900_003, i * 900_000, "IFL")]
         return [*recs, E.lpar_record(us, lpar_name="ZVMLP1", data_us=us, cpus=cores)]
 
     asm = IntervalAssembler(builtin_layouts(), "monitor", warnings)
