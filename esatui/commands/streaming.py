@@ -21,7 +21,7 @@ import io
 import json
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import IO, TextIO
 
@@ -69,11 +69,19 @@ class _Page:
         self.previous: Row | None = None
         self.spool: IO[bytes] = tempfile.TemporaryFile()  # noqa: SIM115 - close()
 
-    def line(self, row: Row) -> str:
-        """The row's line on this page (after the row before it)."""
-        text = row_text(self.plan, row, self.previous, self.flags)
-        self.previous = row
-        return text
+    def add(self, rows: Sequence[Row], dates: Mapping[int, str]) -> None:
+        """Spools the rows' lines, each row's date line before it where ``dates`` has one
+        (by the row's place)."""
+        plan, flags, previous = self.plan, self.flags, self.previous
+        lines: list[str] = []
+        for at, row in enumerate(rows):
+            if at in dates:
+                lines.append(dates[at])
+            lines.append(row_text(plan, row, previous, flags))
+            previous = row
+        self.previous = previous
+        if lines:
+            self.spool.write(("\n" + "\n".join(lines)).encode())
 
 
 class _Writer:
@@ -116,27 +124,24 @@ class _Writer:
         self.spool.write(buf.getvalue().encode())
 
     def _text(self, rows: Sequence[Row]) -> None:
-        lines: list[list[str]] = [[] for _ in self.pages]  # each page's, a newline before each
+        dates: dict[int, str] = {}  # a date line before the row at that place
         end_us: int | None = None
-        for row in rows:
-            if row.end_us != end_us:  # an interval's rows share its time, and so its day
-                end_us = row.end_us
-                t = local_time(end_us)
-                day = (t.tm_year, t.tm_yday)
+        for at, row in enumerate(rows):
+            if row.end_us == end_us:
+                continue  # an interval's rows share its time, and so its day
+            end_us = row.end_us
+            t = local_time(end_us)
+            day = (t.tm_year, t.tm_yday)
             if day != self.last_day:
                 date = time.strftime("%m/%d/%Y", t)
                 if self.last_day is None:
                     self.first_day = day
                     self.date_bytes = len(("\n" + date).encode())
-                for page_lines in lines:
-                    page_lines.append(date)
+                dates[at] = date
                 self.last_day = day
-            for page, page_lines in zip(self.pages, lines, strict=True):
-                page_lines.append(page.line(row))
         self.rows += len(rows)
-        for page, page_lines in zip(self.pages, lines, strict=True):
-            if page_lines:
-                page.spool.write(("\n" + "\n".join(page_lines)).encode())
+        for page in self.pages:
+            page.add(rows, dates)
 
     def finish(self, model: ScreenModel, width: int, out: TextIO) -> None:
         if self.fmt == "text":
