@@ -1,11 +1,12 @@
 """The kinds the monitor sources fill (besides the shared ``lcpu``), and the config keys.
 
 ``crypto`` (one entity, key ``system``): the z/VM-wide crypto counters of D5R9 MRPRCAPC, as
-the records carry them (cumulative). ``crypto_ap`` (one entity per card and one per APQN whose
-block the hardware gave, keyed as zcrypt names them: ``0a`` for card 10, ``0a.0011`` for its
-domain 17): the adapter's own measurement blocks from D5R10 MRPRCAPM, a time (raw hardware
-units; seconds = time × the ``scale`` attribute) and a count per function. ``paging_enc``
-(one entity per logical processor, keyed by its address): encrypted paging from D3R2 MRSTORSP.
+the records carry them (cumulative). ``crypto_ap`` (one entity per card, and one per APQN
+should a record carry an APQN's block, another CHSC command's answer; keyed as zcrypt names
+them: ``0a`` for card 10, ``0a.0011`` for its domain 17): the adapter's own measurement
+blocks from D5R10 MRPRCAPM, a time (raw hardware units; seconds = time × the ``scale``
+attribute) and a count per function. ``paging_enc`` (one entity per logical processor, keyed
+by its address): encrypted paging from D3R2 MRSTORSP.
 ``spin_lock`` (one entity per formal spin lock, keyed by its name, e.g. ``SRMSLOCK``): CP's
 spin lock collisions and spin time from D0R23 MRSYTLCK. ``spin_cpu`` (one entity per logical
 processor): the same, per processor, from D0R2 MRSYTPRP (PFXSPINT, PFXSPINC).
