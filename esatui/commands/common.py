@@ -76,6 +76,33 @@ def db_path(args: argparse.Namespace) -> Path:
     return given or default_db()
 
 
+SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal", "-lock")
+"""A database's file and the files SQLite and esatui keep beside it."""
+
+
+def check_output(output: Path | None, *databases: Path) -> None:
+    """Refuses an ``--output`` that is a database the command reads (or a file SQLite keeps
+    beside it): the report would replace the recording it was made from."""
+    if output is None:
+        return
+    target = os.path.realpath(output)
+    for db in databases:
+        for suffix in SQLITE_SIDE_FILES:
+            kept = Path(f"{db}{suffix}")
+            if target == os.path.realpath(kept) or _same_file(output, kept):
+                what = "a file of the database" if suffix else "the database"
+                raise UsageError(
+                    f"--output {output} is {what} {db} the report is read from: give another file"
+                )
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)  # a hard link too
+    except OSError:
+        return False  # either is not there
+
+
 def own_data_dir(args: argparse.Namespace) -> bool:
     """Whether the database goes to esatui's own data directory, which a writer creates
     (0700) when it is missing; a directory the user named (``--db``, ``ESATUI_DB``) must

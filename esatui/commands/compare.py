@@ -20,6 +20,7 @@ from esatui.commands.common import (
     EXIT_OK,
     UsageError,
     check_node,
+    check_output,
     crypto_costs,
     db_path,
     thresholds,
@@ -81,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
     second: Path = args.with_db or first
     if second == first and (args.with_from, args.with_to) == (args.from_, args.to):
         raise UsageError("compare needs two runs: give --with-db, or --with-from/--with-to")
+    check_output(args.output, first, second)
     labels = default_labels(first, second, args)
     if labels[0] == labels[1]:
         raise UsageError(f"both runs are labelled {labels[0]!r}: {_relabel(args, 0, 1)}")

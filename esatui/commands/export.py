@@ -15,6 +15,8 @@ from esatui.commands.common import (
     UsageError,
     check_length,
     check_node,
+    check_output,
+    db_path,
     open_reader,
     screen_query,
 )
@@ -108,6 +110,8 @@ def _export(args: argparse.Namespace) -> int:
     if unknown:
         offered = f"options: {', '.join(offered_options)}" if offered_options else "it has none"
         raise UsageError(f"{screen.name} has no view option {unknown[0]!r} ({offered})")
+    if not getattr(args, "prometheus", None):
+        check_output(args.output, db_path(args))
     reader = open_reader(args)
     try:
         args.node = check_node(reader, args.node)

@@ -17,6 +17,8 @@ from esatui.commands.common import (
     UsageError,
     check_length,
     check_node,
+    check_output,
+    db_path,
     open_reader,
     screen_query,
 )
@@ -34,6 +36,8 @@ def run_graph(args: argparse.Namespace) -> int:
 
     screen = _checked(args)
     overlay = args.column[1] if len(args.column) > 1 else None
+    if not getattr(args, "prometheus", None):
+        check_output(args.output, db_path(args))
     reader = open_reader(args)
     try:
         args.node = check_node(reader, args.node)

@@ -256,6 +256,32 @@ def test_an_output_that_cannot_be_a_file_is_one_line(
     assert ("does not exist" in err[0]) if where != "/" else ("is a directory" in err[0])
 
 
+@pytest.mark.parametrize(
+    ("command", "named"),
+    [
+        (["export", "ESALNXC", "--format", "csv"], "{db}"),
+        (["export", "ESALNXC", "--format", "svg", "--column", "busy"], "{link}"),
+        (["export", "ESALNXC"], "{db}-wal"),
+        (["compare", "ESALNXC", "--with-from", "2020-01-01 00:00"], "{hard}"),
+    ],
+)
+def test_a_report_never_replaces_the_database_it_reads(
+    command: list[str], named: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the export replaced the recording with its CSV, exit 0."""
+    link, hard = recorded.with_name("link.sqlite"), recorded.with_name("hard.sqlite")
+    link.symlink_to(recorded)
+    hard.hardlink_to(recorded)
+    before = recorded.read_bytes()
+    output = named.format(db=recorded, link=link, hard=hard)
+    assert main([*command, "--db", str(recorded), "--output", output]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "the report is read from" in err[0]
+    assert recorded.read_bytes() == before
+    if output.endswith("-wal"):
+        assert not Path(output).exists()  # no report for SQLite to read as the log
+
+
 def test_a_report_keeps_the_mode_of_the_file_it_replaces(recorded: Path, tmp_path: Path) -> None:
     report = tmp_path / "report.txt"
     report.write_text("old")
