@@ -13,20 +13,33 @@ _SIZE_UNIT = {"b": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 _RELATIVE = re.compile(r"^\s*(?:-\s*(\S+)|(\S+(?:\s*\S+)?)\s+ago)\s*$", re.IGNORECASE)
 
 
+MAX_DURATION_S = 36_525 * 86_400
+"""A century: the longest duration (a retention, a relative time) esatui takes."""
+FIRST_TIME_US = 0  # 1970-01-01 UTC: no recording is older
+LAST_TIME_US = 253_402_300_799_000_000  # 9999-12-31 23:59:59 UTC: the last ISO 8601 year
+
+
 class ParseError(ValueError):
     """A value the user typed that esatui cannot read; the message says what was expected."""
 
 
 def parse_duration(text: str) -> float:
-    """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0)."""
+    """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0, at most a
+    century). Units in either case, but ``M``: a month is no fixed length."""
     m = _DURATION.match(text)
     if not m:
         if _DURATION.match(text.strip().removeprefix("-")):
             raise ParseError(f"{text!r}: a duration must be more than zero")  # -5m
         raise ParseError(f"{text!r} is not a duration (try 60, 1.5, 15m, 1h or 7d)")
+    if m.group(2) == "M":
+        raise ParseError(f"{text!r}: m is minutes, and a month has no fixed length (try 30d)")
     seconds = float(m.group(1)) * _UNIT_S[(m.group(2) or "s").lower()]
     if seconds <= 0:
         raise ParseError(f"{text!r}: a duration must be more than zero")
+    if seconds > MAX_DURATION_S:
+        raise ParseError(
+            f"{text!r}: a duration must be at most a century ({MAX_DURATION_S // 86_400}d)"
+        )
     return seconds
 
 
@@ -51,21 +64,31 @@ def parse_time(text: str, now: float | None = None) -> int:
     if rel:
         amount = (rel.group(1) or rel.group(2) or "").replace(" ", "")
         try:
-            return int((now - parse_duration(amount)) * 1_000_000)
-        except ParseError:
-            pass
+            ago = parse_duration(amount)
+        except ParseError as exc:
+            if _DURATION.match(amount):
+                raise ParseError(f"{text!r}: {exc}") from None  # a duration, too long
+        else:
+            return _in_range(text, int((now - ago) * 1_000_000))
     if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", stripped):
         today = datetime.fromtimestamp(now).date().isoformat()
         stripped = f"{today}T{stripped}"
     try:
         moment = datetime.fromisoformat(stripped)
-    except ValueError:
+        if moment.tzinfo is None:
+            moment = moment.astimezone()  # local time, as TZ says
+        time_us = int(moment.timestamp() * 1_000_000)
+    except (ValueError, OverflowError, OSError):  # year 1 has no local time, nor a timestamp
         raise ParseError(
             f"{text!r} is not a time (try 14:30, 2026-11-21 14:30, 2026-11-21T14:30 or 3h ago)"
         ) from None
-    if moment.tzinfo is None:
-        moment = moment.astimezone()  # local time, as TZ says
-    return int(moment.timestamp() * 1_000_000)
+    return _in_range(text, time_us)
+
+
+def _in_range(text: str, time_us: int) -> int:
+    if not FIRST_TIME_US <= time_us <= LAST_TIME_US:
+        raise ParseError(f"{text!r}: a time must be between 1970 and 9999")
+    return time_us
 
 
 def iso(time_us: int) -> str:

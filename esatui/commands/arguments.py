@@ -68,6 +68,17 @@ def interval(text: str) -> float:
     return value
 
 
+MAX_INTERVAL_LEN_S = 366 * 86_400.0  # a bucket of a leap year at most
+
+
+def interval_length(text: str) -> float:
+    """``--interval-len``: a duration of at most a year (a longer bucket holds no more)."""
+    value = duration(text)
+    if value > MAX_INTERVAL_LEN_S:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be at most 366d")
+    return value
+
+
 def width(text: str) -> int:
     """A report width in columns: at least what a screen needs, at most :data:`MAX_WIDTH`."""
     from esatui.screens.render import MIN_WIDTH

@@ -41,7 +41,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--to", type=A.moment, metavar="T", help="last time (default: the newest)")
     p.add_argument(
         "--interval-len",
-        type=A.duration,
+        type=A.interval_length,
         metavar="DUR",
         help="aggregate into intervals of this length (15m, 1h, 1d; default: as recorded)",
     )

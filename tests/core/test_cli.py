@@ -102,6 +102,13 @@ def test_collect_below_a_root(
         (["collect", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
         (["sources", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
         (["live", "--prometheus", "http://127.0.0.1:9"], "no --db, --source"),
+        # before: an SQLite overflow, exit 1, or an export that never ended
+        (["export", "ESALNXC", "--from", "99999999999d ago"], "at most a century"),
+        (["db", "prune", "--keep", "9999999999d", "--dry-run"], "at most a century"),
+        (["export", "ESALNXC", "--interval-len", "999d"], "must be at most 366d"),
+        (["export", "ESALNXC", "--from", "1969-12-31 23:00"], "between 1970 and 9999"),
+        (["export", "ESALNXC", "--from", "0001-01-01 00:00"], "is not a time"),
+        (["export", "ESALNXC", "--interval-len", "1M"], "m is minutes"),  # before: a minute
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
