@@ -84,7 +84,7 @@ def connect(
     except sqlite3.DatabaseError as exc:
         raise _unusable(path, exc, readonly) from None
     try:
-        _prepare(conn, path, readonly, migrations, version)
+        _prepare(conn, path, readonly, create, migrations, version)
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise _unusable(path, exc, readonly) from None
@@ -206,6 +206,7 @@ def _prepare(
     conn: sqlite3.Connection,
     path: Path,
     readonly: bool,
+    create: bool,
     migrations: Mapping[int, Migration],
     version: int,
 ) -> None:
@@ -214,7 +215,7 @@ def _prepare(
     found = queries.schema_version()
     fresh = found == 0 and queries.empty()
     if fresh:
-        if readonly:
+        if readonly or not create:  # maintenance of an empty file makes no database of it
             raise StoreError(f"{path} is empty, not an esatui database")
         conn.execute("PRAGMA auto_vacuum = INCREMENTAL")
         conn.execute("PRAGMA journal_mode = WAL")

@@ -14,16 +14,19 @@ under the same node name, which the caller warns of (:class:`Skipped`).
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from esatui.collectors.model import Field, Kind, Role
+from esatui.db.database import SIDE_SUFFIXES, side_path
 from esatui.db.reading import DamagedData, Queries, stored_json
 from esatui.db.records import EntityRow, Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
+from esatui.db.writer_lock import LOCK_SUFFIX
 
 BATCH = 500  # intervals read at a time
 
@@ -164,32 +167,55 @@ def _compare(target: Queries, pending: list[Interval], skipped: Skipped) -> None
 def merge(
     target: Path, sources: list[Path], progress: Callable[[str], None] | None = None
 ) -> MergeStats:
-    """Write every interval of ``sources`` into ``target`` (created when missing)."""
+    """Write every interval of ``sources`` into ``target`` (created when missing). Every
+    source is opened before anything is written (a source that is no esatui database is
+    refused first), and a target this merge created goes again if the merge fails."""
+    for path in sources:
+        if path.resolve() == target.resolve():
+            raise ValueError(f"{path} is the database merged into")
+    with contextlib.ExitStack() as readers:
+        opened = [readers.enter_context(SqliteReader.open(path)) for path in sources]
+        made = not target.exists()
+        try:
+            return _merge_into(target, list(zip(sources, opened, strict=True)), progress)
+        except BaseException:
+            if made:
+                for part in (
+                    target,
+                    *(side_path(target, s) for s in (*SIDE_SUFFIXES, LOCK_SUFFIX)),
+                ):
+                    with contextlib.suppress(OSError):
+                        part.unlink()
+            raise
+
+
+def _merge_into(
+    target: Path,
+    sources: list[tuple[Path, SqliteReader]],
+    progress: Callable[[str], None] | None,
+) -> MergeStats:
     stats = MergeStats(nodes=set())
     with Store.open(target) as store, SqliteReader.open(target) as held:
-        for path in sources:
-            if path.resolve() == target.resolve():
-                raise ValueError(f"{path} is the database merged into")
+        for path, reader in sources:
             skipped = Skipped(path)
             stats.skipped.append(skipped)
             pending: list[Interval] = []  # skipped, to compare: of one node and source
-            with SqliteReader.open(path) as reader:
-                kinds = declared_kinds(reader.queries)
-                for source in {s.source for s in reader.queries.info()[1]}:
-                    store.register(
-                        source, [kinds[k] for k in reader.queries.kinds_of(source) if k in kinds]
-                    )
-                for interval in intervals_of(reader):
-                    stats.intervals += 1
-                    assert stats.nodes is not None
-                    stats.nodes.add(interval.node)
-                    if store.write(interval) is not None:
-                        stats.written += 1
-                        continue
-                    if not _joins(pending, interval):
-                        _compare(held.queries, pending, skipped)
-                    pending.append(interval)
-                _compare(held.queries, pending, skipped)
+            kinds = declared_kinds(reader.queries)
+            for source in {s.source for s in reader.queries.info()[1]}:
+                store.register(
+                    source, [kinds[k] for k in reader.queries.kinds_of(source) if k in kinds]
+                )
+            for interval in intervals_of(reader):
+                stats.intervals += 1
+                assert stats.nodes is not None
+                stats.nodes.add(interval.node)
+                if store.write(interval) is not None:
+                    stats.written += 1
+                    continue
+                if not _joins(pending, interval):
+                    _compare(held.queries, pending, skipped)
+                pending.append(interval)
+            _compare(held.queries, pending, skipped)
             if progress is not None:
                 progress(f"{path}: merged")
     return stats

@@ -10,6 +10,7 @@ connection stays inside this module.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Iterable, Mapping, Sequence
@@ -50,11 +51,17 @@ class Store:
         migrations: Mapping[int, Migration],
         version: int,
     ) -> None:
+        made = not path.exists()
         self._writer = claim_for_writing(path, create=create, make_dirs=make_dirs)
         try:
-            self._conn = connect(path, readonly=False, migrations=migrations, version=version)
+            self._conn = connect(
+                path, readonly=False, create=create, migrations=migrations, version=version
+            )
         except BaseException:
-            self._writer.release()
+            if made:  # no partial database: the file this writer made goes
+                with contextlib.suppress(OSError):
+                    path.unlink()
+            self._writer.release(unused=True)
             raise
         self.path = path
         self._lock = threading.Lock()

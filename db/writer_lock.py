@@ -10,6 +10,7 @@ file itself would drop the POSIX locks SQLite holds on it.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import socket
@@ -36,12 +37,17 @@ class WriterLock:
         self.path = lock_path(db)
         self._mode = mode
         self._fd: int | None = None
+        self._made = False  # this lock made the file
 
     def acquire(self) -> None:
         """Take the lock, or :class:`WriterBusy` naming the process that holds it;
         ``OSError`` when the lock file cannot be opened."""
-        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(self.path, flags, self._mode)
+        flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            fd = os.open(self.path, flags | os.O_CREAT | os.O_EXCL, self._mode)
+            self._made = True
+        except FileExistsError:
+            fd = os.open(self.path, flags)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -54,8 +60,13 @@ class WriterLock:
         self._fd = fd
         _write_info(fd)
 
-    def release(self) -> None:
+    def release(self, *, unused: bool = False) -> None:
+        """Drop the lock; ``unused``: the database turned out unusable, so a lock file this
+        lock made goes too (nothing was written, and no writer can use that file anyway)."""
         if self._fd is not None:
+            if unused and self._made:
+                with contextlib.suppress(OSError):
+                    self.path.unlink()
             os.close(self._fd)  # closing drops the flock
             self._fd = None
 

@@ -23,9 +23,9 @@ class ParseError(ValueError):
     """A value the user typed that esatui cannot read; the message says what was expected."""
 
 
-def parse_duration(text: str) -> float:
-    """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0, at most a
-    century). Units in either case, but ``M``: a month is no fixed length."""
+def parse_duration(text: str, at_most_s: float = MAX_DURATION_S) -> float:
+    """``60``, ``1.5``, ``0.2``, ``60s``, ``15m``, ``1h``, ``7d`` -> seconds (> 0, at most
+    ``at_most_s``: a century). Units in either case, but ``M``: a month is no fixed length."""
     m = _DURATION.match(text)
     if not m:
         if _DURATION.match(text.strip().removeprefix("-")):
@@ -36,11 +36,14 @@ def parse_duration(text: str) -> float:
     seconds = float(m.group(1)) * _UNIT_S[(m.group(2) or "s").lower()]
     if seconds <= 0:
         raise ParseError(f"{text!r}: a duration must be more than zero")
-    if seconds > MAX_DURATION_S:
-        raise ParseError(
-            f"{text!r}: a duration must be at most a century ({MAX_DURATION_S // 86_400}d)"
-        )
+    if seconds > at_most_s:
+        raise ParseError(f"{text!r}: a duration must be at most {_longest(at_most_s)}")
     return seconds
+
+
+def _longest(seconds: float) -> str:
+    days = f"{seconds / 86_400:g}d"
+    return f"{days} (a century)" if seconds == MAX_DURATION_S else days
 
 
 def parse_size(text: str) -> int:

@@ -50,10 +50,11 @@ def _parsed(parse: Callable[[str], T], text: str) -> T:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def duration(text: str) -> float:
-    from esatui.timeparse import parse_duration
+def duration(text: str, at_most_s: float | None = None) -> float:
+    from esatui.timeparse import MAX_DURATION_S, parse_duration
 
-    return _parsed(parse_duration, text)
+    longest = MAX_DURATION_S if at_most_s is None else at_most_s
+    return _parsed(lambda t: parse_duration(t, longest), text)
 
 
 MAX_INTERVAL_S = 86_400.0  # an interval (or --hf period) of a day at most
@@ -62,10 +63,7 @@ MAX_WIDTH = 4096  # columns of a text report: wider than any screen's every colu
 
 def interval(text: str) -> float:
     """A duration above 0 and at most a day (``--interval``, ``--hf``)."""
-    value = duration(text)
-    if not 0 < value <= MAX_INTERVAL_S:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be above 0 and at most 1d")
-    return value
+    return duration(text, MAX_INTERVAL_S)
 
 
 MAX_INTERVAL_LEN_S = 366 * 86_400.0  # a bucket of a leap year at most
@@ -73,10 +71,7 @@ MAX_INTERVAL_LEN_S = 366 * 86_400.0  # a bucket of a leap year at most
 
 def interval_length(text: str) -> float:
     """``--interval-len``: a duration of at most a year (a longer bucket holds no more)."""
-    value = duration(text)
-    if value > MAX_INTERVAL_LEN_S:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be at most 366d")
-    return value
+    return duration(text, MAX_INTERVAL_LEN_S)
 
 
 def width(text: str) -> int:

@@ -103,8 +103,8 @@ def test_collect_below_a_root(
         (["sources", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
         (["live", "--prometheus", "http://127.0.0.1:9"], "no --db, --source"),
         # before: an SQLite overflow, exit 1, or an export that never ended
-        (["export", "ESALNXC", "--from", "99999999999d ago"], "at most a century"),
-        (["db", "prune", "--keep", "9999999999d", "--dry-run"], "at most a century"),
+        (["export", "ESALNXC", "--from", "99999999999d ago"], "at most 36525d (a century)"),
+        (["db", "prune", "--keep", "9999999999d", "--dry-run"], "at most 36525d (a century)"),
         (["export", "ESALNXC", "--interval-len", "999d"], "must be at most 366d"),
         (["export", "ESALNXC", "--from", "1969-12-31 23:00"], "between 1970 and 9999"),
         (["export", "ESALNXC", "--from", "0001-01-01 00:00"], "is not a time"),
@@ -120,6 +120,22 @@ def test_bad_arguments_exit_2_with_one_line(
     assert message in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", [["db", "vacuum"], ["db", "prune", "--keep", "1d"]])
+def test_maintenance_of_an_empty_or_foreign_file_changes_nothing(
+    command: list[str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: an empty file became an esatui database (86 KB), and a file that is no
+    database got a lock file beside it."""
+    for name, content in (("empty.sqlite", b""), ("text.sqlite", b"text")):
+        db = tmp_path / name
+        db.write_bytes(content)
+        code, _, err = run(capsys, *command, "--db", str(db))
+        assert code == 1 and len(err.splitlines()) == 1
+        assert ("is empty" if not content else "not a usable esatui database") in err
+        assert db.read_bytes() == content
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "text.sqlite"]
 
 
 def test_other_errors_exit_1_with_one_line(

@@ -90,3 +90,33 @@ def test_each_system_under_its_own_node_name_merges_whole(
     out, err = capsys.readouterr()
     assert code == 0, err
     assert all(f"LNX0{n}" in out for n in (1, 2, 3))
+
+
+def test_a_source_that_is_no_database_is_refused_before_anything_is_written(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: the first database merged, then the error, a half-merged target left."""
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database")
+    target = tmp_path / "new.sqlite"
+    assert main(["db", "merge", "--db", str(target), str(seeds[0]), str(junk)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "junk.sqlite is not a usable esatui database" in err[0]
+    assert list(tmp_path.iterdir()) == [junk]  # no target, no lock file beside it
+
+
+def test_a_failed_merge_into_a_new_file_leaves_none(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from esatui.db import merge as merging
+
+    target = tmp_path / "new.sqlite"
+
+    def failing(*_args: object) -> None:
+        raise OSError("disk full")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(merging, "_merge_into", failing)
+        assert main(["db", "merge", "--db", str(target), str(seeds[0])]) == 1
+    assert "disk full" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
