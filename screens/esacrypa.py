@@ -94,7 +94,8 @@ KEYS = (
         "%",
         key=True,
         doc="busy: Σ over functions of Δtime × scale / interval, % (an APQN: its domain's "
-        "part of the card)",
+        "part of the card); the card's engines added up, as zcryptstats' UTILIZATION, so a "
+        "card whose engines work at once shows over 100%",
     ),
 )
 

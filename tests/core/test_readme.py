@@ -173,3 +173,22 @@ def test_every_readme_example_runs_as_written(
         capsys.readouterr()
     assert any("sim --scenario" in c for c in ran) and any("monwrite:" in c for c in ran)
     assert (user_home / "cpu.txt").read_text(encoding="utf-8").startswith("Screen: ESACPUU")
+
+
+def test_the_what_if_comparison_is_what_compare_prints(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's polling what-if shows ESAPOLL's comparison as the commands above it print
+    it (before: its units were written ``us`` where the text says ``µs``)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("Screen: ESAPOLL esatui")
+    shown = text[start : text.index("```", start)]
+    sim = ["sim", "--scenario", "seed002-t3-polling", "--duration", "10m"]
+    default, poll50 = tmp_path / "default.sqlite", tmp_path / "poll50.sqlite"
+    assert main([*sim, "--db", str(default)]) == 0
+    assert main([*sim, "--set", "poll_timeout_us=50", "--db", str(poll50)]) == 0
+    capsys.readouterr()
+    argv = ["compare", "ESAPOLL", "--db", str(default), "--with-db", str(poll50)]
+    assert main([*argv, "--label", "default", "--with-label", "poll 50 µs"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.replace(str(tmp_path) + "/", "") == shown
