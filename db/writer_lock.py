@@ -5,8 +5,8 @@ the store is open. The kernel drops it when the process ends, however it ends (`
 included), so no stale lock is ever left behind; the file itself stays (removing it would
 race with a writer that just opened it) and holds only who took the lock last, for the
 refusal's message. Only a lock file made for a file that turned out to be no usable
-database goes again (no writer can use it). It is a separate file because closing any descriptor of the database
-file itself would drop the POSIX locks SQLite holds on it.
+database goes again (no writer can use it). It is a separate file because closing any
+descriptor of the database file itself would drop the POSIX locks SQLite holds on it.
 """
 
 from __future__ import annotations
