@@ -64,6 +64,9 @@ def run(args: argparse.Namespace) -> int:
             f"the simulation must lie between {iso(TOD_FIRST_US)} and {iso(TOD_LAST_US)}, "
             "the z/VM TOD clock's range (its monitor records are stamped with it)"
         )
+    clash = recorded_before(args.db, sim.identity.node, start, end, sim.label)
+    if clash is not None:
+        raise UsageError(clash)
     began = time.perf_counter()
     stats = record(
         sim,
@@ -82,6 +85,39 @@ def run(args: argparse.Namespace) -> int:
 
 
 NODE_NAME = re.compile(r"[!-~]{1,8}")  # printable ASCII: the monitor writes it in EBCDIC
+
+
+def recorded_before(db: Path, node: str, start_us: int, end_us: int, label: str) -> str | None:
+    """Why this run cannot go into ``db``: it holds ``node`` at these times from another run
+    (the store keeps one interval per node, source and time, so the run would record nothing
+    there, or mix with the other where it goes on past it); ``None`` when nothing is in the
+    way (running the same simulation again records nothing new, and says so)."""
+    if not db.is_file():
+        return None
+    from esatui.db.database import StoreError
+    from esatui.db.sqlite_reader import SqliteReader
+    from esatui.sim.site import SIMULATED_KEY
+    from esatui.timeparse import iso
+
+    try:
+        with SqliteReader.open(db) as reader:
+            held = [s for s in reader.info().sources if s.node == node and s.first_us <= end_us]
+            held = [s for s in held if s.last_us > start_us]
+            if not held:
+                return None
+            first = min(s.first_us for s in held)
+            last = max(s.last_us for s in held)
+            other = reader.config_at(node, last).get(SIMULATED_KEY)
+    except StoreError:
+        return None  # the recorder says what is wrong with the file
+    if other == label:
+        return None
+    run = f"simulated run {other!r}" if other else "a recording that is no simulation"
+    return (
+        f"{db} already holds node {node} from {iso(first)} to {iso(last)}, of {run}: this run "
+        f"({label!r}) would not be recorded there; give another --db, another --node, or a "
+        "--start after it"
+    )
 
 
 def recorded_end(start_us: int, intervals: int, interval_s: float) -> int:

@@ -11,7 +11,7 @@ from esatui.cli import main
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.timeparse import iso
 from tests.core.test_rollups import set_zone
-from tests.sim.recorded import sim
+from tests.sim.recorded import START, sim
 
 POLLING = ("--scenario", "seed002-t3-polling")
 ALL_SOURCES = "sources: host, zcrypt, vmcp, smapi, monitor, esatui"
@@ -45,6 +45,28 @@ def test_running_again_says_nothing_new_was_recorded(
         f"nothing new recorded in {db}: its 2 intervals of seed002-t3-polling "
         "(2026-01-05T00:00:00+00:00 to 2026-01-05T00:02:00+00:00) were already there"
     )
+
+
+def test_another_run_at_the_same_times_is_refused_not_said_to_be_there(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: 'its 2 intervals of ... poll_timeout_us=50 were already there', exit 0, with
+    only the default run's in the file; a longer run added its intervals to the other's."""
+    db = tmp_path / "again.sqlite"
+    sim(capsys, db, *POLLING, duration="2m")
+    before = db.read_bytes()
+    for duration in ("2m", "5m"):
+        argv = ["sim", *POLLING, "--set", "poll_timeout_us=50", "--duration", duration]
+        assert main([*argv, "--start", START, "--db", str(db)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1
+        assert "already holds node SIMVM" in err[0] and "'seed002-t3-polling'" in err[0]
+        assert "give another --db, another --node, or a --start after it" in err[0]
+        assert db.read_bytes() == before
+    out = sim(
+        capsys, db, *POLLING, "--set", "poll_timeout_us=50", "--node", "POLL50", duration="2m"
+    )
+    assert out.startswith("2 intervals of seed002-t3-polling poll_timeout_us=50 ")
 
 
 def test_partly_recorded_before_says_how_much_was_new(
