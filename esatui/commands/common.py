@@ -237,6 +237,19 @@ def check_node(reader: Reader, node: str | None) -> str | None:
     raise RuntimeError(f"no data for node {node!r} (nodes: {', '.join(nodes)})")
 
 
+def say_node_chosen(reader: Reader, node: str | None, fleet: bool) -> None:
+    """A line on stderr when a screen of one node was asked of several without ``--node``:
+    which one it shows (the one written last) and how to see another."""
+    if node is not None or fleet:
+        return
+    nodes = reader.nodes()
+    if len(nodes) > 1:
+        warn(
+            f"{len(nodes)} nodes recorded ({', '.join(nodes)}): showing {reader.node(None)}, "
+            "the one written last; --node NAME for another"
+        )
+
+
 def check_length(recorded_us: int | None, length_s: float | None) -> None:
     """``--interval-len`` shorter than the recorded intervals cannot be made from them."""
     from esatui.screens.render import format_duration

@@ -18,6 +18,7 @@ from esatui.commands.common import (
     check_output,
     db_path,
     open_reader,
+    say_node_chosen,
     screen_query,
 )
 from esatui.garbage import collecting_rarely
@@ -115,6 +116,7 @@ def _export(args: argparse.Namespace) -> int:
     reader = open_reader(args)
     try:
         args.node = check_node(reader, args.node)
+        say_node_chosen(reader, args.node, screen.fleet)
         query = screen_query(args)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         ascending_order = args.order == "asc"

@@ -20,6 +20,7 @@ from esatui.commands.common import (
     check_output,
     db_path,
     open_reader,
+    say_node_chosen,
     screen_query,
 )
 
@@ -41,6 +42,7 @@ def run_graph(args: argparse.Namespace) -> int:
     reader = open_reader(args)
     try:
         args.node = check_node(reader, args.node)
+        say_node_chosen(reader, args.node, screen.fleet)
         query = screen_query(args)
         check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
         try:

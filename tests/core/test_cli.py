@@ -14,7 +14,7 @@ from esatui.cli import main
 from esatui.db.schema import READY_VALUE
 from esatui.sim.interfaces.procfs import ProcStat
 from tests.conftest import DATA
-from tests.fixtures.recording import host_recording
+from tests.fixtures.recording import START_US, host_recording
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -136,6 +136,33 @@ def test_maintenance_of_an_empty_or_foreign_file_changes_nothing(
         assert ("is empty" if not content else "not a usable esatui database") in err
         assert db.read_bytes() == content
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite", "text.sqlite"]
+
+
+def test_a_screen_of_one_of_several_nodes_says_which_without_node(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    """Before: the node written last, silently (only the header named it)."""
+    from tests.fixtures.recording import CONFIG
+
+    host_recording(db_path, n_intervals=2)
+    host_recording(
+        db_path,
+        n_intervals=2,
+        start_us=START_US + 3_600_000_000,
+        config={**CONFIG, "node": "LNX02"},
+    )
+    code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path))
+    assert code == 0
+    assert err == (
+        f"esatui: 2 nodes recorded ({', '.join(sorted([CONFIG['node'], 'LNX02']))}): "
+        "showing LNX02, the one written "
+        "last; --node NAME for another\n"
+    )
+    for argv in (["--node", "LNX02"], ["--format", "plot", "--column", "total", "--node", "LNX02"]):
+        code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), *argv)
+        assert code == 0 and err == ""
+    code, _, err = run(capsys, "export", "ESANODE", "--db", str(db_path))
+    assert code == 0 and err == ""  # every node's
 
 
 def test_other_errors_exit_1_with_one_line(

@@ -260,7 +260,7 @@ def test_an_output_that_cannot_be_a_file_is_one_line(
     ("command", "named"),
     [
         (["export", "ESALNXC", "--format", "csv"], "{db}"),
-        (["export", "ESALNXC", "--format", "svg", "--column", "busy"], "{link}"),
+        (["export", "ESALNXC", "--format", "svg", "--column", "total"], "{link}"),
         (["export", "ESALNXC"], "{db}-wal"),
         (["compare", "ESALNXC", "--with-from", "2020-01-01 00:00"], "{hard}"),
     ],
