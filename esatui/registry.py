@@ -105,12 +105,15 @@ class Registry:
     def make_source(self, spec: str, opts: SourceOptions) -> list[Source]:
         """The sources one SPEC gives: one, or the ordinary sources of a simulated system."""
         name, arg = parse_spec(spec)
+        made = self._type_of(spec, name).make(arg, opts)
+        return made if isinstance(made, list) else [made]
+
+    def _type_of(self, spec: str, name: str) -> SourceType:
         found = self._types.get(name)
         if found is None:
             known = ", ".join(["auto", *self._types])
             raise SourceUsageError(f"unknown source {spec!r} (sources: {known})")
-        made = found.make(arg, opts)
-        return made if isinstance(made, list) else [made]
+        return found
 
     def make_sources(self, specs: Sequence[str], opts: SourceOptions) -> list[Source]:
         """Sources for the given SPECs; ``auto`` (the default) is every local one present."""
@@ -154,8 +157,11 @@ class Registry:
     ) -> list[tuple[str, str, Availability]]:
         """Every local source type, and each SPEC given, with whether it can run here and
         why."""
-        out = [self._given(spec, opts) for spec in specs]
-        given = {parse_spec(spec)[0] for spec in specs}
+        named = [spec for spec in specs if spec != "auto"]  # auto: every local one, as without
+        for spec in named:
+            self._type_of(spec, parse_spec(spec)[0])  # no such source: a usage error, as collect's
+        out = [self._given(spec, opts) for spec in named]
+        given = {parse_spec(spec)[0] for spec in named}
         for found in self._types.values():
             if found.name not in given:
                 out.append((found.name, found.doc, self._probe(found, opts)))

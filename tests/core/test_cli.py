@@ -276,6 +276,10 @@ def test_screens_sources_and_db(capsys: pytest.CaptureFixture[str], db_path: Pat
     ]
     code, out, _ = run(capsys, "sources")
     assert code == 0 and out.startswith("host") and "available" in out
+    code, out, _ = run(capsys, "sources", "--source", "auto")  # before: 'unknown source'
+    assert code == 0 and out.startswith("host")
+    code, out, err = run(capsys, "sources", "--source", "bogus")  # before: listed, exit 0
+    assert code == 2 and out == "" and err.startswith("esatui: error: unknown source 'bogus'")
     host_recording(db_path, n_intervals=3)
     code, out, _ = run(capsys, "db", "info", "--db", str(db_path))
     assert code == 0 and "schema_version 1" in out and "source host: 3 intervals" in out
