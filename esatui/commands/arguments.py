@@ -256,6 +256,9 @@ def exposition_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+VIEW_OPTION_HELP = "a screen's view option: normalized (ESACPUU), sort:COLUMN (ESANODE)"
+
+
 def threshold_option(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--threshold",
@@ -265,7 +268,7 @@ def threshold_option(p: argparse.ArgumentParser) -> None:
         metavar="NAME=WARN,CRIT",
         help=(
             "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op, spin_pct "
-            "(defaults and reasons: esatui screens, the README)"
+            "(NAME=LEVEL: both at one level; defaults and reasons: esatui screens, the README)"
         ),
     )
 

@@ -39,21 +39,25 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser(
         "compare", help="a screen over two runs (databases or ranges) with the delta in percent"
     )
-    p.add_argument("screen")
+    p.add_argument("screen", help="the screen to compare (ESAPOLL, ESACPUU ...: esatui screens)")
     A.db_option(p)
-    p.add_argument("--from", dest="from_", type=A.moment, metavar="T")
-    p.add_argument("--to", type=A.moment, metavar="T")
+    p.add_argument(
+        "--from", dest="from_", type=A.moment, metavar="T", help="the first run's first time"
+    )
+    p.add_argument("--to", type=A.moment, metavar="T", help="the first run's last time")
     p.add_argument("--label", help="the first run's name (default: its database's, or range)")
     p.add_argument(
         "--with-db", type=Path, metavar="PATH", help="the second run's database (default: --db)"
     )
-    p.add_argument("--with-from", type=A.moment, metavar="T")
-    p.add_argument("--with-to", type=A.moment, metavar="T")
+    p.add_argument("--with-from", type=A.moment, metavar="T", help="the second run's first time")
+    p.add_argument("--with-to", type=A.moment, metavar="T", help="the second run's last time")
     p.add_argument("--with-label", metavar="LABEL", help="the second run's name")
     p.add_argument("--node", help="the node of both runs (default: each database's own)")
-    p.add_argument("--format", choices=("text", "csv", "json"), default="text")
-    p.add_argument("--output", type=Path)
-    p.add_argument("--option", action="append", default=[], help="screen view option")
+    p.add_argument(
+        "--format", choices=("text", "csv", "json"), default="text", help="(default text)"
+    )
+    p.add_argument("--output", type=Path, help="write to this file (default: standard output)")
+    p.add_argument("--option", action="append", default=[], help=A.VIEW_OPTION_HELP)
     A.threshold_option(p)
     A.crypto_costs_option(p)
     p.set_defaults(run=run)

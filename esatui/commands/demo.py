@@ -36,8 +36,10 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("demo", help="the live screens on a simulated z/VM system")
     p.add_argument("--scenario", metavar="NAME", default=DEMO_SCENARIO, help=A.SCENARIO_HELP)
     A.simulation_options(p)
-    p.add_argument("--speed", type=A.speed, default=1.0, metavar="X")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--speed", type=A.speed, default=1.0, metavar="X", help="times wall-clock speed (default 1)"
+    )
+    p.add_argument("--seed", type=int, default=0, help="the random draws' seed (default 0)")
     p.add_argument("--db", type=Path, help="keep the recording here (default: temporary)")
     p.set_defaults(run=run)
 

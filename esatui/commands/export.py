@@ -59,10 +59,13 @@ def register(sub: Subparsers) -> None:
     )  # no default: a graph refuses --order given at all
     p.add_argument("--node", help="the system recorded (default: the only one, or the newest)")
     p.add_argument(
-        "--width", type=A.width, default=132, help="text width; wider screens page (default 132)"
+        "--width",
+        type=A.width,
+        default=132,
+        help="text width: wider screens page, and a graph's width (default 132)",
     )
     p.add_argument("--output", type=Path, help="write to this file (default: standard output)")
-    p.add_argument("--option", action="append", default=[], help="screen view option")
+    p.add_argument("--option", action="append", default=[], help=A.VIEW_OPTION_HELP)
     A.threshold_option(p)
     A.crypto_costs_option(p)
     p.add_argument(

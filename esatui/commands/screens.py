@@ -21,7 +21,7 @@ def register(sub: Subparsers) -> None:
         metavar="NAME",
         help="only these screens (as export names them: ESAPOLL, poll, lnxc ...)",
     )
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="(default text)")
     p.set_defaults(run=run)
 
 

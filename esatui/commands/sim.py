@@ -21,17 +21,23 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("sim", help="record a simulated z/VM system (a day in seconds)")
     p.add_argument("--scenario", metavar="NAME", help=A.SCENARIO_HELP)
     A.simulation_options(p)
-    p.add_argument("--duration", type=A.duration, required=True, metavar="DUR")
-    p.add_argument("--interval", type=A.interval, default=60.0, metavar="DUR")
+    p.add_argument(
+        "--duration", type=A.duration, required=True, metavar="DUR", help="how long to simulate"
+    )
+    p.add_argument(
+        "--interval", type=A.interval, default=60.0, metavar="DUR", help="interval (default 60s)"
+    )
     p.add_argument("--start", type=A.moment, metavar="T", help="default 2026-01-05T00:00Z")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--seed", type=int, default=0, help="the random draws' seed: the same, the same recording"
+    )
     p.add_argument(
         "--node",
         metavar="NAME",
         help="the simulated z/VM system's name, recorded as the node "
         "(default: the scenario's, e.g. VMMODEVM; 1-8 characters)",
     )
-    p.add_argument("--db", type=Path, required=True)
+    p.add_argument("--db", type=Path, required=True, help="the database to record into")
     p.set_defaults(run=run)
 
 

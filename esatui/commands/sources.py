@@ -15,10 +15,18 @@ if TYPE_CHECKING:
 
 def register(sub: Subparsers) -> None:
     p = sub.add_parser("sources", help="which sources can run here, and why")
-    p.add_argument("--root", type=root_dir, default=Path("/"))
-    p.add_argument("--source", action="append", default=[], metavar="SPEC")
-    p.add_argument("--smapi-user")
-    p.add_argument("--smapi-password-file", type=Path)
+    p.add_argument(
+        "--root", type=root_dir, default=Path("/"), help="read /proc and /sys below this directory"
+    )
+    p.add_argument(
+        "--source",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="also probe this source (monwrite:FILE, smapi:HOST[:PORT] ...), as collect takes it",
+    )
+    p.add_argument("--smapi-user", help="SMAPI authenticated userid")
+    p.add_argument("--smapi-password-file", type=Path, help="file holding the SMAPI password")
     p.set_defaults(run=run)
 
 

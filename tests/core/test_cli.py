@@ -449,3 +449,24 @@ def test_a_node_typed_in_another_case_is_the_recorded_one(
     capsys.readouterr()
     code, _, err = run(capsys, "export", "ESASSUM", "--db", str(db), "--node", "VmModeVm")
     assert code == 1 and "no data for node 'VmModeVm'" in err  # two nodes match: none chosen
+
+
+def test_every_option_of_every_command_says_what_it_does() -> None:
+    """Before: replay's --from, compare's screen and ranges, sim's --duration and others had
+    no help line."""
+    import argparse
+
+    from esatui.cli import build_parser
+
+    silent: list[str] = []
+
+    def walk(parser: argparse.ArgumentParser, path: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, f"{path} {name}")
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                silent.append(f"{path} {'/'.join(action.option_strings) or action.dest}")
+
+    walk(build_parser(), "esatui")
+    assert silent == []
