@@ -150,6 +150,8 @@ def threshold(text: str) -> tuple[str, float, float]:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give NAME=WARN,CRIT, e.g. steal=10,25"
         ) from None
+    if warn < 0:  # every value a threshold marks is a count, a time or a share: none below 0
+        raise argparse.ArgumentTypeError(f"{text!r}: the levels are 0 or more")
     if warn > crit:  # * would never show: every value past WARN is past CRIT too
         raise argparse.ArgumentTypeError(
             f"{text!r}: WARN ({warn:g}) is above CRIT ({crit:g}); give the lower level first"

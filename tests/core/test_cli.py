@@ -109,6 +109,7 @@ def test_collect_below_a_root(
         (["export", "ESALNXC", "--from", "1969-12-31 23:00"], "between 1970 and 9999"),
         (["export", "ESALNXC", "--from", "0001-01-01 00:00"], "is not a time"),
         (["export", "ESALNXC", "--interval-len", "1M"], "m is minutes"),  # before: a minute
+        (["export", "ESALNXC", "--threshold", "steal=-1,5"], "the levels are 0 or more"),
     ],
 )
 def test_bad_arguments_exit_2_with_one_line(
@@ -470,3 +471,15 @@ def test_every_option_of_every_command_says_what_it_does() -> None:
 
     walk(build_parser(), "esatui")
     assert silent == []
+
+
+def test_an_interval_length_of_no_multiple_of_the_recorded_warns(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    """Before: 90-s buckets of 1-minute intervals alternated 60 and 120 s held, silently."""
+    host_recording(db_path, n_intervals=6)
+    for length, warned in (("90", True), ("2m", False)):
+        argv = ["export", "ESALNXC", "--db", str(db_path), "--interval-len", length]
+        code, out, err = run(capsys, *argv)
+        assert code == 0 and out
+        assert ("is no multiple of the recorded intervals (1m)" in err) == warned
