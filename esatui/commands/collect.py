@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import threading
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
 from esatui.commands.common import (
     EXIT_ERROR,
     EXIT_OK,
+    SQLITE_SIDE_FILES,
     db_path,
     exposition,
     gauge_rate,
@@ -43,6 +46,7 @@ def register(sub: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from esatui.progress import ImportProgress
+    from esatui.sampling.recorder import SELF_SOURCE
     from esatui.sampling.session import Recording, WarnChannel
 
     hf_s = gauge_rate(args)
@@ -65,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         make_dirs=own_data_dir(args),
         exporters=() if shown is None else (shown.interval,),
     )
+    made = not recording.db_path.exists()
     stop = threading.Event()
     previous = stop_on_signals(stop)
     try:
@@ -74,6 +79,14 @@ def run(args: argparse.Namespace) -> int:
         restore_signals(previous)
         if shown is not None:
             shown.close()
+    # a stopped source has said why; any other that recorded nothing is said here
+    done = {*stats.sources_written, *stats.stopped_sources}
+    silent = [s for s in sources if s.name not in done]
+    nothing = "nothing was recorded from " + "; ".join(f"{s.name} ({why(s, said)})" for s in silent)
+    if silent and made and not set(stats.sources_written) - {SELF_SOURCE}:
+        # a new database with esatui's own rows alone is no recording: not left behind
+        remove_database(recording.db_path)
+        raise RuntimeError(f"{nothing}; {recording.db_path} not kept")
     summary = recorded_summary(stats.intervals, stats.written, stats.sources_written)
     summary += f" in {recording.db_path}"
     if stats.duplicates:
@@ -83,15 +96,17 @@ def run(args: argparse.Namespace) -> int:
         report = getattr(source, "import_summary", None)
         if callable(report):
             print(f"{source.name}: {report()}")
-    # a stopped source has said why; any other that recorded nothing is said here
-    done = {*stats.sources_written, *stats.stopped_sources}
-    silent = [s for s in sources if s.name not in done]
     if silent:
         # a run that recorded nothing of a source it was asked for did not do its job
-        raise RuntimeError(
-            "nothing was recorded from " + "; ".join(f"{s.name} ({why(s, said)})" for s in silent)
-        )
+        raise RuntimeError(nothing)
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
+
+
+def remove_database(path: Path) -> None:
+    """A database this run made, with the files SQLite and esatui keep beside it."""
+    for suffix in SQLITE_SIDE_FILES:
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").unlink()
 
 
 def refuse_unusable_imports(sources: Sequence[Source]) -> None:

@@ -145,6 +145,21 @@ def test_a_wrong_password_is_one_line_with_rc_120_and_exit_1(
         assert b"not-the-password" not in path.read_bytes()
 
 
+def test_a_server_that_refuses_leaves_no_database(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: '1 interval recorded (sources: esatui)', then the error, and a new database
+    holding esatui's own rows alone."""
+    monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", PASSWORD)
+    argv = ["collect", "--source", "smapi:127.0.0.1:1", "--smapi-user", "esatui"]
+    code = main([*argv, "--interval", "0.5", "--count", "1", "--db", str(db_path)])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err.splitlines()[-1].startswith("esatui: error: nothing was recorded from smapi")
+    assert err.splitlines()[-1].endswith(f"; {db_path} not kept")
+    assert list(db_path.parent.glob(db_path.name + "*")) == []
+
+
 def test_a_password_file_readable_by_others_is_refused(
     db_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
