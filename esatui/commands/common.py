@@ -4,6 +4,7 @@ line, and the source registry with every source type the app ships."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import os
 import sys
@@ -60,6 +61,18 @@ def run_monitor(app: App[int], command: str) -> int:
     with start_up_set_aside():
         app.run()
     return app.return_code or 0
+
+
+def leave_at_rest(path: Path) -> None:
+    """A kept database back in rollback-journal mode once the monitor is gone: its recorder
+    could not switch while the monitor still read it, and left the -wal and -shm files.
+    Nothing happens while another writer holds it."""
+    if not Path(f"{path}-wal").exists():
+        return
+    from esatui.db.store import Store, StoreError
+
+    with contextlib.suppress(StoreError):
+        Store.open(path, create=False).close()
 
 
 def default_db() -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import UsageError, need_terminal, run_monitor
+from esatui.commands.common import UsageError, leave_at_rest, need_terminal, run_monitor
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -121,3 +121,6 @@ class Demo:
         self.site.close()
         if self._tmp is not None:
             self._tmp.cleanup()
+        else:
+            self.app.close_reader()  # it may still be closing in its own thread
+            leave_at_rest(self.db_path)

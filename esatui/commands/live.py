@@ -16,6 +16,7 @@ from esatui.commands.common import (
     db_path,
     exposition,
     gauge_rate,
+    leave_at_rest,
     need_terminal,
     own_data_dir,
     registry,
@@ -176,3 +177,6 @@ def run_live(live: Live) -> int:
         finally:
             if shown is not None:
                 shown.close()
+            if live.keep:
+                app.close_reader()  # it may still be closing in its own thread
+                leave_at_rest(path)

@@ -331,9 +331,11 @@ class MonitorApp(App[int]):
     def on_unmount(self) -> None:
         self._stop.set()
         # closed once a load under way has let go of it, never on the UI thread
-        threading.Thread(target=self._close_reader, name="esatui-close").start()
+        threading.Thread(target=self.close_reader, name="esatui-close").start()
 
-    def _close_reader(self) -> None:
+    def close_reader(self) -> None:
+        """Let go of the database (once a load under way has): at exit, or by the command
+        that ran the app, which then leaves the database at rest."""
         with self._reader_lock:
             if self._reader is not None:
                 self._reader.close()

@@ -54,6 +54,8 @@ async def test_demo_starts_on_esassum_with_moving_simulated_data(tmp_path: Path)
     finally:
         demo.close()
     assert db.exists()  # --db keeps the recording
+    # at rest, as collect leaves it (before: a 4 MB -wal and the -shm stayed)
+    assert not Path(f"{db}-wal").exists() and not Path(f"{db}-shm").exists()
 
 
 def _shows(app: MonitorApp, name: str) -> bool:
