@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from plotext._figure import _figure_class
@@ -22,7 +23,7 @@ from plotext._utility import uncolorize
 from rich.console import Console
 from rich.text import Text
 
-from esatui.screens.graph import Graph, Plotted
+from esatui.screens.graph import Graph, Plotted, Series
 from esatui.screens.model import RowKind
 from esatui.screens.render import format_duration
 
@@ -124,12 +125,35 @@ def draw(
         style = {"marker": "dot", "color": OVERLAY_COLOUR} if colour else {"marker": OVERLAY_MARK}
         _line(fig, series.values, label, style, "right")
         fig.ylabel(_name(graph.overlay), yside="right")
+    legend = len(drawn) + (1 if graph.overlay is not None and graph.overlay.series else 0)
+    _room_for_legend(fig, drawn, legend, height, "left")
+    if graph.overlay is not None and graph.overlay.series:
+        _room_for_legend(fig, graph.overlay.series[:1], legend, height, "right")
     threshold = graph.primary.threshold
     if threshold is not None:
         fig.hline(threshold.warn, WARN_COLOUR if colour else None)
         fig.hline(threshold.crit, CRIT_COLOUR if colour else None)
     if cursor is not None and 0 <= cursor < graph.points:
         fig.vline(cursor, CURSOR_COLOUR if colour else None)
+
+
+LEGEND_FRAME_ROWS = 4
+"""Rows of a plotext figure that are no canvas: its frame, the x ticks and their labels."""
+
+
+def _room_for_legend(
+    fig: Any, series: Sequence[Series], legend: int, height: int, side: str
+) -> None:
+    """An axis' top raised so that no value lies under the legend, which plotext writes over
+    the canvas's top rows (``legend`` of them) at the left: the values keep the rows below.
+    A legend of more than half the canvas is left over the values, which keep their rows."""
+    values = [v for s in series for v in s.values if v is not None]
+    rows = height - LEGEND_FRAME_ROWS  # the canvas
+    if not values or not 0 < legend <= rows // 2:
+        return
+    low, high = min(values), max(values)
+    span = high - low or abs(high) or 1.0
+    fig.ylim(low, high + span * (legend + 1) / (rows - legend - 1), yside=side)
 
 
 def _cycle(n: int) -> str:

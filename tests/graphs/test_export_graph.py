@@ -38,6 +38,25 @@ def test_plot_is_text_with_a_line_per_entity(
     assert len(lines) == 30 and max(len(line) for line in lines) <= 100
 
 
+@pytest.mark.parametrize("overlay", [[], ["--column", "steal"]])
+def test_no_value_lies_under_the_legend(
+    overlay: list[str], sim_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """plotext writes its legend over the canvas's top rows: the axes leave them to it
+    (before: the CPs' busiest hours were under 'CP 0', 'IFL 1' ...)."""
+    argv = ["export", "ESACPUU", "--db", str(sim_db), "--format", "plot", "--column", "total"]
+    assert main([*argv, *overlay, "--width", "100"]) == 0
+    lines = capsys.readouterr().out.splitlines()[1:]  # the heading names them too
+    labels = ("CP 0", "CP Tot (subtotal)", "IFL 1", "IFL 2", "IFL Tot (subtotal)", "steal: CP Tot")
+    found = 0
+    for label in labels[: 6 if overlay else 5]:
+        (row,) = [line for line in lines if f" {label} " in line or line.endswith(f" {label}")]
+        beside = row.split(f" {label}", 1)[1]
+        assert re.split("[│┤├]", beside)[0].strip() == "", row  # nothing drawn beside it
+        found += 1
+    assert found >= 5
+
+
 def test_svg_is_a_picture_a_browser_draws(sim_db: Path, tmp_path: Path) -> None:
     svg = tmp_path / "poll.svg"
     argv = ["export", "ESAUSR2", "--db", str(sim_db), "--format", "svg", "--column", "cpu_pct"]
