@@ -43,6 +43,16 @@ if TYPE_CHECKING:
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 SIDE_SUFFIXES = ("-wal", "-shm")
+JOURNAL_SUFFIX = "-journal"  # a rollback journal, while a transaction is under way
+
+
+def database_files(path: Path) -> tuple[Path, ...]:
+    """The database's file and every file SQLite and esatui keep beside it."""
+    from esatui.db.writer_lock import LOCK_SUFFIX
+
+    return tuple(side_path(path, s) for s in ("", *SIDE_SUFFIXES, JOURNAL_SUFFIX, LOCK_SUFFIX))
+
+
 SHARING = "docs/RELIABILITY.md, 'Sharing a recording'"
 
 

@@ -21,12 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from esatui.collectors.model import Field, Kind, Role
-from esatui.db.database import SIDE_SUFFIXES, side_path
+from esatui.db.database import database_files
 from esatui.db.reading import DamagedData, Queries, stored_json
 from esatui.db.records import EntityRow, Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.db.store import Store
-from esatui.db.writer_lock import LOCK_SUFFIX
 
 BATCH = 500  # intervals read at a time
 
@@ -180,10 +179,7 @@ def merge(
             return _merge_into(target, list(zip(sources, opened, strict=True)), progress)
         except BaseException:
             if made:
-                for part in (
-                    target,
-                    *(side_path(target, s) for s in (*SIDE_SUFFIXES, LOCK_SUFFIX)),
-                ):
+                for part in database_files(target):
                     with contextlib.suppress(OSError):
                         part.unlink()
             raise

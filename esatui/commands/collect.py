@@ -13,7 +13,6 @@ from esatui.commands import arguments as A
 from esatui.commands.common import (
     EXIT_ERROR,
     EXIT_OK,
-    SQLITE_SIDE_FILES,
     db_path,
     exposition,
     gauge_rate,
@@ -104,9 +103,11 @@ def run(args: argparse.Namespace) -> int:
 
 def remove_database(path: Path) -> None:
     """A database this run made, with the files SQLite and esatui keep beside it."""
-    for suffix in SQLITE_SIDE_FILES:
+    from esatui.db.database import database_files
+
+    for part in database_files(path):
         with contextlib.suppress(OSError):
-            Path(f"{path}{suffix}").unlink()
+            part.unlink()
 
 
 def refuse_unusable_imports(sources: Sequence[Source]) -> None:

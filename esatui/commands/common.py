@@ -89,21 +89,18 @@ def db_path(args: argparse.Namespace) -> Path:
     return given or default_db()
 
 
-SQLITE_SIDE_FILES = ("", "-wal", "-shm", "-journal", "-lock")
-"""A database's file and the files SQLite and esatui keep beside it."""
-
-
 def check_output(output: Path | None, *databases: Path) -> None:
     """Refuses an ``--output`` that is a database the command reads (or a file SQLite keeps
     beside it): the report would replace the recording it was made from."""
     if output is None:
         return
+    from esatui.db.database import database_files
+
     target = os.path.realpath(output)
     for db in databases:
-        for suffix in SQLITE_SIDE_FILES:
-            kept = Path(f"{db}{suffix}")
+        for kept in database_files(db):
             if target == os.path.realpath(kept) or _same_file(output, kept):
-                what = "a file of the database" if suffix else "the database"
+                what = "a file of the database" if kept != db else "the database"
                 raise UsageError(
                     f"--output {output} is {what} {db} the report is read from: give another file"
                 )
