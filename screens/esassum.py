@@ -74,9 +74,9 @@ FIXED = (
         "/s",
         _CRYPTO,
         drill="ESACRYPT",
-        doc="crypto operations the guests started per second: virtual NQs (z/VM monitor D5R9); "
-        "the same operations ms/oper and Polls/oper are per (ESACRYPT's Completed columns "
-        "count completions, from provisional fields)",
+        doc="crypto operations the guests started per second: virtual NQs (z/VM monitor D5R9), "
+        "the operations ms/oper and Polls/oper are per (ESACRYPT's Completed columns count "
+        "completions, from provisional fields)",
     ),
     Column(
         "crypto_ms_op",

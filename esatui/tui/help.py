@@ -29,7 +29,11 @@ HELP_KEYS = (
     ("Esc, F3", "back (from a drill-down, and from a screen jumped to)"),
     ("Up, Down", "move the row cursor"),
     ("Tab, Shift+Tab", "move the column cursor"),
-    ("PgUp/PgDn, F7/F8", "page (older/newer intervals at the ends)"),
+    (
+        "PgUp/PgDn, F7/F8",
+        "page up / down (at the top, PgUp goes on to newer intervals; at the "
+        "bottom, PgDn to older)",
+    ),
     ("Left/Right, F10/F11", "horizontal pages"),
     (": or a screen name", "jump to a screen: type its name (usr2, lnxc, ESACPUU ...)"),
     ("Ctrl+P", "the command palette: every screen and action, by name"),
@@ -37,7 +41,11 @@ HELP_KEYS = (
     ("j", "jump to a time (14:30 or -2h: from the day shown; 2026-11-21 14:30)"),
     ("space", "pause / resume the live view"),
     ("+ / -", "longer / shorter interval (aggregates recorded intervals)"),
-    ("g", "graph of the column under the cursor over time, a line per entity (keys below)"),
+    (
+        "g",
+        "graph of the column under the cursor over time, a line per entity (its own keys: "
+        "? while it is shown)",
+    ),
     ("n", "toggle a screen's view option (ESACPUU: normalized to full-speed engines)"),
     ("s", "sort by the next column, worst first (ESANODE)"),
     (
@@ -51,7 +59,7 @@ HELP_KEYS = (
         "shown, mean, p50, p95, p99, max of the intervals recorded inside it, and a "
         "histogram (statistics of interval values, not of operations; Esc returns; while "
         "a graph, comparison or distribution is shown, the table's keys wait: its own "
-        "keys, ? and q work)",
+        "keys, ? and q (quit) work)",
     ),
     ("?", "this help (arrows, PgUp/PgDn scroll it)"),
     ("q", "quit"),
@@ -109,7 +117,8 @@ def help_content(
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f3", "dismiss", "Close")
+        Binding("escape,question_mark,f3", "dismiss", "Close"),
+        Binding("q", "app.quit", "Quit"),  # q quits wherever it is pressed, as the help says
     ]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }

@@ -16,7 +16,8 @@ class TextView(Screen[None]):
     """Lines of text computed by a worker, shown as they are (never read as markup)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f3,q", "app.pop_screen", "Back"),
+        Binding("escape,f3", "app.pop_screen", "Back"),
+        Binding("q", "app.quit", "Quit"),
     ]
     DEFAULT_CSS = """
     TextView { layout: vertical; }
@@ -32,7 +33,7 @@ class TextView(Screen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(Text("\n".join(self.lines), no_wrap=True), id="view-body")
-        yield Static(Text(f" {self.kind}  |  Esc back"), id="view-status")
+        yield Static(Text(f" {self.kind}  |  Esc back  q quit"), id="view-status")
 
     @property
     def text_lines(self) -> list[str]:

@@ -139,6 +139,9 @@ async def test_d_on_esacrypa_util_works_as_g_does(tmp_path: Path) -> None:
         assert " 00 10 " in view.text_lines[0]
         (bucket,) = [ln for ln in view.text_lines if ln.startswith("19:00:00")]
         assert bucket.split()[2] == "6"  # N: the six recorded intervals
+        await pilot.press("q")  # quits from the view too (before: back to the table)
+        await pilot.pause()
+        assert not app.is_running
 
 
 async def test_d_and_m_on_a_screen_without_intervals_say_so(db_path: Path) -> None:

@@ -412,6 +412,20 @@ async def test_help_and_quit(db_path: Path) -> None:
     assert app.return_code in (0, None)
 
 
+async def test_q_quits_from_the_help_too(db_path: Path) -> None:
+    """The help lists q as quit (before, q in the help only closed it)."""
+    host_recording(db_path, n_intervals=3)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert showing_help(app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
 def live_recorder(path: Path, go: threading.Semaphore) -> Callable[..., None]:
     """Writes one more recorded minute each time the test releases ``go``."""
 
