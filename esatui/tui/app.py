@@ -443,7 +443,11 @@ class MonitorApp(App[int]):
         covered = f"recorded {date_range(extent.start_us, extent.end_us)}"
         if model.rows:
             if moment is not None and moment > extent.end_us and not state.following:
-                return state, model, f"{covered}; nothing at {moment_text(moment)}"
+                return (
+                    state,
+                    model,
+                    f"{covered}; nothing at {moment_text(moment)}: showing the newest",
+                )
             return state, model, ""
         moment = moment if moment is not None else state.after_us
         if moment is None:
@@ -456,7 +460,10 @@ class MonitorApp(App[int]):
             asked = f"at {moment_text(state.anchor_us)}"
         landed = replace(state, after_us=None, until_us=None, anchor_us=span.end_us)
         model = catalog.build_model(reader, landed.screen, self._query(landed, limit))
-        return landed, model, f"{covered}; nothing {asked}: showing the nearest"
+        # the interval holding the moment (in the first one, ending after it) is no "nothing"
+        holds = state.anchor_us is not None and span.start_us <= state.anchor_us <= span.end_us
+        said = "" if holds else f"{covered}; nothing {asked}: showing the nearest"
+        return landed, model, said
 
     def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
         """The view state ``move`` leads to (``None``, and a notice, when there is none)."""

@@ -145,7 +145,11 @@ async def test_a_jump_before_the_recording_lands_on_its_first_interval(db_path: 
         await pilot.press("j", *"23:00", "enter")  # after the end: the newest, said so
         await settle(pilot)
         assert newest(app) == LATE + 33 * MINUTE
-        assert "nothing at 11/21 23:00" in status(app)
+        assert "nothing at 11/21 23:00: showing the newest" in status(app)
+        await pilot.press("j", *"17:28:30", "enter")  # inside the first interval: no "nothing"
+        await settle(pilot)
+        assert newest(app) == LATE + MINUTE
+        assert "nothing" not in status(app)
 
 
 async def test_a_replay_range_outside_the_recording_shows_the_nearest(db_path: Path) -> None:
