@@ -970,6 +970,12 @@ class MonitorApp(App[int]):
             if event.key == "escape":
                 self._close_prompt()
                 event.stop()
+            elif not prompt.has_focus and event.is_printable and event.character:
+                # typed in one burst with the key that opened the prompt (a paste, a slow
+                # link): delivered before the prompt took the focus, it goes into the prompt
+                prompt.insert_text_at_cursor(event.character)
+                event.stop()
+                event.prevent_default()
             return
         if (
             event.character

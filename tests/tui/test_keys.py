@@ -412,6 +412,28 @@ async def test_help_and_quit(db_path: Path) -> None:
     assert app.return_code in (0, None)
 
 
+@pytest.mark.parametrize("typed", [":cpuu", "usr2", ":esanode"])
+async def test_a_screen_name_typed_in_one_burst_reaches_the_prompt_whole(
+    typed: str, db_path: Path
+) -> None:
+    """Keys that arrive together (a paste, a slow link) before the prompt has the focus go
+    into it (before: ':cpuu' left ' cuu', and the s of 'usr2' sorted the table)."""
+    from textual import events
+
+    host_recording(db_path, n_intervals=3)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for character in typed:
+            app.post_message(events.Key("colon" if character == ":" else character, character))
+        await settle(pilot)
+        assert app.query_one("#prompt", Input).value == typed.lstrip(":")
+        assert app.screen is app.screen_stack[0]  # no view opened by a letter on its way
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.state.screen == catalog.get(typed.lstrip(":")).name
+
+
 async def test_q_quits_from_the_help_too(db_path: Path) -> None:
     """The help lists q as quit (before, q in the help only closed it)."""
     host_recording(db_path, n_intervals=3)
