@@ -505,6 +505,9 @@ class MonitorApp(App[int]):
             if longer.interval_len_us == moved.interval_len_us:
                 break
             moved = longer
+        if moved.interval_len_us == state.interval_len_us:  # at an end of the ladder: said
+            ends = "the longest interval length" if direction > 0 else "as recorded: the shortest"
+            self.post_message(Notice(ends))
         return moved
 
     def _gone(self) -> bool:

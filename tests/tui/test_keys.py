@@ -388,6 +388,10 @@ async def test_interval_length_keys(db_path: Path) -> None:
         await pilot.press("minus", "minus")
         await settle(pilot)
         assert app.state.interval_len_us is None
+        await pilot.press("minus")  # at the end of the ladder: said (before: nothing)
+        await settle(pilot)
+        assert app.state.interval_len_us is None
+        assert app._message == "as recorded: the shortest"
 
 
 def showing_help(app: MonitorApp) -> bool:
