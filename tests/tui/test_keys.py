@@ -387,11 +387,16 @@ async def test_interval_length_keys(db_path: Path) -> None:
         assert ends[0] - ends[1] == 5 * MINUTE
         await pilot.press("minus", "minus")
         await settle(pilot)
-        assert app.state.interval_len_us is None
+        assert length(app) is None
         await pilot.press("minus")  # at the end of the ladder: said (before: nothing)
         await settle(pilot)
-        assert app.state.interval_len_us is None
+        assert length(app) is None
         assert app._message == "as recorded: the shortest"
+
+
+def length(app: MonitorApp) -> int | None:
+    """The interval length shown (read afresh: a key changes it)."""
+    return app.state.interval_len_us
 
 
 def showing_help(app: MonitorApp) -> bool:
