@@ -173,6 +173,14 @@ SET_HELP = (
 )
 
 
+def range_options(p: argparse.ArgumentParser) -> None:
+    """``--from`` and ``--to``: the range a screen shows."""
+    p.add_argument(
+        "--from", dest="from_", type=moment, metavar="T", help="first time (14:30, 3h ago, a date)"
+    )
+    p.add_argument("--to", type=moment, metavar="T", help="last time (default: the newest)")
+
+
 def db_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--db", type=Path, help="database (default: $ESATUI_DB or the user data dir)")
 

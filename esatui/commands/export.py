@@ -32,14 +32,7 @@ def register(sub: Subparsers) -> None:
     p.add_argument("screen", help="the screen to export (esatui screens lists them)")
     A.db_option(p)
     A.prometheus_option(p)
-    p.add_argument(
-        "--from",
-        dest="from_",
-        type=A.moment,
-        metavar="T",
-        help="first time (14:30, 3h ago, a date)",
-    )
-    p.add_argument("--to", type=A.moment, metavar="T", help="last time (default: the newest)")
+    A.range_options(p)
     p.add_argument(
         "--interval-len",
         type=A.interval_length,

@@ -24,14 +24,7 @@ def register(sub: Subparsers) -> None:
     p = sub.add_parser("replay", help="move through a recording with the same screens")
     A.db_option(p)
     A.prometheus_option(p)
-    p.add_argument(
-        "--from",
-        dest="from_",
-        type=A.moment,
-        metavar="T",
-        help="first time (14:30, 3h ago, a date)",
-    )
-    p.add_argument("--to", type=A.moment, metavar="T", help="last time (default: the newest)")
+    A.range_options(p)
     p.add_argument("--node", help="the node to show (default: the one written last)")
     p.add_argument(
         "--follow",
