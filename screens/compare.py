@@ -13,6 +13,7 @@ of per-interval averages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -25,6 +26,8 @@ from esatui.screens.render import date_range, exact_value, format_value
 from esatui.screens.rowkey import EntityKey, entity_key, key_columns, measured_columns
 
 DELTA_DECIMALS = 1  # seed 002 prints "-93.5%"
+SIGNIFICANT = 4  # a value's digits at least, as seed 002 prints them ("0.5178")
+MAX_DECIMALS = 6
 
 
 def range_model(reader: Reader, name: str, query: catalog.Query) -> ScreenModel:
@@ -190,8 +193,8 @@ def render_text(comparison: Comparison) -> str:
                 metric(line.column),
                 line.column.id,
                 line.column.unit_text,
-                _value(line.column, line.a, value_w),
-                _value(line.column, line.b, value_w),
+                _value(shown_column(line), line.a, value_w),
+                _value(shown_column(line), line.b, value_w),
                 delta,
             )
         )
@@ -204,6 +207,22 @@ def format_delta(delta: float | None) -> str:
         return "."
     shown = round(delta, DELTA_DECIMALS) + 0.0  # no "-0.0%"
     return f"{shown:.{DELTA_DECIMALS}f}%"
+
+
+def shown_column(line: Line) -> Column:
+    """The line's column with the decimals that show the larger of its two values to at
+    least ``SIGNIFICANT`` digits, as seed 002 prints them ("0.5178", "1296.170"): a delta
+    beside values rounded to the screen's one decimal (0.2 and 0.1 for -13.3%) reads as
+    wrong."""
+    column = line.column
+    if column.decimals is None:
+        return column
+    sizes = [abs(v) for v in (line.a, line.b) if isinstance(v, float) and math.isfinite(v)]
+    if not sizes or max(sizes) == 0:
+        return column
+    digits = math.floor(math.log10(max(sizes))) + 1  # before the point (0.05: -1)
+    decimals = max(column.decimals, min(MAX_DECIMALS, SIGNIFICANT - digits))
+    return column if decimals == column.decimals else replace(column, decimals=decimals)
 
 
 def _value(column: Column, value: Value, width: int) -> str:

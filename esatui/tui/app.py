@@ -1004,7 +1004,11 @@ class MonitorApp(App[int]):
         if row is None or self.model is None or not self.model.recorded:
             self._say(f"{self.state.screen}: no interval to mark")
             return
-        self._marks, said = self._marks.mark(row.start_us, row.end_us)
+        start, end = row.start_us, row.end_us
+        after, until = self.state.back_range()  # a partial bucket's part in the range
+        start = start if after is None else max(start, after)
+        end = end if until is None else min(end, until)
+        self._marks, said = self._marks.mark(start, end)
         self._say(said)
         pair = self._marks.pair
         if pair is not None:
@@ -1055,6 +1059,8 @@ class MonitorApp(App[int]):
 
     def on_view_ready(self, message: ViewReady) -> None:
         if not self._gone():
+            self._forget_said()  # "reading ...", "comparing ...": done, and under the view
+            self._render_status()
             self.push_screen(TextView(message.kind, message.lines))
 
     # --- helpers ----------------------------------------------------------------------

@@ -29,8 +29,11 @@ def distribution_lines(
     if length_us is None:
         raise ValueError("d: the distribution inside aggregated intervals: + first")
     rows = bucketed.rows
-    after = min(r.start_us for r in rows) if rows else query.after_us
-    until = max(r.end_us for r in rows) if rows else query.until_us
+    after, until = query.after_us, query.until_us
+    if rows:  # the buckets on view, within the range asked (a partial bucket's part)
+        oldest, newest = min(r.start_us for r in rows), max(r.end_us for r in rows)
+        after = oldest if after is None else max(after, oldest)
+        until = newest if until is None else min(until, newest)
     ranged = replace(query, after_us=after, until_us=until, limit=None, snap=False)
     values = recorded_values(reader, bucketed, ranged, column_id, entity)
     screen = catalog.get(bucketed.name)

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
-from esatui.screens.render import date_range
+from esatui.screens.render import date_range, hms
 from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
 from esatui.tui.textview import TextView
-from tests.fixtures.recording import host_recording
+from tests.fixtures.recording import START_US, host_recording
 
 SIZE = (140, 40)
 
@@ -82,6 +82,7 @@ async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, TextView)
+        assert "reading" not in app._message  # the view's gone, and the worker's done
         assert app.model is not None and app.model.name == "ESALNXC"
 
 
@@ -157,3 +158,33 @@ async def test_d_and_m_on_a_screen_without_intervals_say_so(db_path: Path) -> No
             await views_done(pilot)
             assert app._message == f"ESAPAGE: {said}"
             assert not isinstance(app.screen, TextView)
+
+
+async def test_d_on_a_partial_last_bucket_reads_only_its_intervals_in_range(
+    db_path: Path,
+) -> None:
+    """A replay whose --to ends inside a bucket: the table's newest bucket holds the
+    intervals up to --to alone, and so do its distribution and a range marked on it."""
+    host_recording(db_path, n_intervals=20, cpus=(0,))
+    until = START_US + 13 * 60_000_000  # 3 minutes into the third 5-minute bucket
+    app = MonitorApp(db_path, live=False, screen="ESALNXC", until_us=until)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while app.state.interval_len_us != 5 * 60_000_000:
+            await pilot.press("plus")
+            await settle(pilot)
+        assert app.model is not None
+        newest = app.model.rows[0]
+        assert newest.end_us == until or newest.partial
+        for _ in range(8):
+            await pilot.press("tab")
+        await pilot.press("d")
+        await views_done(pilot)
+        view = shown_view(app)
+        bucket_end = hms(START_US + 15 * 60_000_000)
+        newest_line = next(ln for ln in view.text_lines if ln.startswith(bucket_end))
+        assert newest_line.split()[2] == "3", newest_line  # N: 00:11, 00:12 and 00:13
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("m")  # a range marked from that bucket ends at --to as well
+        assert app._marks.first == (START_US + 10 * 60_000_000, until)
