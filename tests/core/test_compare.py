@@ -305,26 +305,32 @@ def test_a_delta_of_a_million_percent_stays_in_its_column(
     assert {len(line) for line in table if line.endswith("%")} == {len(rule)}
 
 
-def test_a_value_that_rounds_to_zero_keeps_its_decimals(runs: tuple[Path, Path]) -> None:
-    """Before: a steal of 0.0012 showed as ``0`` (an exact zero, as ESAMON shows it) beside
-    its -99.1%: the screens' rule is that only an exact zero loses its decimals (and the
-    line shows its larger value to four digits)."""
+def _lines_as_text(default: Path, pairs: list[tuple[float, float]]) -> list[list[str]]:
+    """The value and delta cells of a line of ESAPOLL's first one-decimal column per pair
+    (A, B), as the text comparison shows them."""
     from dataclasses import replace
 
     from esatui.screens import catalog
     from esatui.screens.compare import Line, Side, compare, range_model, render_text
 
-    default, _ = runs
     with SqliteReader.open(default) as reader:
         model = range_model(reader, "ESAPOLL", catalog.Query())
     side = Side("default", default.name, model)
     found = compare(side, side)
     first = next(line for line in found.lines if line.column.decimals == 1)
-    small = Line(first.entity, first.column, 0.13, 0.0012)
-    zero = Line(first.entity, first.column, 0.13, 0.0)
-    table = render_text(replace(found, lines=(small, zero))).splitlines()[-2:]
-    assert table[0].split()[-3:] == ["0.1300", "0.0012", "-99.1%"]
-    assert table[1].split()[-3:] == ["0.1300", "0", "-100.0%"]
+    lines = tuple(Line(first.entity, first.column, a, b) for a, b in pairs)
+    table = render_text(replace(found, lines=lines)).splitlines()[-len(pairs) :]
+    return [line.split()[-3:] for line in table]
+
+
+def test_a_value_that_rounds_to_zero_keeps_its_decimals(runs: tuple[Path, Path]) -> None:
+    """Before: a steal of 0.0012 showed as ``0`` (an exact zero, as ESAMON shows it) beside
+    its -99.1%: the screens' rule is that only an exact zero loses its decimals (and the
+    line shows its larger value to four digits)."""
+    assert _lines_as_text(runs[0], [(0.13, 0.0012), (0.13, 0.0)]) == [
+        ["0.1300", "0.0012", "-99.1%"],
+        ["0.1300", "0", "-100.0%"],
+    ]
 
 
 def test_a_line_shows_its_values_to_four_digits_as_seed_002_does(
@@ -334,21 +340,8 @@ def test_a_line_shows_its_values_to_four_digits_as_seed_002_does(
     0.13 shown 0.2 and 0.1 beside -13.3%): a line shows the larger of its values to four
     digits at least, as seed 002 prints "0.5178" and "72.643"; never fewer decimals than
     the screen's."""
-    from dataclasses import replace
-
-    from esatui.screens import catalog
-    from esatui.screens.compare import Line, Side, compare, range_model, render_text
-
-    default, _ = runs
-    with SqliteReader.open(default) as reader:
-        model = range_model(reader, "ESAPOLL", catalog.Query())
-    side = Side("default", default.name, model)
-    found = compare(side, side)
-    first = next(line for line in found.lines if line.column.decimals == 1)
     pairs = [(0.15, 0.13), (72.6432, 4.7129), (46717.08, 50319.05), (3, 4)]
-    lines = tuple(Line(first.entity, first.column, a, b) for a, b in pairs)
-    table = render_text(replace(found, lines=lines)).splitlines()[-len(pairs) :]
-    assert [line.split()[-3:] for line in table] == [
+    assert _lines_as_text(runs[0], pairs) == [
         ["0.1500", "0.1300", "-13.3%"],
         ["72.64", "4.71", "-93.5%"],
         ["46717.1", "50319.1", "7.7%"],
