@@ -288,6 +288,7 @@ class MonitorApp(App[int]):
         # the prompt's text whose screen is awaited: the prompt closes with that screen
         self._submitted: str | None = None
         self._pending: object = None  # the request whose model is awaited
+        self._fetched = 0  # how many intervals the newest request asked for
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
@@ -348,7 +349,8 @@ class MonitorApp(App[int]):
             self.state = state
             self._forget_said()
         self._pending = self.state
-        self._load(self.state, self._window())
+        self._fetched = self._window()
+        self._load(self.state, self._fetched)
 
     def _window(self) -> int:
         """How many intervals a load fetches: as many as the table has lines."""
@@ -359,7 +361,8 @@ class MonitorApp(App[int]):
         request = object()
         self._pending = request
         self._forget_said()
-        self._navigate(request, self.state, move, self._window())
+        self._fetched = self._window()
+        self._navigate(request, self.state, move, self._fetched)
 
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
     def _load(self, state: ViewState, limit: int) -> None:
@@ -530,6 +533,7 @@ class MonitorApp(App[int]):
             return
         if message.request is not self._pending:
             return  # a newer request is under way
+        self._pending = None
         state = message.state
         if state.screen == self.state.screen:
             state = replace(state, hpage=self.state.hpage)  # paged (F10/F11) while it loaded
@@ -677,8 +681,13 @@ class MonitorApp(App[int]):
             self._render_header()
 
     def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
-        if not self._gone():
-            self._render()
+        if self._gone():
+            return
+        if self._pending is None and self.model is not None and not self.state.drilled:
+            if self._window() > self._fetched:  # taller: fill it (a request under way will)
+                self.reload()
+                return
+        self._render()
 
     def _render_status(self) -> None:
         state = self.state

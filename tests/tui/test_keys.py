@@ -567,3 +567,20 @@ async def test_step_in_a_drilled_bucket_goes_to_the_neighbouring_bucket(db_path:
         await pilot.press("left_square_bracket", "left_square_bracket")
         await settle(pilot)
         assert ends(app) == {START_US + 15 * MINUTE}
+
+
+async def test_a_taller_terminal_fills_with_older_intervals(db_path: Path) -> None:
+    """Before: a resize re-laid the loaded rows out, so a taller terminal showed blank lines
+    under the rows loaded for the smaller one until the next key."""
+    host_recording(db_path, n_intervals=100, cpus=(0,))
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(120, 20)) as pilot:
+        await settle(pilot)
+        assert app.model is not None
+        small = len(app.model.rows)
+        await pilot.resize_terminal(120, 50)
+        await settle(pilot)
+        await pilot.pause()
+        await settle(pilot)
+        assert len(app.model.rows) > small
+        assert len(app.table.visible_rows) == app.table.size.height  # no blank line
