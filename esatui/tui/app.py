@@ -683,10 +683,10 @@ class MonitorApp(App[int]):
     def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
         if self._gone():
             return
-        if self._pending is None and self.model is not None and not self.state.drilled:
-            if self._window() > self._fetched:  # taller: fill it (a request under way will)
-                self.reload()
-                return
+        idle = self._pending is None and self.model is not None  # else a request will fill it
+        if idle and not self.state.drilled and self._window() > self._fetched:  # taller
+            self.reload()
+            return
         self._render()
 
     def _render_status(self) -> None:
