@@ -166,6 +166,11 @@ def test_guest_poll() -> None:
     assert guest_poll(_bus_slot(ap_interrupts=1.0, poll_timeout_ns=250_000.0)) == "irq"
     assert guest_poll(_bus_slot(ap_interrupts=0.0, poll_timeout_ns=1_500_000.0)) == 1500
     assert guest_poll(_bus_slot(ap_interrupts=0.5, poll_timeout_ns=250_000.0)) == "mixed"
+    # an hour of 1500 then 50 µs: its samples' mean is no setting (nor 775 µs)
+    changed = _bus_slot(ap_interrupts=0.0, poll_timeout_ns=775_000.0, poll_timeout_ns_max=1.5e6)
+    assert guest_poll(changed) == "mixed"
+    kept = _bus_slot(ap_interrupts=0.0, poll_timeout_ns=1.5e6, poll_timeout_ns_max=1.5e6)
+    assert guest_poll(kept) == 1500
     assert guest_poll(_bus_slot(poll_timeout_ns=250_000.0)) == 250  # no interrupt attribute
     assert guest_poll(_bus_slot(ap_interrupts=0.0)) is None
     assert guest_poll(Slot(0, MINUTE, MINUTE, 0, {})) is None

@@ -466,3 +466,20 @@ def test_screens_say_which_records_are_missing(
     for screen in ("ESACRYPT", "ESAPOLL"):
         assert main(["export", screen, "--db", str(db)]) == 1
         assert "No crypto counter records (D5R9)" in capsys.readouterr().err
+
+
+def test_a_poll_setting_changed_within_a_bucket_is_mixed_not_averaged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: 20 minutes at the default 1500 µs and 20 at 50 µs in one hour showed a guest
+    poll of 775 µs, a setting nobody made, and the trade-off line priced it."""
+    db = str(tmp_path / "changed.sqlite")
+    sim = ("sim", "--scenario", "seed002-t3-polling", "--duration", "20m", "--db", db)
+    run(capsys, *sim)
+    run(capsys, *sim, "--set", "poll_timeout_us=50", "--start", "2026-01-05T00:40Z")
+    hour = json.loads(
+        run(capsys, "export", "ESAPOLL", "--db", db, "--interval-len", "1h", "--format", "json")
+    )
+    assert [row["guest_poll"] for row in hour["rows"]] == ["mixed"]
+    minutes = json.loads(run(capsys, "export", "ESAPOLL", "--db", db, "--format", "json"))
+    assert {row["guest_poll"] for row in minutes["rows"]} == {1500, 50}
