@@ -71,6 +71,10 @@ class Line:
 
     @property
     def delta_pct(self) -> float | None:
+        """The delta, where a value shows at the finest decimals a comparison prints: two
+        steals of a microsecond or two over half an hour (1e-7 %) are no -50%."""
+        if _below_shown(self.a) and _below_shown(self.b):
+            return None
         return delta_pct(self.a, self.b)
 
 
@@ -91,6 +95,11 @@ def delta_pct(a: Value, b: Value) -> float | None:
     if not isinstance(a, int | float) or not isinstance(b, int | float) or a == 0:
         return None
     return (b - a) / abs(a) * 100.0
+
+
+def _below_shown(value: Value) -> bool:
+    """A number that ``MAX_DECIMALS`` show as zero."""
+    return isinstance(value, int | float) and round(abs(value), MAX_DECIMALS) == 0
 
 
 def compared_columns(model: ScreenModel) -> tuple[Column, ...]:
@@ -218,8 +227,8 @@ def shown_column(line: Line) -> Column:
     if column.decimals is None:
         return column
     sizes = [abs(v) for v in (line.a, line.b) if isinstance(v, float) and math.isfinite(v)]
-    if not sizes or max(sizes) == 0:
-        return column
+    if not sizes or round(max(sizes), MAX_DECIMALS) == 0:
+        return column  # "0.0" as the screen shows it, not "0.000000"
     digits = math.floor(math.log10(max(sizes))) + 1  # before the point (0.05: -1)
     decimals = max(column.decimals, min(MAX_DECIMALS, SIGNIFICANT - digits))
     return column if decimals == column.decimals else replace(column, decimals=decimals)

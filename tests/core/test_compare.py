@@ -339,13 +339,15 @@ def test_a_line_shows_its_values_to_four_digits_as_seed_002_does(
     """A delta beside values rounded to the screen's one decimal read as wrong (0.15 and
     0.13 shown 0.2 and 0.1 beside -13.3%): a line shows the larger of its values to four
     digits at least, as seed 002 prints "0.5178" and "72.643"; never fewer decimals than
-    the screen's."""
-    pairs = [(0.15, 0.13), (72.6432, 4.7129), (46717.08, 50319.05), (3, 4)]
+    the screen's. Values that six decimals show as zero have no delta (outside check: a
+    steal of 1e-7 % beside 5.6e-8 % read -50.0%)."""
+    pairs = [(0.15, 0.13), (72.6432, 4.7129), (46717.08, 50319.05), (3, 4), (1.1e-7, 5.6e-8)]
     assert _lines_as_text(runs[0], pairs) == [
         ["0.1500", "0.1300", "-13.3%"],
         ["72.64", "4.71", "-93.5%"],
         ["46717.1", "50319.1", "7.7%"],
         ["3.0", "4.0", "33.3%"],
+        ["0.0", "0.0", "."],  # a steal of 1-2 µs in half an hour: no -50%
     ]
 
 
