@@ -337,7 +337,7 @@ def model_of(
         )
     )
     notes = (*notes, *built.notes, *type_notes(built.type_sources))
-    partial = partial_note(built.rows, query.interval_len_us)
+    partial = partial_note(built.rows, query.interval_len_us, query.after_us, query.until_us)
     if partial:
         notes = (*notes, partial)
     calendar = calendar_note([(s.start_us, s.end_us) for s in slots], query.interval_len_us)
@@ -429,11 +429,30 @@ def _held(seconds: int) -> str:
     return f"{format_duration(minutes * 60)}{rest}s"
 
 
-def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
-    """What the ``~`` on partial rows means, with how much of each the recording holds."""
+def partial_note(
+    rows: Sequence[Row],
+    length_us: int | None,
+    after_us: int | None = None,
+    until_us: int | None = None,
+) -> str | None:
+    """What the ``~`` on partial rows means, with how much of each the range read holds:
+    the range asked for (after, until] cut the buckets at its ends, the recording the
+    others."""
     partial = [r for r in rows if r.partial and r.first]
     if not partial or length_us is None:
         return None
+    cut = sum(
+        (after_us is not None and r.start_us < after_us)
+        or (until_us is not None and r.end_us > until_us)
+        for r in partial
+    )
+    who = (
+        "the recording"
+        if not cut
+        else "the range asked for"
+        if cut == len(partial)
+        else "the range asked for or the recording"
+    )
     days = {local_time(r.end_us)[:3] for r in partial}
     when = hms if len(days) == 1 else moment_text  # the date where one time could be several
     shown = [
@@ -441,7 +460,7 @@ def partial_note(rows: Sequence[Row], length_us: int | None) -> str | None:
     ]
     more = f" (and {len(partial) - 3} more)" if len(partial) > 3 else ""
     return (
-        f"{PARTIAL_MARK} partial: the recording covers only part of the "
+        f"{PARTIAL_MARK} partial: {who} covers only part of the "
         f"{format_duration(length_us / 1e6)}: {'; '.join(shown)}{more}."
     )
 

@@ -263,7 +263,7 @@ def _model(
     """The whole model's header, as :func:`catalog.model_of` makes it, without its rows."""
     notes = frame.notes
     partial_firsts.sort(key=lambda r: -r.end_us)
-    partial = partial_note(partial_firsts, query.interval_len_us)
+    partial = partial_note(partial_firsts, query.interval_len_us, query.after_us, query.until_us)
     if partial:
         notes = (*notes, partial)
     spans = found.window.spans

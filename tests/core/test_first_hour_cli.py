@@ -228,6 +228,12 @@ def test_partial_buckets_of_several_days_are_dated(monkeypatch: pytest.MonkeyPat
     assert one is not None and one.endswith(": 00:00:00 holds 11h.")
     two = partial_note([row(end + day_us, 14), row(end, 11)], day_us)
     assert two is not None and two.endswith(": 03/30 00:00 holds 14h; 03/29 00:00 holds 11h.")
+    # outside check: a --from/--to inside a bucket was blamed on the recording
+    assert "partial: the recording covers" in two
+    cut = partial_note([row(end, 11)], day_us, until_us=end - 13 * hour_us)
+    assert cut is not None and "partial: the range asked for covers" in cut
+    both = partial_note([row(end + day_us, 14), row(end, 11)], day_us, after_us=end - 20 * hour_us)
+    assert both is not None and "partial: the range asked for or the recording covers" in both
 
 
 @pytest.mark.parametrize("command", ["collect", "live"])
