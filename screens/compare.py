@@ -68,6 +68,7 @@ class Line:
     column: Column
     a: Value
     b: Value
+    key_values: tuple[Value, ...]  # the key columns' values as the rows hold them
 
     @property
     def delta_pct(self) -> float | None:
@@ -118,10 +119,13 @@ def compare(a: Side, b: Side) -> Comparison:
     lines: list[Line] = []
     for entity in dict.fromkeys([*rows_a, *rows_b]):
         ra, rb = rows_a.get(entity), rows_b.get(entity)
+        named = ra if ra is not None else rb
+        assert named is not None
+        key_values = tuple(named.values.get(c.id) for c in keys)  # 0, not "0", as exported
         for column in columns:
             va = None if ra is None else ra.values.get(column.id)
             vb = None if rb is None else rb.values.get(column.id)
-            lines.append(Line(entity, column, exact_value(va), exact_value(vb)))
+            lines.append(Line(entity, column, exact_value(va), exact_value(vb), key_values))
     return Comparison(a.model.name, a.model.title, a, b, keys, columns, tuple(lines))
 
 

@@ -222,7 +222,7 @@ def render_json(comparison: Comparison) -> str:
     """``{"screen", "title", "runs": [{label, database, node, from, to}, ...], "rows":
     [{<key columns>, "entity", "column", "header", "unit", "values": {label: value},
     "delta_pct"}]}``."""
-    from esatui.screens.compare import metric, part
+    from esatui.screens.compare import metric
     from esatui.screens.rowkey import entity_text
 
     keys = [c.id for c in comparison.keys]
@@ -233,7 +233,7 @@ def render_json(comparison: Comparison) -> str:
         "runs": [_run(s) for s in (comparison.a, comparison.b)],
         "rows": [
             {
-                **{k: part(line.entity, i) for i, k in enumerate(keys)},
+                **dict(zip(keys, line.key_values, strict=True)),
                 "entity": entity_text(line.entity) or None,
                 "column": line.column.id,
                 "header": metric(line.column),

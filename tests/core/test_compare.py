@@ -181,6 +181,8 @@ def test_two_ranges_of_one_database_per_entity(
                     r for r in document["rows"] if r["entity"] == entity and r["column"] == column
                 ]
                 assert line["values"][label] == row[column], (entity, column)
+                # the keys as the export has them, to join on: 0, not "0" (outside check)
+                assert (line["type"], line["id"]) == (row["type"], row["id"])
         assert after < until
 
 
@@ -297,7 +299,7 @@ def test_a_delta_of_a_million_percent_stays_in_its_column(
     side = Side("default", default.name, model)
     found = compare(side, side)
     first = found.lines[0]
-    huge = Line(first.entity, first.column, 1.0, 10_038.668)  # +1,003,766.8%
+    huge = Line(first.entity, first.column, 1.0, 10_038.668, ())  # +1,003,766.8%
     text = render_text(replace(found, lines=(huge, *found.lines[1:])))
     rule = next(line for line in text.splitlines() if line.startswith("---"))
     table = text.splitlines()[text.splitlines().index(rule) + 1 :]
@@ -318,7 +320,7 @@ def _lines_as_text(default: Path, pairs: list[tuple[float, float]]) -> list[list
     side = Side("default", default.name, model)
     found = compare(side, side)
     first = next(line for line in found.lines if line.column.decimals == 1)
-    lines = tuple(Line(first.entity, first.column, a, b) for a, b in pairs)
+    lines = tuple(Line(first.entity, first.column, a, b, ()) for a, b in pairs)
     table = render_text(replace(found, lines=lines)).splitlines()[-len(pairs) :]
     return [line.split()[-3:] for line in table]
 
