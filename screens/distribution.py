@@ -363,7 +363,8 @@ def _with_cell_stats(
     ]
     note = (
         f"Statistics ({', '.join(stats)}) are of the recorded interval values inside each "
-        f"{format_duration(length_us / 1e6)} interval, not of single operations."
+        f"{format_duration(length_us / 1e6)} interval, each counted once whatever its length "
+        "(the value shown weights them by time), not of single operations."
     )
     return replace(
         bucketed, columns=tuple(columns), rows=tuple(rows), notes=(*bucketed.notes, note)
