@@ -84,7 +84,7 @@ class GraphScreen(Screen[ViewState | None]):
     GraphScreen { layout: vertical; }
     GraphScreen #graph-title { height: 1; }
     GraphScreen PlotextPlot { height: 1fr; }
-    GraphScreen #graph-status { height: 1; background: $panel; }
+    GraphScreen #graph-status { height: auto; max-height: 3; background: $panel; }
     GraphScreen #graph-prompt { dock: bottom; height: 1; border: none; padding: 0 1;
                                 display: none; }
     GraphScreen #graph-prompt.visible { display: block; }

@@ -193,3 +193,19 @@ async def test_a_live_graph_follows_the_newest_interval(tmp_path: Path) -> None:
         go.release(2)
         await until(lambda: view.graph is not None and view.graph.points == 5)
         assert view.graph is not None and view.graph.ends_us[-1] == START_US + 5 * MINUTE
+
+
+async def test_at_80_columns_the_graphs_status_shows_a_message_whole(sim_db: Path) -> None:
+    """Before: the graph's status was one line, its point, value and keys before the
+    message: at 80 columns what a key said was cut off (the table's status wraps)."""
+    app = MonitorApp(sim_db, live=False, screen="ESACPUU")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await drawn(pilot)
+        await pilot.press("j", *"yesterday at noon", "enter")  # not a time: says so
+        view = await drawn(pilot)
+        bar = view.query_one("#graph-status")
+        drawn_text = " ".join(bar.render_line(y).text.strip() for y in range(bar.size.height))
+        assert view._message and view._message in " ".join(drawn_text.split())
+        assert "? help" in drawn_text
