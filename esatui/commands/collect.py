@@ -133,9 +133,15 @@ def recorded_summary(intervals: int, written: int, sources: list[str]) -> str:
 
 
 def why(source: object, said: LastWords) -> str:
-    """Why a source recorded nothing: its last warning, else what its import read."""
+    """Why a source recorded nothing: its last warning (the one before the recorder's
+    "still sampling" where it said one: a refused connection, retried), else what its
+    import read."""
+    from esatui.sampling.recorder import STILL_SAMPLING
+
     name: str = getattr(source, "name", "?")
     if name in said.last:
+        if said.last[name] == STILL_SAMPLING and name in said.before:
+            return f"{said.before[name]}; {STILL_SAMPLING}"
         return said.last[name]
     report = getattr(source, "import_summary", None)
     return str(report()) if callable(report) else "no interval ended"
@@ -146,9 +152,12 @@ class LastWords:
 
     def __init__(self) -> None:
         self.last: dict[str, str] = {}
+        self.before: dict[str, str] = {}  # the word before the last
 
     def __call__(self, message: str) -> None:
         name, sep, rest = message.partition(": ")
         if sep:
+            if name in self.last:
+                self.before[name] = self.last[name]
             self.last[name] = rest
         warn(message)

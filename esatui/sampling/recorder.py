@@ -50,6 +50,8 @@ from esatui.sampling.workers import Answer, Workers
 Warn = Callable[[str], None]
 OnInterval = Callable[[Interval], None]
 SELF_SOURCE = "esatui"
+# said of a source whose call was under way at the end: not why it recorded nothing
+STILL_SAMPLING = "still sampling at the end; not waited for"
 # Config keys that name the system a source reads: this Linux (host) or the z/VM system
 # (monitor); the first one a sample carries names the node of the whole recording.
 NODE_KEYS = ("node", "system_name")
@@ -200,7 +202,7 @@ class Recorder:
                 if self._workers.of[polled.name].busy:
                     # closing it under a call that hangs could hang too: its thread is a
                     # daemon and ends with the process
-                    self._warn(f"{polled.name}: still sampling at the end; not waited for")
+                    self._warn(f"{polled.name}: {STILL_SAMPLING}")
                 else:
                     self._close(polled)
             self.stats.store_bytes = self._writes.total

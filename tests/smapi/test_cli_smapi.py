@@ -149,14 +149,18 @@ def test_a_server_that_refuses_leaves_no_database(
     db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Before: '1 interval recorded (sources: esatui)', then the error, and a new database
-    holding esatui's own rows alone."""
+    holding esatui's own rows alone; and the error's reason was "still sampling at the
+    end", not the refusal."""
     monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", PASSWORD)
     argv = ["collect", "--source", "smapi:127.0.0.1:1", "--smapi-user", "esatui"]
-    code = main([*argv, "--interval", "0.5", "--count", "1", "--db", str(db_path)])
+    # two 2 s intervals: the client's retries (0.5 s, 1 s) give up before the end
+    code = main([*argv, "--interval", "2", "--count", "2", "--db", str(db_path)])
     out, err = capsys.readouterr()
     assert code == 1 and out == ""
     assert err.splitlines()[-1].startswith("esatui: error: nothing was recorded from smapi")
     assert err.splitlines()[-1].endswith(f"; {db_path} not kept")
+    # why: the refusal (retried, so the call was under way at the end), not only that
+    assert "refused the connection; still sampling at the end" in err.splitlines()[-1]
     assert list(db_path.parent.glob(db_path.name + "*")) == []
 
 
