@@ -176,7 +176,9 @@ def polling_levels(
 ) -> dict[str, Level]:
     """Highlights of the polling columns in ``values``: a DQ/operation ratio only where its
     unsuccessful dequeues cost (``dq_per_op`` gated by ``unsucc_dq_s``), DSERV's share only
-    where the wait itself matters (``dserv_pct`` gated by ``dserv_us``)."""
+    where the wait itself matters (``dserv_pct`` gated by ``dserv_us``), the CPU an
+    operation costs only where the guests' polling does (``busy_per_kvnq`` gated by
+    ``unsucc_dq_s``)."""
     levels: dict[str, Level] = {}
     for side in ("virt", "real"):
         cid = f"dq_per_op_{side}"
@@ -187,6 +189,10 @@ def polling_levels(
     if "dserv_pct" in values:
         dserv = service_times(d).dserv
         levels["dserv_pct"] = gated_level(thresholds, "dserv_pct", values["dserv_pct"], 1, dserv)
+    if "total_busy_per_kvnq" in values:  # what an operation costs, where polling costs
+        busy = values["total_busy_per_kvnq"]
+        unsucc = values.get("unsucc_dq_s")
+        levels["total_busy_per_kvnq"] = gated_level(thresholds, "busy_per_kvnq", busy, 4, unsucc)
     return levels
 
 

@@ -35,7 +35,7 @@ from esatui.screens.row_columns import RowColumn, RowColumns, one_entity
 from esatui.screens.slot_columns import SlotColumn, SlotColumns
 
 ZCRYPT_BUS = "zcrypt_bus"
-BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns"))
+BUS_READS = Reads(ZCRYPT_BUS, ("ap_interrupts", "poll_timeout_ns", max_column("poll_timeout_ns")))
 BUS_KEY = "ap"
 _SERV = ("Service time per virtual NQ, µs",)
 _DQ = ("DQ/oper",)
@@ -133,8 +133,10 @@ COLUMNS = (
         4,
         "%",
         _BUSY,
+        threshold="busy_per_kvnq",
         doc="the LPAR's busy time (guest + CP) as % of one processor per 1000 virtual NQs "
-        f"a second (seed 002's metric; 1.0 = 10 µs of CPU per operation); {_ALL_CP}",
+        f"a second (seed 002's metric; 1.0 = 10 µs of CPU per operation); {_ALL_CP} "
+        "(marked only when unsucc_dq_s is too)",
     ),
     Column(
         "guest_busy_per_kvnq",

@@ -277,8 +277,9 @@ def threshold_option(p: argparse.ArgumentParser) -> None:
         default=[],
         metavar="NAME=WARN,CRIT",
         help=(
-            "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op, spin_pct "
-            "(NAME=LEVEL: both at one level; defaults and reasons: esatui screens, the README)"
+            "highlight levels: steal, dserv_pct, dserv_us, unsucc_dq_s, dq_per_op, "
+            "busy_per_kvnq, spin_pct (NAME=LEVEL: both at one level; one with a gate set "
+            "alone marks on its own; defaults and reasons: esatui screens, the README)"
         ),
     )
 

@@ -207,13 +207,15 @@ def open_reader(args: argparse.Namespace) -> Reader:
 
 
 def thresholds(args: argparse.Namespace) -> dict[str, Threshold]:
-    from esatui.screens.model import DEFAULT_THRESHOLDS, Threshold
+    from esatui.screens.model import DEFAULT_THRESHOLDS, THRESHOLD_GATES, Threshold
 
     found = dict(DEFAULT_THRESHOLDS)
+    given = {name for name, _, _ in args.threshold}
     for name, low, high in args.threshold:
         if name not in found:
             raise UsageError(f"unknown threshold {name!r} (thresholds: {', '.join(found)})")
-        found[name] = Threshold(low, high)
+        # one set alone marks on its own; with its gate, the two together
+        found[name] = Threshold(low, high, gated=THRESHOLD_GATES.get(name) in given)
     return found
 
 

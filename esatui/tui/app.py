@@ -172,6 +172,7 @@ class MonitorCommands(Provider):
 
 
 LOAD_GROUP = "load"  # the workers that read the database and build screen models
+RECORDER_CLOSE_S = 10.0  # how long letting go of the database waits for the recorder
 
 # The actions the command palette offers: name, what it does (its key), the action.
 ACTIONS = (
@@ -289,6 +290,7 @@ class MonitorApp(App[int]):
         self._submitted: str | None = None
         self._pending: object = None  # the request whose model is awaited
         self._fetched = 0  # how many intervals the newest request asked for
+        self._recorder_thread: threading.Thread | None = None
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
         self._countdown: Timer | None = None
@@ -335,8 +337,12 @@ class MonitorApp(App[int]):
         threading.Thread(target=self.close_reader, name="esatui-close").start()
 
     def close_reader(self) -> None:
-        """Let go of the database (once a load under way has): at exit, or by the command
-        that ran the app, which then leaves the database at rest."""
+        """Let go of the database (once a load under way has, and the recorder's thread,
+        which may still be closing its store after the app has stopped it): at exit, or by
+        the command that ran the app, which then leaves the database at rest."""
+        recorder = self._recorder_thread
+        if recorder is not None:
+            recorder.join(RECORDER_CLOSE_S)
         with self._reader_lock:
             if self._reader is not None:
                 self._reader.close()
@@ -734,6 +740,7 @@ class MonitorApp(App[int]):
             name="esatui-recorder",
             daemon=True,
         )
+        self._recorder_thread = thread
         thread.start()
         while thread.is_alive():
             if worker.is_cancelled:

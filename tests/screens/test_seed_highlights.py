@@ -120,6 +120,7 @@ def test_every_default_and_its_reason_is_in_the_help(capsys: pytest.CaptureFixtu
         "dserv_us",
         "dq_per_op",
         "unsucc_dq_s",
+        "busy_per_kvnq",
     ]
     assert all("Why: " in line for line in lines)
     assert main(["screens"]) == 0
@@ -127,3 +128,56 @@ def test_every_default_and_its_reason_is_in_the_help(capsys: pytest.CaptureFixtu
     for name in DEFAULT_THRESHOLDS:
         assert f"highlight {name} (* at " in text, name
     assert "highlight unsucc_dq_s (* at 10,000 /s, ! at 50,000 /s)" in text
+
+
+def _export_rows(capsys: pytest.CaptureFixture[str], *argv: str) -> list[dict[str, object]]:
+    import json
+
+    capsys.readouterr()
+    assert main(["export", *argv, "--format", "json"]) == 0
+    rows: list[dict[str, object]] = json.loads(capsys.readouterr().out)["rows"]
+    return rows
+
+
+def test_a_gated_threshold_set_alone_marks_on_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check (SPEC §5, "above configurable thresholds"): ``--threshold
+    dserv_pct=10,20`` marked nothing, held back by the default ``dserv_us`` gate. Set alone
+    it marks on its own; set with its gate, the two together."""
+    db = _imported(tmp_path, D.seed002_file(tmp_path / "t.mon", F.SEED002_TABLE1))
+    base = ("ESAPOLL", "--db", str(db))
+    marks = [r["dserv_pct_mark"] for r in _export_rows(capsys, *base)]
+    assert marks == [None] * 3  # the defaults: the z/VM default poll timer at work
+    alone = _export_rows(capsys, *base, "--threshold", "dserv_pct=10,20")
+    assert [r["dserv_pct_mark"] for r in alone] == ["crit"] * 3
+    gated = ("--threshold", "dserv_pct=10,20", "--threshold", "dserv_us=5000,6000")
+    assert [r["dserv_pct_mark"] for r in _export_rows(capsys, *base, *gated)] == [None] * 3
+    opened = ("--threshold", "dserv_pct=10,20", "--threshold", "dserv_us=100,200")
+    assert [r["dserv_pct_mark"] for r in _export_rows(capsys, *base, *opened)] == ["crit"] * 3
+
+
+def test_cpu_per_operation_is_marked_where_polling_costs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SPEC §5: polling highlights rest on unsuccessful dequeues a second and CPU per
+    operation. Seed 002's default run costs about 1.8 per 1000 VNQ (unmarked); at a 50 µs
+    poll timeout about 3.1 with 200,000 unsuccessful dequeues a second (marked); a quiet
+    system's few operations carry the whole LPAR's CPU (thousands per 1000 VNQ, an upper
+    bound) with polling that costs nothing (unmarked)."""
+    sim = ("sim", "--scenario", "seed002-t3-polling", "--duration", "5m")
+    runs = {
+        "default": (*sim,),
+        "poll50": (*sim, "--set", "poll_timeout_us=50"),
+        "quiet": ("sim", "--scenario", "mode-vm-day", "--duration", "5m"),
+    }
+    marks: dict[str, set[object]] = {}
+    busy: dict[str, float] = {}
+    for name, argv in runs.items():
+        db = str(tmp_path / f"{name}.sqlite")
+        assert main([*argv, "--db", db]) == 0
+        rows = _export_rows(capsys, "ESAPOLL", "--db", db)
+        marks[name] = {r["total_busy_per_kvnq_mark"] for r in rows}
+        busy[name] = min(float(str(r["total_busy_per_kvnq"])) for r in rows)
+    assert marks == {"default": {None}, "poll50": {"warn"}, "quiet": {None}}
+    assert busy["default"] < 2.1 and 3.0 < busy["poll50"] < 6.0 < busy["quiet"]
