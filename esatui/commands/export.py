@@ -114,13 +114,24 @@ def _export(args: argparse.Namespace) -> int:
         args.node = check_node(reader, args.node)
         say_node_chosen(reader, args.node, screen.fleet)
         query = screen_query(args)
-        check_length(catalog.recorded_length_us(reader, screen, args.node), args.interval_len)
+        recorded_us = catalog.recorded_length_us(reader, screen, args.node)
+        check_length(recorded_us, args.interval_len)
+        length_s = nominal_length_s(recorded_us)
         ascending_order = args.order == "asc"
         if not args.stats and streaming.export(  # the statistics need the whole model
-            reader, screen, query, args.format, args.width, ascending_order, writer(args)
+            reader,
+            screen,
+            query,
+            args.format,
+            args.width,
+            ascending_order,
+            writer(args),
+            length_s=length_s,
         ):
             return EXIT_OK
         model = catalog.build_model(reader, screen.name, query)
+        if model.interval_len_s is None:
+            model = replace(model, interval_len_s=length_s)
         if args.stats and model.rows:
             from esatui.screens.distribution import recorded_stats
 
@@ -134,6 +145,13 @@ def _export(args: argparse.Namespace) -> int:
     text = render(model, args.format, args.width)
     writer(args)(lambda out: out.write(text))
     return EXIT_OK
+
+
+def nominal_length_s(recorded_us: int | None) -> float | None:
+    """The recording's interval length to the millisecond (a live recorder's intervals end
+    on its clock: 59.999812 s is its 60 s), for JSON's ``interval_len_s`` of rows as
+    recorded."""
+    return None if recorded_us is None else round(recorded_us / 1000) / 1000
 
 
 def writer(args: argparse.Namespace) -> Callable[[Callable[[TextIO], object]], None]:

@@ -202,9 +202,11 @@ def export(
     ascending_order: bool,
     write: Callable[[Callable[[TextIO], None]], None],
     chunk: int = stream.CHUNK,
+    length_s: float | None = None,
 ) -> bool:
     """Writes the export through ``write`` (given the function that writes it to a text
-    stream) and says ``True``; ``False``, having written nothing, when it cannot stream."""
+    stream) and says ``True``; ``False``, having written nothing, when it cannot stream.
+    ``length_s``: the rows' nominal length, where the query does not aggregate them."""
     if not screen.streams or screen.fleet:
         return False
     found = stream.plan(reader, screen, query)
@@ -244,6 +246,8 @@ def export(
         model = _model(
             screen, found, query, replace(frame, notes=notes), writer.columns, partial_firsts
         )
+        if model.interval_len_s is None:
+            model = replace(model, interval_len_s=length_s)
         done = writer
         write(lambda out: done.finish(model, width, out))
         return True

@@ -235,6 +235,11 @@ def test_export_options(capsys: pytest.CaptureFixture[str], db_path: Path, tmp_p
         "json",
     )
     assert json.loads(out)["interval_len_s"] == 3600
+    # as recorded: the recording's own length (outside check: it was null, SPEC section 6
+    # names the key), streamed or built whole (--stats-less ESANODE is built whole)
+    for screen in ("ESALNXC", "ESANODE"):
+        code, out, _ = run(capsys, "export", screen, "--db", str(db_path), "--format", "json")
+        assert json.loads(out)["interval_len_s"] == 60.0, screen
     code, out, _ = run(
         capsys, "export", "ESALNXC", "--db", str(db_path), "--threshold", "steal=1,2"
     )
