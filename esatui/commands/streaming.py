@@ -243,11 +243,8 @@ def export(
         if writer is None or frame is None or writer.rows == 0 or any_partial != marks_partial:
             return False
         notes = (*frame.notes, *type_notes(frozenset(type_sources)))
-        model = _model(
-            screen, found, query, replace(frame, notes=notes), writer.columns, partial_firsts
-        )
-        if model.interval_len_s is None:
-            model = replace(model, interval_len_s=length_s)
+        frame = replace(frame, notes=notes)
+        model = _model(screen, found, query, frame, writer.columns, partial_firsts, length_s)
         done = writer
         write(lambda out: done.finish(model, width, out))
         return True
@@ -263,8 +260,10 @@ def _model(
     frame: stream.Frame,
     columns: tuple[Column, ...],
     partial_firsts: list[Row],
+    length_s: float | None,
 ) -> ScreenModel:
-    """The whole model's header, as :func:`catalog.model_of` makes it, without its rows."""
+    """The whole model's header, as :func:`catalog.model_of` makes it, without its rows
+    (``length_s``: their nominal length where the query does not aggregate them)."""
     notes = frame.notes
     partial_firsts.sort(key=lambda r: -r.end_us)
     partial = partial_note(partial_firsts, query.interval_len_us, query.after_us, query.until_us)
@@ -287,7 +286,7 @@ def _model(
         system=" ".join(p for p in (facts.system, facts.level) if p),
         from_us=spans[0].start_us,
         to_us=spans[-1].end_us,
-        interval_len_s=None if query.interval_len_us is None else query.interval_len_us / 1e6,
+        interval_len_s=length_s if query.interval_len_us is None else query.interval_len_us / 1e6,
         notes=notes,
         flags_legend=frame.flags_legend,
         header=dict(frame.header),
