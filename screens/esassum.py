@@ -97,6 +97,7 @@ FIXED = (
         _CRYPTO,
         drill="ESAPOLL",
         threshold="dq_per_op",
+        provisional=True,  # ESACRYPT's dq_per_op_virt: the provisional CRYNOVPR
         doc="virtual dequeues per operation",
     ),
     Column(
