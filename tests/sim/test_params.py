@@ -145,7 +145,7 @@ _params = st.builds(
     cp_crypto_mode=st.sampled_from(CP_CRYPTO_MODES),
     smt=st.booleans(),
     lpar_cpus=st.sampled_from(("8IFL", "1CP+2IFL", "2CP", "4IFL+1ZIIP")),
-    cpu_load=st.floats(0.0, 0.99),
+    cpu_load=st.floats(0.0, 1.0),
     vcpus=st.integers(1, 64),
 )
 
