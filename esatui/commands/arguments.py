@@ -300,4 +300,7 @@ def view_options(p: argparse.ArgumentParser) -> None:
 
 
 def simulation_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help=SET_HELP)
+    # SPEC section 6 writes both "--set KEY=VALUE..." and "[--set KEY=VALUE]...": either
+    p.add_argument(
+        "--set", action="extend", nargs="+", default=[], metavar="KEY=VALUE", help=SET_HELP
+    )
