@@ -39,12 +39,7 @@ def register(sub: Subparsers) -> None:
     A.exposition_options(p)
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--count", type=A.positive_int, help="stop after N intervals")
-    stop.add_argument(
-        "--duration",
-        type=A.duration,
-        help="stop after this long: at the interval end nearest to it, so as many intervals "
-        "as it holds",
-    )
+    stop.add_argument("--duration", type=A.duration, help="stop after this long")
     p.set_defaults(run=run)
 
 

@@ -222,7 +222,6 @@ class Recorder:
         self, stop: threading.Event, count: int | None, duration_s: float | None
     ) -> None:
         started = self._now()
-        half = self._interval_s / 2
         self._pass(full=True)
         boundary = next_boundary(self._now(), self._interval_s)
         while not stop.is_set():
@@ -245,9 +244,7 @@ class Recorder:
             self._retain()
             if count is not None and self.stats.intervals >= count:
                 return
-            # the boundary nearest to the duration's end: as many intervals as it holds,
-            # wherever in an interval the run began (not one more when early in it)
-            if duration_s is not None and self._now() - started >= duration_s - half:
+            if duration_s is not None and self._now() - started >= duration_s:
                 return
 
     def _pass(self, *, full: bool) -> None:
