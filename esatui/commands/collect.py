@@ -39,7 +39,12 @@ def register(sub: Subparsers) -> None:
     A.exposition_options(p)
     stop = p.add_mutually_exclusive_group()
     stop.add_argument("--count", type=A.positive_int, help="stop after N intervals")
-    stop.add_argument("--duration", type=A.duration, help="stop after this long")
+    stop.add_argument(
+        "--duration",
+        type=A.duration,
+        help="stop after this long, at the interval boundary that ends it (begun inside an "
+        "interval, the first is partial: --interval 1 --duration 4 records 4 or 5)",
+    )
     p.set_defaults(run=run)
 
 
