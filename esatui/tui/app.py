@@ -1021,7 +1021,7 @@ class MonitorApp(App[int]):
             self._say(f"{self.state.screen}: no interval to mark")
             return
         start, end = row.start_us, row.end_us
-        after, until = self.state.back_range()  # a partial bucket's part in the range
+        after, until, _ = self.state.query_window(0)  # a partial bucket's part on view
         start = start if after is None else max(start, after)
         end = end if until is None else min(end, until)
         self._marks, said = self._marks.mark(start, end)
