@@ -38,7 +38,7 @@ from esatui.db.sqlite_reader import SqliteReader
 from esatui.sampling.recorder import next_boundary
 from esatui.screens import catalog
 from esatui.screens.crypto_costs import CostTable
-from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, ScreenModel, Threshold
+from esatui.screens.model import DEFAULT_THRESHOLDS, Column, Drill, Row, ScreenModel, Threshold
 from esatui.screens.render import (
     MIN_WIDTH,
     body,
@@ -290,6 +290,7 @@ class MonitorApp(App[int]):
         self._submitted: str | None = None
         self._pending: object = None  # the request whose model is awaited
         self._fetched = 0  # how many intervals the newest request asked for
+        self._select: Row | None = None  # the row the next render puts the cursor on
         self._recorder_thread: threading.Thread | None = None
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
@@ -543,7 +544,8 @@ class MonitorApp(App[int]):
         state = message.state
         if state.screen == self.state.screen:
             state = replace(state, hpage=self.state.hpage)  # paged (F10/F11) while it loaded
-        self.state = state
+        self._select = state.selected  # back from a drill: the row it was drilled from
+        self.state = replace(state, selected=None)
         self.model = message.model
         if message.notice:
             self._message = message.notice
@@ -660,7 +662,8 @@ class MonitorApp(App[int]):
             x += c.cell_width + 1
         self._layout = Layout(model, columns, hpage, len(all_pages), width)
         on_newest = self.table.at_top
-        self.table.set_content(shown, spans)
+        self.table.set_content(shown, spans, self._select)
+        self._select = None
         if on_newest and self.state.following:
             self.table.move(-len(shown.lines))  # following live: stay on the newest interval
         self._columns = columns
@@ -778,7 +781,7 @@ class MonitorApp(App[int]):
             self._say(f"{self.state.screen} has no drill-down here")
             return
         try:
-            self.reload(self.state.drill(target))
+            self.reload(replace(self.state, selected=row).drill(target))
         except KeyError:
             self._say(f"{target.screen} is not available in this esatui")
 

@@ -6,10 +6,10 @@ directly and reads the same in live and replay.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from esatui.screens import catalog
-from esatui.screens.model import Drill
+from esatui.screens.model import Drill, Row
 
 # `+` and `-` step through these interval lengths (None: as recorded).
 INTERVAL_STEPS: tuple[int | None, ...] = (
@@ -38,6 +38,8 @@ class ViewState:
     back: ViewState | None = None  # where Esc returns to (a drill, or a jump to a screen)
     drilled: bool = False  # shows exactly the interval it was drilled from
     node: str | None = None  # a node drilled into (ESANODE); None: the monitor's own
+    # the row the cursor was on when a drill left this view: Esc puts it back there
+    selected: Row | None = field(default=None, compare=False)
 
     @property
     def following(self) -> bool:

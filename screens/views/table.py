@@ -112,9 +112,12 @@ class IntervalTable(ScrollView, can_focus=True):
 
     # --- content ----------------------------------------------------------------------
 
-    def set_content(self, body: Body, spans: Sequence[tuple[int, int]]) -> None:
-        """Replace the lines; the cursor stays on the same interval and entity if it can."""
-        previous = self.selected_row
+    def set_content(
+        self, body: Body, spans: Sequence[tuple[int, int]], select: Row | None = None
+    ) -> None:
+        """Replace the lines; the cursor goes to ``select``'s interval and entity, else stays
+        on the same ones, if it can."""
+        previous = select or self.selected_row
         self._body = body
         self._lines, self._rows, self._spans = body.lines, body.rows, list(spans)
         width = max((sum(len(t) for t, _ in line) for line in self._lines), default=0)

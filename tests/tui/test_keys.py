@@ -67,11 +67,16 @@ async def test_enter_drills_and_escape_comes_back(db_path: Path) -> None:
         assert app.model is not None and app.model.name == "ESALNXC"
         assert {r.end_us for r in app.model.rows} == {START_US + 18 * MINUTE}
         assert len([r for r in app.model.rows if r.kind is RowKind.DATA]) == 4
+        await pilot.press("down")  # a processor of the drilled view
         await pilot.press("escape")
         await settle(pilot)
         assert app.model.name == "ESASSUM"
+        # back on the row drilled from (before: the newest, so Enter drilled another one)
+        row = app.table.selected_row
+        assert row is not None and row.end_us == START_US + 18 * MINUTE
         await pilot.press("enter")
         await settle(pilot)
+        assert {r.end_us for r in app.model.rows} == {START_US + 18 * MINUTE}
         await pilot.press("f3")
         await settle(pilot)
         assert app.model.name == "ESASSUM"
