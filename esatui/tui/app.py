@@ -291,6 +291,7 @@ class MonitorApp(App[int]):
         self._pending: object = None  # the request whose model is awaited
         self._fetched = 0  # how many intervals the newest request asked for
         self._select: Row | None = None  # the row the next render puts the cursor on
+        self._to_newest = False  # the next render shows the window's newest lines ([ ])
         self._recorder_thread: threading.Thread | None = None
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
@@ -558,8 +559,13 @@ class MonitorApp(App[int]):
             self._countdown = None
         self._close_answered_prompt()  # in this frame, with the screen it led to
         self._render()
+        if self._to_newest:
+            self._to_newest = False
+            self.table.show_newest()
+            self._render_header()  # the range of the rows now on view
 
     def on_notice(self, message: Notice) -> None:
+        self._to_newest = False  # a step in time that found nothing
         graph = getattr(self._on_view(), "notice", None)  # the graph view (g) says it
         if graph is not None:
             graph(message.text)
@@ -812,6 +818,7 @@ class MonitorApp(App[int]):
         if self.state.drilled:
             self._move(Neighbour(direction))
         else:
+            self._to_newest = True  # the rows on view are the window moved to
             self._shift_window(-direction)
 
     def action_pause(self) -> None:

@@ -183,6 +183,27 @@ class IntervalTable(ScrollView, can_focus=True):
             i = j
         self.cursor = i
 
+    def show_newest(self) -> None:
+        """The window's newest lines on view, after a step in time: the cursor keeps its
+        entity, in the oldest interval on view where its own row has left the screen
+        (else the last row on view), so the rows on view are the window's."""
+        height = max(1, self.size.height)
+        row = self.selected_row
+        if self.cursor >= height and row is not None:
+            same = [
+                i
+                for i in range(min(height, len(self._rows)))
+                if (candidate := self._rows[i]) is not None
+                and candidate.values.get("id") == row.values.get("id")
+                and candidate.values.get("device") == row.values.get("device")
+                and candidate.kind == row.kind
+            ]
+            below = [i for i in range(min(height, len(self._rows))) if self._rows[i] is not None]
+            found = same or below
+            if found:
+                self.cursor = found[-1]
+        self.scroll_to(y=0, animate=False, force=True)
+
     def page(self, direction: int) -> None:
         """Scroll a page (the height less one line of overlap) older or newer; the cursor
         moves as far and keeps its place on the screen."""

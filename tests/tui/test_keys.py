@@ -589,3 +589,26 @@ async def test_a_taller_terminal_fills_with_older_intervals(db_path: Path) -> No
         await settle(pilot)
         assert len(app.model.rows) > small
         assert len(app.table.visible_rows) == app.table.size.height  # no blank line
+
+
+async def test_stepping_forward_shows_the_newest_rows_of_the_window(db_path: Path) -> None:
+    """Outside check: on a screen of several rows an interval, ``]`` kept the cursor's row
+    on view and scrolled the window's newest intervals off the top, so the header's range
+    stopped short and ``]`` said "newest interval" over rows nobody saw."""
+    host_recording(db_path, n_intervals=40, cpus=(0, 1, 2, 3))
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        for _ in range(6):
+            await pilot.press("left_square_bracket")
+            await settle(pilot)
+        for _ in range(6):
+            await pilot.press("right_square_bracket")
+            await settle(pilot)
+            assert app.model is not None
+            shown = app.table.visible_rows
+            assert max(r.end_us for r in shown) == app.model.rows[0].end_us
+            row = app.table.selected_row
+            assert row is not None and row in shown and row.values.get("id") == 0
+        assert newest(app) == START_US + 40 * MINUTE
+        assert "newest interval" not in app._message
