@@ -138,13 +138,7 @@ class IntervalTable(ScrollView, can_focus=True):
 
     def _find(self, row: Row) -> int | None:
         for i, candidate in enumerate(self._rows):
-            if (
-                candidate is not None
-                and candidate.end_us == row.end_us
-                and candidate.values.get("id") == row.values.get("id")
-                and candidate.values.get("device") == row.values.get("device")
-                and candidate.kind == row.kind
-            ):
+            if candidate is not None and candidate.end_us == row.end_us and _same(candidate, row):
                 return i
         return None
 
@@ -190,16 +184,9 @@ class IntervalTable(ScrollView, can_focus=True):
         height = max(1, self.size.height)
         row = self.selected_row
         if self.cursor >= height and row is not None:
-            same = [
-                i
-                for i in range(min(height, len(self._rows)))
-                if (candidate := self._rows[i]) is not None
-                and candidate.values.get("id") == row.values.get("id")
-                and candidate.values.get("device") == row.values.get("device")
-                and candidate.kind == row.kind
-            ]
-            below = [i for i in range(min(height, len(self._rows))) if self._rows[i] is not None]
-            found = same or below
+            on_view = [i for i in range(min(height, len(self._rows))) if self._rows[i]]
+            same = [i for i in on_view if _same(self._rows[i], row)]
+            found = same or on_view
             if found:
                 self.cursor = found[-1]
         self.scroll_to(y=0, animate=False, force=True)
@@ -273,3 +260,13 @@ class IntervalTable(ScrollView, can_focus=True):
         start, end = self._spans[self.column_cursor]
         middle = strip.crop(start, end).apply_style(COLUMN_CURSOR)
         return Strip.join([strip.crop(0, start), middle, strip.crop(end)])
+
+
+def _same(candidate: Row | None, row: Row) -> bool:
+    """Whether two rows are of one entity (in any interval)."""
+    return (
+        candidate is not None
+        and candidate.values.get("id") == row.values.get("id")
+        and candidate.values.get("device") == row.values.get("device")
+        and candidate.kind == row.kind
+    )
