@@ -476,19 +476,25 @@ class MonitorApp(App[int]):
         said = "" if holds else f"{covered}; nothing {asked}: showing the nearest"
         return landed, model, said
 
+    def _later(self, navigator: Navigator, state: ViewState, move: Later) -> ViewState | None:
+        if state.anchor_us is not None and state.anchor_us < move.newest_us:
+            # the newest bucket was cut at the moment jumped to: first show it whole
+            return state.at(move.newest_us)
+        found = navigator.after(move.newest_us, move.count, until_us=state.until_us)
+        if found is not None:
+            return state.at(found.end_us)
+        if self._live:
+            return state.at(None)
+        self.post_message(Notice("newest interval"))
+        return None
+
     def _target(self, reader: Reader, state: ViewState, move: Move) -> ViewState | None:
         """The view state ``move`` leads to (``None``, and a notice, when there is none)."""
         navigator = self._navigator(reader, state)
         if isinstance(move, Length):
             return self._length(reader, state, move.direction)
         if isinstance(move, Later):
-            found = navigator.after(move.newest_us, move.count, until_us=state.until_us)
-            if found is not None:
-                return state.at(found.end_us)
-            if self._live:
-                return state.at(None)
-            self.post_message(Notice("newest interval"))
-            return None
+            return self._later(navigator, state, move)
         span: Span | None = None
         if move.direction > 0 and state.until_us is not None:
             span = navigator.after(state.until_us)
@@ -1115,7 +1121,13 @@ class MonitorApp(App[int]):
             ends = sorted({r.end_us for r in rows}, reverse=True)
             index = min(intervals, len(ends) - 1)
             if intervals >= len(ends):
-                self.reload(self.state.at(min(ends) - 1))
+                oldest = min(r.start_us for r in rows)
+                extent = self.model.extent if self.model else None
+                if extent is not None and oldest <= extent.start_us:
+                    self._say("oldest interval")
+                    return
+                # the one before the oldest shown ends where it starts (a bucket is not cut)
+                self.reload(self.state.at(oldest))
             else:
                 self.reload(self.state.at(ends[index]))
             return

@@ -612,3 +612,31 @@ async def test_stepping_forward_shows_the_newest_rows_of_the_window(db_path: Pat
             assert row is not None and row in shown and row.values.get("id") == 0
         assert newest(app) == START_US + 40 * MINUTE
         assert "newest interval" not in app._message
+
+
+async def test_a_bucket_cut_at_a_jump_is_shown_whole_by_the_next_step(db_path: Path) -> None:
+    """Outside check: after ``j`` into a bucket, its row held the time up to the moment
+    jumped to, and ``]`` said "newest interval" though the bucket went on; at the oldest
+    bucket, ``[`` cut it to a minute short of itself instead of saying so."""
+    from esatui.screens.render import hms
+
+    host_recording(db_path, n_intervals=60, cpus=(0,))
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while app.state.interval_len_us != 15 * MINUTE:
+            await pilot.press("plus")
+            await settle(pilot)
+        await pilot.press("j", *hms(START_US + 40 * MINUTE)[:5], "enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.rows[0].partial  # 30-40 of 30-45
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        first = app.model.rows[0]
+        assert first.end_us == START_US + 45 * MINUTE and not first.partial
+        for _ in range(4):
+            await pilot.press("left_square_bracket")
+            await settle(pilot)
+        assert app._message == "oldest interval"
+        assert not any(r.partial for r in app.model.rows)
+        assert min(r.start_us for r in app.model.rows) == START_US
