@@ -55,13 +55,15 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * _SIZE_UNIT[unit])
 
 
-def parse_time(text: str, now: float | None = None) -> int:
+def parse_time(text: str, now: float | None = None, day: float | None = None) -> int:
     """A point in time -> microseconds since the epoch.
 
     Accepts ISO 8601 (``2026-11-21T14:30``, with or without an offset), ``YYYY-MM-DD HH:MM``,
-    ``HH:MM`` (today, local time), and relative times (``3h ago``, ``-90m``).
+    ``HH:MM`` (on the local date of ``day``, else of ``now``: today), and relative times
+    (``3h ago``, ``-90m``, before ``now``).
     """
     now = time.time() if now is None else now
+    day = now if day is None else day
     stripped = text.strip()
     rel = _RELATIVE.match(stripped)
     if rel:
@@ -74,7 +76,7 @@ def parse_time(text: str, now: float | None = None) -> int:
         else:
             return _in_range(text, int((now - ago) * 1_000_000))
     if re.fullmatch(r"\d{1,2}:\d{2}(:\d{2})?", stripped):
-        today = datetime.fromtimestamp(now).date().isoformat()
+        today = datetime.fromtimestamp(day).date().isoformat()
         stripped = f"{today}T{stripped}"
     try:
         moment = datetime.fromisoformat(stripped)

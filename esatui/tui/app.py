@@ -972,8 +972,11 @@ class MonitorApp(App[int]):
         newest = self._newest_shown()
         following = self._live and self.state.following
         seen = None if following or newest is None else newest / 1e6
+        # "14:30" on the day the newest interval lies in: one ending at midnight is the
+        # day before's
+        day = None if seen is None else seen - 1e-6
         try:
-            moment = parse_time(text, now=seen)
+            moment = parse_time(text, now=seen, day=day)
         except ParseError as exc:
             self._say(str(exc))
             return None

@@ -295,8 +295,9 @@ class GraphScreen(Screen[ViewState | None]):
         if not text:
             return
         seen = self.graph.ends_us[-1] / 1e6 if self.graph and self.graph.points else None
+        day = None if seen is None else seen - 1e-6  # as the table's j: a midnight end's day
         try:
-            moment = parse_time(text, now=seen)
+            moment = parse_time(text, now=seen, day=day)
         except ParseError as exc:
             self._say(str(exc))
             return

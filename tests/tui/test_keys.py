@@ -640,3 +640,23 @@ async def test_a_bucket_cut_at_a_jump_is_shown_whole_by_the_next_step(db_path: P
         assert app._message == "oldest interval"
         assert not any(r.partial for r in app.model.rows)
         assert min(r.start_us for r in app.model.rows) == START_US
+
+
+async def test_a_time_of_day_is_on_the_day_the_newest_interval_lies_in(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside check: a recording whose newest interval ends at midnight opened on it, and
+    ``j 23:30`` went to the next day (the one its end falls on) instead of half an hour
+    back on the day looked at."""
+    from tests.core.test_rollups import set_zone
+
+    set_zone(monkeypatch, "UTC")
+    midnight = START_US - START_US % (86_400 * 1_000_000) + 86_400 * 1_000_000
+    host_recording(db_path, n_intervals=60, cpus=(0,), start_us=midnight - 60 * MINUTE)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert newest(app) == midnight
+        await pilot.press("j", *"23:30", "enter")
+        await settle(pilot)
+        assert newest(app) == midnight - 30 * MINUTE, app._message
