@@ -262,7 +262,7 @@ class GraphScreen(Screen[ViewState | None]):
         self._shift(direction)
 
     def action_page(self, direction: int) -> None:
-        self._shift(direction * max(1, (self.graph.points if self.graph else 1)))
+        self._shift(direction * self.points)  # a graph's width, however many it shows now
 
     def _shift(self, count: int) -> None:
         """``count`` intervals later (negative: earlier)."""
@@ -276,7 +276,12 @@ class GraphScreen(Screen[ViewState | None]):
         elif -count < len(ends):
             self._fetch(self.state.at(ends[-1 + count]))
         else:
-            self._fetch(self.state.at(ends[0] - 1))
+            extent = self.model.extent
+            if extent is not None and graph.starts_us[0] <= extent.start_us:
+                self._say("oldest interval")  # nothing before it to show
+                return
+            # the one before the oldest shown ends where it starts (a bucket is not cut)
+            self._fetch(self.state.at(graph.starts_us[0]))
 
     def action_length(self, direction: int) -> None:
         self._fetch(self.state, length=direction)

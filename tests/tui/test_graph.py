@@ -209,3 +209,34 @@ async def test_at_80_columns_the_graphs_status_shows_a_message_whole(sim_db: Pat
         drawn_text = " ".join(bar.render_line(y).text.strip() for y in range(bar.size.height))
         assert view._message and view._message in " ".join(drawn_text.split())
         assert "? help" in drawn_text
+
+
+async def test_paging_a_graph_before_its_oldest_point_says_so(tmp_path: Path) -> None:
+    """Outside check: at 15 minutes PgUp before the oldest point cut the first bucket to a
+    one-point graph (then each PgDn moved by the points shown: 1, 2, 4 ...) and, at the
+    oldest, read nothing and said the column was not there."""
+    from tests.fixtures.recording import host_recording
+
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=60, cpus=(0,))
+    app = MonitorApp(db, live=False, screen="ESALNXC")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        for _ in range(3):  # 1m, 5m, 15m
+            await pilot.press("plus")
+            await settle(pilot)
+        await pilot.press("tab", "g")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == 4
+        ends = view.graph.ends_us
+        await pilot.press("pageup")
+        view = await drawn(pilot)
+        assert view._message == "oldest interval"
+        assert view.graph is not None and view.graph.ends_us == ends
+        for _ in range(3):
+            await pilot.press("left_square_bracket")
+            view = await drawn(pilot)
+        assert view.graph is not None and view.graph.ends_us == ends[:1]
+        await pilot.press("left_square_bracket")
+        view = await drawn(pilot)
+        assert view._message == "oldest interval"
+        assert view.graph is not None and view.graph.ends_us == ends[:1]
