@@ -128,6 +128,14 @@ class Recorded(Message):
         self.end_us = end_us
 
 
+class Unmoved(Message):
+    """A move found nowhere to go (its notice said why): ``request`` is over."""
+
+    def __init__(self, request: object) -> None:
+        super().__init__()
+        self.request = request
+
+
 class Notice(Message):
     def __init__(self, text: str, request: object = None) -> None:
         super().__init__()
@@ -292,6 +300,7 @@ class MonitorApp(App[int]):
         self._fetched = 0  # how many intervals the newest request asked for
         self._select: Row | None = None  # the row the next render puts the cursor on
         self._to_newest = False  # the next render shows the window's newest lines ([ ])
+        self._queued: list[Callable[[], None]] = []  # keys waiting for the load under way
         self._recorder_thread: threading.Thread | None = None
         self._firsts: dict[str, FirstSample] = {}  # live: first samples, by source
         self._first_boundary_us: int | None = None
@@ -388,6 +397,7 @@ class MonitorApp(App[int]):
                 reader = self._open_reader()
                 target = state if move is None else self._target(reader, state, move)
                 if target is None:
+                    self.post_message(Unmoved(request))
                     return
                 model = catalog.build_model(reader, target.screen, self._query(target, limit))
                 target, model, notice = self._landing(reader, target, model, limit)
@@ -569,6 +579,13 @@ class MonitorApp(App[int]):
             self._to_newest = False
             self.table.show_newest()
             self._render_header()  # the range of the rows now on view
+        if self._queued:
+            self._queued.pop(0)()  # the next key of a burst, from where this one led
+
+    def on_unmoved(self, message: Unmoved) -> None:
+        if message.request is self._pending:
+            self._pending = None
+            self._queued.clear()  # the keys after it would find nowhere either
 
     def on_notice(self, message: Notice) -> None:
         self._to_newest = False  # a step in time that found nothing
@@ -580,6 +597,8 @@ class MonitorApp(App[int]):
             return
         if message.request is not None and message.request is self._pending:
             self._close_answered_prompt()  # what it asked for could not be read
+            self._pending = None
+            self._queued.clear()
         self._message = message.text
         self._render_status()
 
@@ -820,7 +839,17 @@ class MonitorApp(App[int]):
         self.state = self.state.page(delta, n)
         self._render()  # a load under way keeps this page (on_loaded)
 
+    def _after_load(self, action: Callable[[], None]) -> bool:
+        """Whether ``action`` waits for the load under way: keys typed in a burst each
+        move on from where the one before led (``+ +`` is two steps, not one twice)."""
+        if self._pending is None:
+            return False
+        self._queued.append(action)
+        return True
+
     def action_step(self, direction: int) -> None:
+        if self._after_load(partial(self.action_step, direction)):
+            return
         if self.state.drilled:
             self._move(Neighbour(direction))
         else:
@@ -837,6 +866,8 @@ class MonitorApp(App[int]):
             self.reload(self.state.at(None))
 
     def action_length(self, direction: int) -> None:
+        if self._after_load(partial(self.action_length, direction)):
+            return
         self._move(Length(direction))
 
     def action_option(self, option: str) -> None:

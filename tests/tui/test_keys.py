@@ -660,3 +660,28 @@ async def test_a_time_of_day_is_on_the_day_the_newest_interval_lies_in(
         await pilot.press("j", *"23:30", "enter")
         await settle(pilot)
         assert newest(app) == midnight - 30 * MINUTE, app._message
+
+
+async def test_keys_typed_in_a_burst_each_take_their_step(db_path: Path) -> None:
+    """Outside check (tmux send-keys): ``+ +`` went one step and ``[ [ [`` one interval:
+    each key started from the view the one before had not reached yet. The keys' actions
+    run back to back here, as a burst's do before any load is back."""
+    host_recording(db_path, n_intervals=60, cpus=(0,))
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for _ in range(3):  # 1m, 5m, 15m
+            app.action_length(1)
+        for _ in range(4):
+            await settle(pilot)
+        assert app.state.interval_len_us == 15 * MINUTE
+        for _ in range(2):  # 5m, 1m
+            app.action_length(-1)
+        for _ in range(4):
+            await settle(pilot)
+        assert app.state.interval_len_us == MINUTE
+        for _ in range(3):
+            app.action_step(-1)
+        for _ in range(4):
+            await settle(pilot)
+        assert newest(app) == START_US + 57 * MINUTE
