@@ -828,8 +828,8 @@ class MonitorApp(App[int]):
         if (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
             table.page(direction)
         elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
-            # the page just before the oldest interval shown
-            self.reload(self.state.at(min(r.end_us for r in self.model.rows) - 1))
+            # the page just before the oldest interval shown (or "oldest interval")
+            self._shift_window(len({r.end_us for r in self.model.rows}))
         elif not self.state.drilled:
             self._shift_window(-self._window())
 

@@ -685,3 +685,20 @@ async def test_keys_typed_in_a_burst_each_take_their_step(db_path: Path) -> None
         for _ in range(4):
             await settle(pilot)
         assert newest(app) == START_US + 57 * MINUTE
+
+
+async def test_page_down_past_the_oldest_bucket_says_so(db_path: Path) -> None:
+    """PgDn at the bottom read the page before the oldest row from a microsecond before its
+    end: in a bucketed view, that bucket again, cut a microsecond short."""
+    host_recording(db_path, n_intervals=60, cpus=(0,))
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        while app.state.interval_len_us != 15 * MINUTE:
+            await pilot.press("plus")
+            await settle(pilot)
+        await pilot.press("pagedown", "pagedown")
+        await settle(pilot)
+        assert app._message == "oldest interval"
+        assert app.model is not None and not any(r.partial for r in app.model.rows)
+        assert newest(app) == START_US + 60 * MINUTE
