@@ -365,9 +365,12 @@ class MonitorApp(App[int]):
         if state is not None:  # the user went somewhere: what was said before is past
             self.state = state
             self._forget_said()
-        self._pending = self.state
+        # a request of its own: two reloads of one state (two intervals recorded in a row)
+        # are two requests, and only the newer one's model is taken
+        request = object()
+        self._pending = request
         self._fetched = self._window()
-        self._load(self.state, self._fetched)
+        self._load(request, self.state, self._fetched)
 
     def _window(self) -> int:
         """How many intervals a load fetches: as many as the table has lines."""
@@ -382,8 +385,8 @@ class MonitorApp(App[int]):
         self._navigate(request, self.state, move, self._fetched)
 
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
-    def _load(self, state: ViewState, limit: int) -> None:
-        self._read(state, state, None, limit)
+    def _load(self, request: object, state: ViewState, limit: int) -> None:
+        self._read(request, state, None, limit)
 
     @work(thread=True, exclusive=True, group=LOAD_GROUP)
     def _navigate(self, request: object, state: ViewState, move: Move, limit: int) -> None:
