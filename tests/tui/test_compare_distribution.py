@@ -12,6 +12,7 @@ from esatui.tui.app import MonitorApp
 from esatui.tui.pilot import settle
 from esatui.tui.textview import TextView
 from tests.fixtures.recording import START_US, host_recording
+from tests.tui.test_keys import lengthen_to
 
 SIZE = (140, 40)
 
@@ -170,9 +171,7 @@ async def test_d_on_a_partial_last_bucket_reads_only_its_intervals_in_range(
     app = MonitorApp(db_path, live=False, screen="ESALNXC", until_us=until)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        while app.state.interval_len_us != 5 * 60_000_000:
-            await pilot.press("plus")
-            await settle(pilot)
+        await lengthen_to(pilot, app, 5 * 60_000_000)
         assert app.model is not None
         newest = app.model.rows[0]
         assert newest.end_us == until or newest.partial

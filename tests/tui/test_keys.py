@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import Input
 
 from esatui.collectors.host import CPU
@@ -408,14 +409,25 @@ def showing_help(app: MonitorApp) -> bool:
     return isinstance(app.screen, HelpScreen)
 
 
+async def open_help(pilot: Pilot[int], app: MonitorApp) -> None:
+    await settle(pilot)
+    await pilot.press("question_mark")
+    await settle(pilot)
+    assert showing_help(app)
+
+
+async def lengthen_to(pilot: Pilot[int], app: MonitorApp, length_us: int) -> None:
+    """``+`` until the view's interval length is ``length_us``."""
+    while app.state.interval_len_us != length_us:
+        await pilot.press("plus")
+        await settle(pilot)
+
+
 async def test_help_and_quit(db_path: Path) -> None:
     host_recording(db_path, n_intervals=3)
     app = app_for(db_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert showing_help(app)
+        await open_help(pilot, app)
         await pilot.press("escape")
         await settle(pilot)
         assert not showing_help(app)
@@ -453,10 +465,7 @@ async def test_q_quits_from_the_help_too(db_path: Path) -> None:
     host_recording(db_path, n_intervals=3)
     app = app_for(db_path)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("question_mark")
-        await settle(pilot)
-        assert showing_help(app)
+        await open_help(pilot, app)
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
@@ -624,9 +633,7 @@ async def test_a_bucket_cut_at_a_jump_is_shown_whole_by_the_next_step(db_path: P
     app = app_for(db_path, screen="ESALNXC")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        while app.state.interval_len_us != 15 * MINUTE:
-            await pilot.press("plus")
-            await settle(pilot)
+        await lengthen_to(pilot, app, 15 * MINUTE)
         await pilot.press("j", *hms(START_US + 40 * MINUTE)[:5], "enter")
         await settle(pilot)
         assert app.model is not None and app.model.rows[0].partial  # 30-40 of 30-45
@@ -694,9 +701,7 @@ async def test_page_down_past_the_oldest_bucket_says_so(db_path: Path) -> None:
     app = app_for(db_path, screen="ESALNXC")
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        while app.state.interval_len_us != 15 * MINUTE:
-            await pilot.press("plus")
-            await settle(pilot)
+        await lengthen_to(pilot, app, 15 * MINUTE)
         await pilot.press("pagedown", "pagedown")
         await settle(pilot)
         assert app._message == "oldest interval"
