@@ -4,9 +4,9 @@ It draws the same model the table shows (``screens/graph.py`` takes the series f
 ``screens/plot.py`` draws them on textual-plotext's widget), over as many intervals as the
 plot is wide, ending where the table's newest row is. Time moves with the table's keys
 (``[ ]``, PgUp/PgDn, ``j``, ``+``/``-``); Left/Right move a point cursor and Enter opens the
-table at that interval; Up/Down emphasise another entity; ``o`` overlays a second column on
-its own axis (the emphasised entity's line). Reading happens in a thread worker through the
-monitor (:class:`GraphHost`), never on the UI thread.
+table at that interval, on the emphasised entity's row; Up/Down emphasise another entity;
+``o`` overlays a second column on its own axis (the emphasised entity's line). Reading
+happens in a thread worker through the monitor (:class:`GraphHost`), never on the UI thread.
 """
 
 from __future__ import annotations
@@ -231,7 +231,18 @@ class GraphScreen(Screen[ViewState | None]):
         cursor = self._cursor()
         if self.graph is None or cursor is None:
             return
-        self.dismiss(replace(self.state, anchor_us=self.graph.ends_us[cursor]))
+        point = self.graph.ends_us[cursor]
+        self.dismiss(replace(self.state, anchor_us=point, selected=self._emphasised(point)))
+
+    def _emphasised(self, end_us: int) -> Row | None:
+        """The emphasised line's row of the interval ending at ``end_us`` (the table's
+        cursor goes there), if it has one."""
+        keys = entity_columns(self.model)
+        emphasis = self.graph.emphasis if self.graph is not None else None
+        for row in self.model.rows:
+            if row.end_us == end_us and entity_label(keys, row) == emphasis:
+                return row
+        return None
 
     def action_cursor(self, delta: int) -> None:
         cursor = self._cursor()

@@ -21,8 +21,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from esatui.screens.model import Row
+from esatui.screens.model import Column, Row
 from esatui.screens.render import Body, Line
+from esatui.screens.rowkey import entity_key, key_columns
 
 STYLES: dict[str, Style] = {
     "title": Style(bold=True, color="bright_white"),
@@ -137,8 +138,13 @@ class IntervalTable(ScrollView, can_focus=True):
         return [r for r in self._rows[top : top + height] if r is not None]
 
     def _find(self, row: Row) -> int | None:
+        keys = key_columns(self._body.columns)
         for i, candidate in enumerate(self._rows):
-            if candidate is not None and candidate.end_us == row.end_us and _same(candidate, row):
+            if (
+                candidate is not None
+                and candidate.end_us == row.end_us
+                and _same(keys, candidate, row)
+            ):
                 return i
         return None
 
@@ -185,7 +191,8 @@ class IntervalTable(ScrollView, can_focus=True):
         row = self.selected_row
         if self.cursor >= height and row is not None:
             on_view = [i for i in range(min(height, len(self._rows))) if self._rows[i]]
-            same = [i for i in on_view if _same(self._rows[i], row)]
+            keys = key_columns(self._body.columns)
+            same = [i for i in on_view if _same(keys, self._rows[i], row)]
             found = same or on_view
             if found:
                 self.cursor = found[-1]
@@ -262,11 +269,7 @@ class IntervalTable(ScrollView, can_focus=True):
         return Strip.join([strip.crop(0, start), middle, strip.crop(end)])
 
 
-def _same(candidate: Row | None, row: Row) -> bool:
-    """Whether two rows are of one entity (in any interval)."""
-    return (
-        candidate is not None
-        and candidate.values.get("id") == row.values.get("id")
-        and candidate.values.get("device") == row.values.get("device")
-        and candidate.kind == row.kind
-    )
+def _same(keys: Sequence[Column], candidate: Row | None, row: Row) -> bool:
+    """Whether two rows are of one entity (in any interval): ``keys``, the screen's columns
+    that name it."""
+    return candidate is not None and entity_key(keys, candidate) == entity_key(keys, row)

@@ -62,13 +62,19 @@ async def test_g_draws_a_line_per_entity_and_enter_opens_the_table(sim_db: Path,
         assert len(graph.primary.series) == min(len(entities), MAX_LINES)
         if len(entities) > 1:
             assert graph.emphasis == entity_label(entity_columns(model), row)
-        # Enter on a point two back: the table at that interval
+        # another entity emphasised, then Enter on a point two back: the table at that
+        # interval, on the emphasised entity's row
+        await pilot.press("down")
+        emphasis = view.graph.emphasis if view.graph is not None else None
         await pilot.press("left", "left", "enter")
         await settle(pilot)
         assert not isinstance(app.screen, GraphScreen)
         point = graph.ends_us[-3] if graph.points >= 3 else graph.ends_us[0]
         assert app.state.anchor_us == point
         assert app.model is not None and app.model.rows[0].end_us == point
+        selected = app.table.selected_row
+        assert selected is not None and selected.end_us == point
+        assert entity_label(entity_columns(app.model), selected) == emphasis
 
 
 async def test_time_keys_overlay_and_emphasis(sim_db: Path) -> None:
