@@ -24,7 +24,14 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 from textual_plotext import PlotextPlot
 
-from esatui.screens.graph import Graph, entity_columns, entity_label, graph_of, numeric_columns
+from esatui.screens.graph import (
+    Graph,
+    Plotted,
+    entity_columns,
+    entity_label,
+    graph_of,
+    numeric_columns,
+)
 from esatui.screens.model import Row, ScreenModel, Threshold
 from esatui.screens.plot import draw, heading
 from esatui.screens.render import moment_text
@@ -206,17 +213,13 @@ class GraphScreen(Screen[ViewState | None]):
         self.query_one("#graph-status", Static).update(Text("  |  ".join(parts)))
 
     def _value_at(self, graph: Graph, cursor: int) -> str:
-        """The emphasised (or only) line's value at the cursor, as text."""
-        for series in graph.primary.series:
-            if series.label == graph.emphasis or len(graph.primary.series) == 1:
-                value = series.values[cursor]
-                name = series.label or graph.primary.column.id
-                return f"{name} {'.' if value is None else f'{value:,.{self._decimals()}f}'}"
-        return ""
-
-    def _decimals(self) -> int:
-        decimals = self.graph.primary.column.decimals if self.graph else None
-        return 1 if decimals is None else decimals
+        """The emphasised (or only) line's value at the cursor, as text, and the overlay's
+        beside it."""
+        texts = [
+            _point_text(graph.primary, graph.emphasis, cursor),
+            "" if graph.overlay is None else _point_text(graph.overlay, graph.emphasis, cursor),
+        ]
+        return "  ".join(text for text in texts if text)
 
     def _say(self, text: str) -> None:
         self._message = text
@@ -349,3 +352,15 @@ def choice_for(
     emphasis = entity_label(entity_columns(model), row) if row is not None else None
     numeric = {c.id for c in numeric_columns(model)}
     return GraphChoice(column_id if column_id in numeric else default(), emphasis=emphasis)
+
+
+def _point_text(plotted: Plotted, emphasis: str | None, cursor: int) -> str:
+    """``IFL 2 busy 41.3``: the emphasised (or only) line of ``plotted`` at the cursor."""
+    column = plotted.column
+    for series in plotted.series:
+        if series.label == emphasis or len(plotted.series) == 1:
+            value = series.values[cursor]
+            decimals = 1 if column.decimals is None else column.decimals
+            shown = "." if value is None else f"{value:,.{decimals}f}"
+            return " ".join(part for part in (series.label, column.id, shown) if part)
+    return ""

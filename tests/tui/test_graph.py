@@ -129,6 +129,27 @@ async def test_time_keys_overlay_and_emphasis(sim_db: Path) -> None:
         assert not isinstance(app.screen, GraphScreen)
 
 
+async def test_the_status_gives_the_points_value_and_the_overlays(sim_db: Path) -> None:
+    """Before: with an overlay on, the status gave the primary column's value alone."""
+    app = MonitorApp(sim_db, live=False, screen="ESACPUU")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        await drawn(pilot)
+        await pilot.press("o", "down", "left")
+        view = await drawn(pilot)
+        graph = view.graph
+        assert graph is not None and graph.overlay is not None
+        series = {s.label: s for s in graph.primary.series}[graph.emphasis or ""]
+        overlay = graph.overlay.series[0]
+        bar = view.query_one("#graph-status")
+        shown = " ".join(bar.render_line(y).text.strip() for y in range(bar.size.height))
+        assert (
+            f"{graph.emphasis} {graph.primary.column.id} {series.values[-2]:,.1f}  "
+            f"{graph.emphasis} emul {overlay.values[-2]:,.1f}"
+        ) in shown
+
+
 async def test_a_screen_without_entities_draws_one_line_with_its_thresholds(
     sim_db: Path,
 ) -> None:
