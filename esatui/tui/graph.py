@@ -106,6 +106,8 @@ class GraphScreen(Screen[ViewState | None]):
         self.graph: Graph | None = None
         self._message = ""
         self._pending: object = None
+        self._limit = 0  # the intervals asked for by the last reading
+        self._keep_us: int | None = None  # the point the cursor stays on after a refit
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -137,7 +139,8 @@ class GraphScreen(Screen[ViewState | None]):
     ) -> None:
         request = object()
         self._pending = request
-        self._read(request, state, later, length, self.points)
+        self._limit = self.points
+        self._read(request, state, later, length, self._limit)
 
     @work(thread=True, exclusive=True, group="graph")
     def _read(
@@ -156,7 +159,10 @@ class GraphScreen(Screen[ViewState | None]):
         if request is not self._pending or not self.is_attached:
             return
         self.state, self.model = state, model
-        self.choice = replace(self.choice, cursor=None)
+        keep, self._keep_us = self._keep_us, None
+        ends = sorted({row.end_us for row in model.rows})
+        cursor = ends.index(keep) if keep in ends else None
+        self.choice = replace(self.choice, cursor=cursor)
         self._draw()
 
     # --- drawing ------------------------------------------------------------------------
@@ -189,8 +195,13 @@ class GraphScreen(Screen[ViewState | None]):
         self._render_status()
 
     def on_resize(self) -> None:
-        if self.graph is not None:
-            self._draw()
+        if self.graph is None:
+            return
+        self._draw()
+        if self.points != self._limit:  # as many intervals as the new width has columns
+            cursor = self._cursor()
+            self._keep_us = None if self.choice.cursor is None else self.graph.ends_us[cursor or 0]
+            self._fetch(self.state)
 
     def _cursor(self) -> int | None:
         if self.graph is None or not self.graph.points:

@@ -267,3 +267,27 @@ async def test_paging_a_graph_before_its_oldest_point_says_so(tmp_path: Path) ->
         view = await drawn(pilot)
         assert view._message == "oldest interval"
         assert view.graph is not None and view.graph.ends_us == ends[:1]
+
+
+async def test_a_resize_refits_the_graph_to_its_width(tmp_path: Path) -> None:
+    """Before: a narrower terminal squeezed the intervals read for the wider one into the
+    plot (a wider one left columns empty) until the next key; the point under the cursor
+    stays where it was."""
+    from tests.fixtures.recording import host_recording
+
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=200, cpus=(0,))
+    app = MonitorApp(db, live=False, screen="ESALNXC")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == view.points == 132 - 16
+        newest = view.graph.ends_us[-1]
+        await pilot.press("left", "left", "left")
+        point = view.graph.ends_us[-4]
+        await pilot.resize_terminal(80, 24)
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == 80 - 16
+        assert view.graph.ends_us[-1] == newest
+        cursor = view._cursor()
+        assert cursor is not None and view.graph.ends_us[cursor] == point
