@@ -25,8 +25,18 @@ LCPU = Kind(
             counter("busy_us", "us", "time dispatched (when the split below is unknown)"),
             counter("emul_us", "us", "guest emulation time"),
             counter("user_us", "us", "CP time on behalf of guests"),
-            counter("syst_us", "us", "CP time for itself"),
-            counter("idle_us", "us", "wait (voluntary) time"),
+            counter(
+                "syst_us",
+                "us",
+                "CP time for itself (the z/VM monitor's PFXTMSYS: zpmd's offset alone)",
+                provisional=True,
+            ),
+            counter(
+                "idle_us",
+                "us",
+                "wait (voluntary) time (the z/VM monitor's PFXTOTWT: zpmd's offset alone)",
+                provisional=True,
+            ),
             counter(
                 "steal_us",
                 "us",

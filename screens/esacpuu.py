@@ -69,7 +69,15 @@ NORMALIZED = "normalized"
 _pct = percent_columns("Percent of one processor")
 
 
-TYPE = Column("type", ("", "Type"), 4, key=True, repeat=False, doc="processor type")
+TYPE = Column(
+    "type",
+    ("", "Type"),
+    4,
+    key=True,
+    repeat=False,
+    provisional=True,  # the monitor's D0R2 PFXCPUTY: zpmd's offset alone
+    doc="processor type",
+)
 CORE = Column(
     "core",
     ("", "Core"),
@@ -83,21 +91,28 @@ COLUMNS = (
     TIME,
     TYPE,
     Column("id", ("", "ID"), 4, 0, key=True, doc="logical processor address; Tot: the type's sum"),
-    _pct("total", "Total", "util", "emul + user + syst (busy when the source cannot split it)"),
+    replace(
+        _pct("total", "Total", "util", "emul + user + syst (busy when the source cannot split it)"),
+        provisional=True,  # syst: the monitor's PFXTMSYS
+    ),
     _pct("emul", "Emul", "time", "guest emulation"),
     _pct("user", "", "User", "CP time on behalf of guests"),
     replace(
         _pct("syst", "", "Syst", "CP time for itself; Enter: ESALOCK, how much of it is spinning"),
         drill="ESALOCK",
+        provisional=True,  # the monitor's PFXTMSYS: zpmd's offset alone
     ),
-    _pct("idle", "", "Idle", "wait"),
-    _pct(
-        "steal",
-        "",
-        "Steal",
-        "ready but not dispatched by PR/SM: 100 - total - idle (. where the source gives "
-        "no idle: not dispatched holds the idle wait too)",
-        threshold="steal",
+    replace(_pct("idle", "", "Idle", "wait"), provisional=True),  # the monitor's PFXTOTWT
+    replace(
+        _pct(
+            "steal",
+            "",
+            "Steal",
+            "ready but not dispatched by PR/SM: 100 - total - idle (. where the source gives "
+            "no idle: not dispatched holds the idle wait too)",
+            threshold="steal",
+        ),
+        provisional=True,  # of total and idle
     ),
     _pct(
         "mgmt",

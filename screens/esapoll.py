@@ -134,6 +134,7 @@ COLUMNS = (
         "%",
         _BUSY,
         threshold="busy_per_kvnq",
+        provisional=True,  # CP for itself: D0R2 PFXTMSYS, zpmd's offset alone
         doc="the LPAR's busy time (guest + CP) as % of one processor per 1000 virtual NQs "
         f"a second (seed 002's metric; 1.0 = 10 µs of CPU per operation); {_ALL_CP} "
         "(marked only when unsucc_dq_s is too)",
@@ -156,6 +157,7 @@ COLUMNS = (
         "%",
         _BUSY,
         drill="ESALOCK",
+        provisional=True,  # PFXTMSYS
         doc="CP time on the guests' behalf and for itself per 1000 virtual NQs a second "
         f"(D0R2 PFXUTIME − PFXPRBTM, PFXTMSYS); {_ALL_CP}; Enter: ESALOCK, whether CP spins",
     ),
@@ -176,6 +178,7 @@ COLUMNS = (
         "us",
         _US_OP,
         drill="ESALOCK",
+        provisional=True,  # PFXTMSYS
         doc=f"CP µs per virtual NQ (cp_busy_per_kvnq × 10); {_ALL_CP}; Enter: ESALOCK",
     ),
 )

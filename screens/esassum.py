@@ -164,6 +164,8 @@ def _type_columns(cpu_type: str, drill: str) -> tuple[Column, Column]:
             "%",
             _CPU,
             drill=drill,
+            # the hypervisor's view: the monitor's PFXTMSYS and processor type (zpmd's)
+            provisional=drill == "ESACPUU",
             doc=f"{cpu_type} busy, % of one CPU (sum over the CPUs, each for its time online)",
         ),
     )

@@ -79,7 +79,7 @@ class ThresholdDoc:
 
 # The defaults leave the seeds' normal intervals unmarked and mark what costs: polling is
 # judged by its cost (unsuccessful dequeues per second), never by the DQ/operation ratio
-# alone, which explodes at low load while costing nothing (seed 001's 10:36 row: 437 polls
+# alone, which explodes at low load while costing nothing (seed 000's 10:36 row of 03/06: 437 polls
 # per operation at 0.6 operations a second). A test runs every seed row through them.
 DEFAULT_THRESHOLDS: Mapping[str, Threshold] = {
     "steal": Threshold(10.0, 25.0),
@@ -126,8 +126,8 @@ THRESHOLD_DOCS: Mapping[str, ThresholdDoc] = {
         "dequeues per operation, only when the dequeues beyond one per operation also "
         "reach unsucc_dq_s per second",
         "2 and 5 polls per operation mean much only at a rate where they cost: seed 000's "
-        "normal 3.6 at 5 operations a second (13 unsuccessful DQs a second) and seed 001's "
-        "437 at 0.6 a second cost nothing and are not marked",
+        "normal 3.6 at 5 operations a second (13 unsuccessful DQs a second) and its "
+        "437 at 0.6 a second (03/06 10:36) cost nothing and are not marked",
     ),
     "busy_per_kvnq": ThresholdDoc(
         "% per 1000 VNQ/s",

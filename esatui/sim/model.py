@@ -507,8 +507,13 @@ class SimulatedSystem:
                 VcpuTicks(j, *(int(x * USER_HZ / 1e6) for x in st)) for j, st in enumerate(g.stat)
             )
             last = self._last
-            requestq = _poisson(rng, last.requestq_avg[index]) if last else 0
-            pendingq = _poisson(rng, last.pendingq_avg[index]) if last else 0
+            # each thread waits for its reply: a guest never has more requests out than
+            # threads (seed 002: a single-threaded guest "will find at most one reply"),
+            # and no more on the AP queue than its depth
+            drawn = _poisson(rng, last.pendingq_avg[index]) if last else 0
+            pendingq = min(drawn, p.threads, self.mech.linux_queue_limit)
+            drawn = _poisson(rng, last.requestq_avg[index]) if last else 0
+            requestq = min(drawn, p.threads - pendingq)
             requests = self._path[self._layout.guest(index) + GUEST.index("request_count")]
             apq = ApQueueState(
                 card=0,
@@ -516,7 +521,7 @@ class SimulatedSystem:
                 card_type=p.card_type,
                 request_count=int(requests),
                 requestq_count=requestq,
-                pendingq_count=min(pendingq, self.mech.linux_queue_limit),
+                pendingq_count=pendingq,
             )
             timeout = 0 if p.poll_timeout_us == "irq" else round(float(p.poll_timeout_us) * 1000)
             bus = ApBusState(

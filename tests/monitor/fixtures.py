@@ -1,6 +1,6 @@
 """Monitor data reproducing the seed documents' screens, for tests now and screen tests later.
 
-- :data:`SEED001_ESACRYPT`: seed 001's ESACRYPT rows 10:33-10:36 (03/06);
+- :data:`SEED000_0306_ESACRYPT`: seed 000's ESACRYPT rows 10:33-10:36 (03/06, its second screen);
 - :data:`SEED000_ESACRYPT`, :data:`SEED000_ESACRYPA`: seed 000's ESACRYPT rows 18:48-18:53 and
   its ESACRYPA at 18:53 (4 CEX4A APs doing RSA 2048 CRT);
 - :data:`SEED002_TABLE1`: seed 002 Table 1 (service times per virtual NQ, ETR).
@@ -52,8 +52,8 @@ class CryptRow:
     rej_real: float = 0.0
 
 
-SEED001_DATE = (2016, 3, 6)
-SEED001_ESACRYPT = (
+SEED000_0306_DATE = (2016, 3, 6)
+SEED000_0306_ESACRYPT = (
     CryptRow("10:33", 33.6, 33.6, 793.3, 53.3, 33.6, 33.6, 0, 2.53, 1.15),
     CryptRow("10:34", 336.9, 336.9, 834.1, 615.8, 336.9, 336.9, 0, 2.97, 1.57),
     CryptRow("10:35", 36.5, 36.5, 949.9, 146.5, 36.5, 36.5, 0, 7.02, 5.44),

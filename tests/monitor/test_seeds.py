@@ -18,7 +18,7 @@ def _f(x: float | None, decimals: int) -> str:
 
 @pytest.mark.parametrize(
     ("rows", "date"),
-    [(F.SEED001_ESACRYPT, F.SEED001_DATE), (F.SEED000_ESACRYPT, F.SEED000_DATE)],
+    [(F.SEED000_0306_ESACRYPT, F.SEED000_0306_DATE), (F.SEED000_ESACRYPT, F.SEED000_DATE)],
 )
 @pytest.mark.parametrize("length", [112, 128, 360])
 def test_esacrypt_rows(
@@ -44,9 +44,9 @@ def test_esacrypt_rows(
         assert _f(got["rej_real"], 0) == "0"
 
 
-def test_seed001_1034_polling_columns(tmp_path: Path, ctx: SourceContext) -> None:
-    rows = F.SEED001_ESACRYPT
-    path = F.write_monwrite(tmp_path / "c.mon", F.esacrypt_intervals(rows, F.SEED001_DATE))
+def test_seed000_1034_polling_columns(tmp_path: Path, ctx: SourceContext) -> None:
+    rows = F.SEED000_0306_ESACRYPT
+    path = F.write_monwrite(tmp_path / "c.mon", F.esacrypt_intervals(rows, F.SEED000_0306_DATE))
     s = list(MonwriteSource(ctx, path).samples())
     row = F.esacrypt_row(s[1], s[2])  # 10:34
     assert _f(row["ms_op_virt"], 2) == "2.97"

@@ -1,6 +1,6 @@
 """MONWRITE files and recordings for the crypto screens, from the seeds (tests/monitor/fixtures).
 
-- :func:`seed001_file`: D5R9 records 60 s apart whose counters advance like seed 001's
+- :func:`seed000_0306_file`: D5R9 records 60 s apart whose counters advance like seed 000's (03/06)
   ESACRYPT rows 10:33-10:36;
 - :func:`seed000_file`: seed 000's ESACRYPT rows 18:48-18:53 plus D5R10 records (4 CEX4A
   APs doing RSA 2048 CRT, the 18:53 ESACRYPA figures in every interval);
@@ -31,9 +31,9 @@ MINUTE_US = 60_000_000
 NODE = "ZVMSIM"  # the D1R4 system name the encoder writes
 
 
-def seed001_file(path: Path, length: int = 112) -> Path:
+def seed000_0306_file(path: Path, length: int = 112) -> Path:
     return F.write_monwrite(
-        path, F.esacrypt_intervals(F.SEED001_ESACRYPT, F.SEED001_DATE, length=length)
+        path, F.esacrypt_intervals(F.SEED000_0306_ESACRYPT, F.SEED000_0306_DATE, length=length)
     )
 
 

@@ -65,8 +65,8 @@ def _imported(tmp: Path, build: Callable[[Path], Path]) -> Path:
 
 
 @pytest.fixture(scope="module")
-def seed001_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _imported(tmp_path_factory.mktemp("s001"), D.seed001_file)
+def seed000_0306_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory.mktemp("s000-0306"), D.seed000_0306_file)
 
 
 @pytest.fixture(scope="module")
@@ -98,15 +98,15 @@ def _check_esacrypt_rows(doc: Any, rows: tuple[F.CryptRow, ...]) -> None:
 
 
 @pytest.mark.parametrize("length", [112, 128, 360])
-def test_seed001_esacrypt_through_the_cli(
+def test_seed000_0306_esacrypt_through_the_cli(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], length: int
 ) -> None:
     db = tmp_path / "x.sqlite"
-    out = collect(capsys, D.seed001_file(tmp_path / "s001.mon", length), db)
+    out = collect(capsys, D.seed000_0306_file(tmp_path / "s000-0306.mon", length), db)
     assert "4 intervals recorded (sources: monitor)" in out
     doc = export_json(capsys, "ESACRYPT", db)
     assert doc["screen"] == "ESACRYPT" and doc["title"] == "Crypto Facility Analysis"
-    _check_esacrypt_rows(doc, F.SEED001_ESACRYPT)
+    _check_esacrypt_rows(doc, F.SEED000_0306_ESACRYPT)
     at_1034 = by_time(doc["rows"])["10:34"]
     assert (printed(at_1034["ms_op_virt"], 2), printed(at_1034["ms_op_real"], 2)) == (
         "2.97",
@@ -189,14 +189,14 @@ def test_seed002_hserv_through_the_data(seed002_db: Path) -> None:
 # --- the screens' behaviour -----------------------------------------------------------------
 
 
-def test_esacrypt_highlights_and_drills(seed001_db: Path) -> None:
-    with SqliteReader.open(seed001_db) as reader:
+def test_esacrypt_highlights_and_drills(seed000_0306_db: Path) -> None:
+    with SqliteReader.open(seed000_0306_db) as reader:
         model = catalog.build_model(reader, "ESACRYPT", catalog.Query())
     by_end = {r.end_us: r for r in model.rows}
-    at_1034 = by_end[F.end_us(F.SEED001_DATE, "10:34")]
+    at_1034 = by_end[F.end_us(F.SEED000_0306_DATE, "10:34")]
     # 2.48 DQ/op, but only 497 unsuccessful DQs a second: nothing that costs
     assert at_1034.levels["dq_per_op_virt"] is Level.NONE
-    at_1036 = by_end[F.end_us(F.SEED001_DATE, "10:36")]
+    at_1036 = by_end[F.end_us(F.SEED000_0306_DATE, "10:36")]
     # 437 polls per operation at 0.6 operations a second cost nothing either
     assert at_1036.levels["dq_per_op_virt"] is Level.NONE
     assert all(level is Level.NONE for r in model.rows for level in r.levels.values())
@@ -205,9 +205,11 @@ def test_esacrypt_highlights_and_drills(seed001_db: Path) -> None:
     assert (drill.start_us, drill.end_us) == (at_1034.start_us, at_1034.end_us)
 
 
-def test_thresholds_are_configurable(seed001_db: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_thresholds_are_configurable(
+    seed000_0306_db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     costly = ("--threshold", "unsucc_dq_s=200,1000")  # as if 200 a second were expensive here
-    text = export(capsys, "ESACRYPT", seed001_db, *costly, "--threshold", "dq_per_op=3,500")
+    text = export(capsys, "ESACRYPT", seed000_0306_db, *costly, "--threshold", "dq_per_op=3,500")
     line = next(ln for ln in text.splitlines() if ln.startswith("10:34:00"))
     assert "2.48 " in line and "2.48*" not in line  # 497 unsuccessful/s, but below 3 DQ/op
     line = next(ln for ln in text.splitlines() if ln.startswith("10:36:00"))
@@ -241,11 +243,11 @@ def test_drills_land_on_the_same_interval(seed000_db: Path) -> None:
 
 
 def test_esapoll_without_the_split_and_without_zcrypt(
-    seed001_db: Path, capsys: pytest.CaptureFixture[str]
+    seed000_0306_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Seed 001's 112-byte records (z/VM 6.3) have no NSERV/DSERV/HSERV: unavailable, not
-    0 µs; no zcrypt recorded: guest_poll unavailable."""
-    doc = export_json(capsys, "ESAPOLL", seed001_db)
+    """Seed 000's 03/06 rows in 112-byte records (z/VM 6.3) have no NSERV/DSERV/HSERV:
+    unavailable, not 0 µs; no zcrypt recorded: guest_poll unavailable."""
+    doc = export_json(capsys, "ESAPOLL", seed000_0306_db)
     at_1034 = by_time(doc["rows"])["10:34"]
     assert at_1034["nserv_us"] is None and at_1034["dserv_us"] is None
     assert at_1034["dserv_pct"] is None and at_1034["guest_poll"] is None
@@ -253,7 +255,7 @@ def test_esapoll_without_the_split_and_without_zcrypt(
     assert printed(at_1034["rserv_us"], 3) == "1570.000"
     assert printed(at_1034["poll_ms"], 2) == "1.40"
     assert printed(at_1034["dq_per_op_virt"], 2) == "2.48"
-    text = export(capsys, "ESAPOLL", seed001_db)
+    text = export(capsys, "ESAPOLL", seed000_0306_db)
     assert "beyond CP: polling + CP's NQ wait (7.0 DQ/op)" in text.splitlines()[3]
 
 
@@ -298,13 +300,13 @@ def test_esapoll_explains_what_drives_the_latency(seed002_db: Path) -> None:
         assert [r.levels["dserv_pct"] for r in model.rows] == [Level.NONE] * 3
 
 
-def test_esassum_helpers(seed001_db: Path) -> None:
-    with SqliteReader.open(seed001_db) as reader:
+def test_esassum_helpers(seed000_0306_db: Path) -> None:
+    with SqliteReader.open(seed000_0306_db) as reader:
         node = reader.queries.node_id(None)
         assert node is not None
         slots = load_slots(reader, ("crypto",), (), None, None)
         empty = load_slots(reader, ("crypto",), (), None, 0)
-    at_1034 = next(s for s in slots if s.end_us == F.end_us(F.SEED001_DATE, "10:34"))
+    at_1034 = next(s for s in slots if s.end_us == F.end_us(F.SEED000_0306_DATE, "10:34"))
     assert crypto_ops_s(at_1034) == pytest.approx(336.9)
     assert crypto_ms_op(at_1034) == pytest.approx(2.97)
     assert polls_per_op(at_1034) == pytest.approx(834.1 / 336.9, abs=1e-3)
@@ -319,7 +321,7 @@ def test_provisional_columns_are_marked(capsys: pytest.CaptureFixture[str]) -> N
     marked = {
         s["name"]: {c["id"] for c in s["columns"] if c["provisional"]}
         for s in doc
-        if s["name"] in ("ESACRYPT", "ESACRYPA", "ESAPOLL", "ESASSUM", "ESANODE")
+        if s["name"] in ("ESACRYPT", "ESACRYPA", "ESAPOLL", "ESASSUM", "ESANODE", "ESACPUU")
     }
     assert marked["ESACRYPT"] == {
         "dq_virt",
@@ -335,7 +337,13 @@ def test_provisional_columns_are_marked(capsys: pytest.CaptureFixture[str]) -> N
         "dserv_pct",
         "dq_per_op_virt",
         "unsucc_dq_s",
+        # outside check: CP's own time (D0R2 PFXTMSYS) is zpmd's offset alone
+        "cp_busy_per_kvnq",
+        "total_busy_per_kvnq",
+        "cp_us_op",
     }
+    # the monitor's PFXTMSYS, PFXTOTWT and PFXCPUTY, and what is made of them
+    assert marked["ESACPUU"] == {"type", "total", "syst", "idle", "steal"}
     assert marked["ESACRYPA"] == set()  # D5R10's layout is documented (docs/MONITOR.md)
     # ESACRYPT's dq_per_op_virt under another name (outside check: it was not marked there)
     assert "polls_per_op" in marked["ESASSUM"] and "polls_per_op" in marked["ESANODE"]
@@ -416,11 +424,11 @@ def test_text_csv_and_json_carry_the_same_numbers(models: dict[str, Any], screen
 
 
 def test_interval_len_aggregates_exactly(
-    seed001_db: Path, seed000_db: Path, seed002_db: Path, capsys: pytest.CaptureFixture[str]
+    seed000_0306_db: Path, seed000_db: Path, seed002_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # ESACRYPT: 10:33 + 10:34 as one 2-minute row, from the counters' deltas
-    ctr = F.esacrypt_counters(F.SEED001_ESACRYPT)
-    doc = export_json(capsys, "ESACRYPT", seed001_db, "--interval-len", "2m")
+    ctr = F.esacrypt_counters(F.SEED000_0306_ESACRYPT)
+    doc = export_json(capsys, "ESACRYPT", seed000_0306_db, "--interval-len", "2m")
     assert doc["interval_len_s"] == 120
     row = by_time(doc["rows"])["10:34"]
 
@@ -458,9 +466,9 @@ def test_interval_len_aggregates_exactly(
 
 
 def test_screens_say_which_records_are_missing(
-    tmp_path: Path, seed001_db: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, seed000_0306_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["export", "ESACRYPA", "--db", str(seed001_db)]) == 1
+    assert main(["export", "ESACRYPA", "--db", str(seed000_0306_db)]) == 1
     assert "No per-AP crypto measurement records (D5R10)" in capsys.readouterr().err
     db = tmp_path / "cmb.sqlite"
     collect(capsys, D.cmb_only_file(tmp_path / "cmb.mon"), db)

@@ -1,4 +1,4 @@
-"""ESASSUM's crypto columns come from the monitor's D5R9 counters (seed 001's 10:34 row)."""
+"""ESASSUM's crypto columns come from the monitor's D5R9 counters (seed 000's 10:34 row, 03/06)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 
 from esatui.cli import main
 from tests.monitor.fixtures import (
-    SEED001_DATE,
-    SEED001_ESACRYPT,
+    SEED000_0306_DATE,
+    SEED000_0306_ESACRYPT,
     esacrypt_intervals,
     write_monwrite,
 )
@@ -20,7 +20,7 @@ def test_esassum_crypto_columns_from_a_monwrite_import(
     tmp_path: Path, db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     file = write_monwrite(
-        tmp_path / "seed.monwrite", esacrypt_intervals(SEED001_ESACRYPT, SEED001_DATE)
+        tmp_path / "seed.monwrite", esacrypt_intervals(SEED000_0306_ESACRYPT, SEED000_0306_DATE)
     )
     assert main(["collect", "--source", f"monwrite:{file}", "--db", str(db_path)]) == 0
     capsys.readouterr()

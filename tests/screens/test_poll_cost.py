@@ -149,7 +149,7 @@ def test_a_trade_off_gives_a_cost_of_milliseconds_in_ms() -> None:
 
 
 def test_without_the_split_the_guests_wait_beyond_cp_stands_for_dserv() -> None:
-    # seed 001 at 10:34: 2.97 ms for the guests, 1.57 ms for CP
+    # seed 000 at 10:34 (03/06): 2.97 ms for the guests, 1.57 ms for CP
     d = _pre_ptf(336.9, 2970.0, 1570.0)
     facts = C.RecordFacts.of({}, d)
     line = trade_off(d, _cost(d, 0.5, 0.5), 1500, facts)
