@@ -828,13 +828,18 @@ class MonitorApp(App[int]):
 
     def action_page(self, direction: int) -> None:
         table = self.table
-        if (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
+        seen = table.intervals_seen() if direction > 0 and not self.state.drilled else None
+        if seen is not None and not table.at_bottom:
+            # fewer lines below the view than a page: the next begins with its first
+            # interval not shown whole (a page of its few lines is no page)
+            self._shift_window(seen)
+        elif (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
             table.page(direction)
         elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
             # the page just before the oldest interval shown (or "oldest interval")
             self._shift_window(len({r.end_us for r in self.model.rows}))
-        elif not self.state.drilled:
-            self._shift_window(-self._window())
+        elif not self.state.drilled:  # a page newer: as many intervals as one shows whole
+            self._shift_window(-(table.intervals_seen() or self._window()))
 
     def action_hpage(self, delta: int) -> None:
         model = self._shown_model()

@@ -31,8 +31,8 @@ HELP_KEYS = (
     ("Tab, Shift+Tab", "move the column cursor"),
     (
         "PgUp/PgDn, F7/F8",
-        "page up / down (at the top, PgUp goes on to newer intervals; at the "
-        "bottom, PgDn to older)",
+        "page up / down (at the top, PgUp goes on to newer intervals; near the "
+        "bottom, PgDn to older ones, from the interval the screen cut)",
     ),
     ("Left/Right, F10/F11", "horizontal pages"),
     (": or a screen name", "jump to a screen: type its name (usr2, lnxc, ESACPUU ...)"),

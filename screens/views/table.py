@@ -206,6 +206,17 @@ class IntervalTable(ScrollView, can_focus=True):
         self.move(height if direction > 0 else -height)
         self.scroll_to(y=max(0, self.cursor - on_screen), animate=False, force=True)
 
+    def intervals_seen(self) -> int | None:
+        """How many intervals the lines from the top to the bottom of the view show whole,
+        when the lines below it are fewer than a page (``page`` would scroll by them alone);
+        ``None`` where a page scrolls on."""
+        bottom = int(self.scroll_offset.y) + max(1, self.size.height)
+        below = [r for r in self._rows[bottom:] if r is not None]
+        if len(below) >= max(1, self.size.height - 1):
+            return None
+        cut = {r.end_us for r in below}
+        return len({r.end_us for r in self._rows[:bottom] if r is not None} - cut) or None
+
     def action_move(self, delta: int) -> None:
         self.move(delta)
 
