@@ -31,6 +31,7 @@ from esatui.collectors.monitor.kinds import (
 from esatui.collectors.selfmon import COLLECTOR, SELF
 from esatui.collectors.vmcp.source import VCPU
 from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY, CARD, QUEUE
+from esatui.exposition.derived import DERIVED
 from esatui.screens import catalog as screen_catalog
 
 EXPOSED_KINDS: tuple[Kind, ...] = (
@@ -203,14 +204,20 @@ def _sides(stem_virt: str, stem_real: str) -> dict[str, str]:
 
 GROUPS: tuple[Group, ...] = (
     Group("cpu", "esatui_cpu", "mode", {f.name: f.name.removesuffix("_us") for f in CPU.fields}),
+    # the parts of a processor's online time, as ESACPUU adds them (total + idle + steal =
+    # 100): busy where the source cannot split it, and the steal left after busy and idle
+    # (derived.py); the recorded steal_us holds the idle wait, management time is beside
     Group(
         "lcpu",
         "esatui_lpar_processor",
         "mode",
         {
-            f.name: f.name.removesuffix("_us")
-            for f in LCPU.counters
-            if f.name not in ("elapsed_us",)
+            "emul_us": "emul",
+            "user_us": "user",
+            "syst_us": "syst",
+            "busy_us": "busy",
+            "idle_us": "idle",
+            "ready_steal_us": "steal",
         },
     ),
     Group(
@@ -266,6 +273,8 @@ GROUPS: tuple[Group, ...] = (
 
 NAMES: Mapping[tuple[str, str], str] = {
     ("lcpu", "elapsed_us"): "esatui_lpar_processor_online",
+    ("lcpu", "steal_us"): "esatui_lpar_processor_not_dispatched",
+    ("lcpu", "mgmt_us"): "esatui_lpar_processor_management",
     ("guest", "elapsed_us"): "esatui_guest_logged_on",
     ("guest", "samp_total"): "esatui_guest_samples",
     ("guest", "mem_used_kib"): "esatui_guest_memory_used",
@@ -293,6 +302,7 @@ class Member:
     field: Field
     value: str | None
     factor: Factor | None  # None: the entity's SCALE_ATTR
+    derived: bool = False  # computed by the exporter (derived.py), never read back
 
 
 @dataclass(frozen=True, slots=True)
@@ -353,7 +363,13 @@ def _family(kind: Kind, name: str, group: Group | None, fields: list[Field]) -> 
         labels=labels,
         group_label=None if group is None else group.label,
         members=tuple(
-            Member(f, None if group is None else group.members[f.name], unit.factor) for f in fields
+            Member(
+                f,
+                None if group is None else group.members[f.name],
+                unit.factor,
+                any(d.field == f for d in DERIVED.get(kind.name, ())),
+            )
+            for f in fields
         ),
     )
 
@@ -374,7 +390,7 @@ def families() -> tuple[Family, ...]:
         groups = [g for g in GROUPS if g.kind == kind.name]
         grouped = {f for g in groups for f in g.members}
         for group in groups:
-            out.append(_family(kind, group.name, group, [kind.field(f) for f in group.members]))
+            out.append(_family(kind, group.name, group, [_field(kind, f) for f in group.members]))
         for f in kind.fields:
             if f.name not in grouped:
                 name = NAMES.get((kind.name, f.name), f"{PREFIX[kind.name]}_{_stem(f.name)}")
@@ -384,6 +400,12 @@ def families() -> tuple[Family, ...]:
                     peak = _family(kind, f"{name}_max", None, [f])
                     out.append(replace(peak, maximum=True))
     return tuple(out)
+
+
+def _field(kind: Kind, name: str) -> Field:
+    """A kind's recorded field, or one the exporter derives from them."""
+    derived = {d.field.name: d.field for d in DERIVED.get(kind.name, ())}
+    return derived[name] if name in derived else kind.field(name)
 
 
 def read_maxima() -> frozenset[tuple[str, str]]:

@@ -44,6 +44,17 @@ ESACRYQ panels; README "Many systems" shows them at work.
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
+- A logical processor's `esatui_lpar_processor_seconds_total` modes are the parts of its
+  online time (`esatui_lpar_processor_online_seconds_total`) as ESACPUU shows them (total +
+  idle + steal = 100): `emul`, `user` and `syst` (or `busy` where the source does not split
+  it), `idle`, and `steal`, what is left of the online time after busy and idle (per
+  interval, never negative). So `sum by (processor)` of their rates is at most 1 (one
+  processor). `steal` is there only where the source gives idle (the z/VM monitor's D0R2):
+  hypfs and the monitor's D0R16 alone cannot tell a wait from steal (ESACPUU shows `.`), and
+  the time PR/SM did not dispatch the processor, which holds a shared processor's idle wait,
+  is `esatui_lpar_processor_not_dispatched_seconds_total`; LPAR management time is beside
+  the online time (`esatui_lpar_processor_management_seconds_total`). SMAPI and vmcp give
+  busy (and overhead) as ratios over their own interval: `esatui_lpar_processor_busy_ratio`.
 - Besides the kinds, three families carry what the recorder knows of itself:
   `esatui_recorder_interval_seconds` (gauge) is its `--interval`, the length at which
   `esatui --prometheus` reads each node's intervals back;
@@ -73,7 +84,9 @@ def _fields(family: Family) -> str:
         return f"`{family.members[0].field.name}` (maximum)"
     if family.group_label is None:
         return f"`{family.members[0].field.name}`"
-    return ", ".join(f"`{m.field.name}`={m.value}" for m in family.members)
+    return ", ".join(
+        f"{'derived ' if m.derived else ''}`{m.field.name}`={m.value}" for m in family.members
+    )
 
 
 def _cell(text: str) -> str:

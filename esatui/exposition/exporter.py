@@ -37,6 +37,7 @@ from esatui.exposition.catalog import (
     MetricType,
     families,
 )
+from esatui.exposition.derived import DERIVED
 
 # config keys (any source's) that give the target labels lpar and zvm_system
 LPAR_KEY = "lpar_name"
@@ -252,7 +253,7 @@ class Exporter:
                 self._configs[source] = dict(interval.config)
             self._measured[source] = self._measured.get(source, 0) + interval.duration_us
             self._entities[source] = self._add_rows(
-                interval.rows, source, self._entities.get(source, {})
+                interval.rows, source, self._entities.get(source, {}), interval.duration_us
             )
 
     def _add_rows(
@@ -260,6 +261,7 @@ class Exporter:
         rows: tuple[EntityRow, ...],
         source: str,
         previous: dict[tuple[str, str], _Entity],
+        duration_us: int,
     ) -> dict[tuple[str, str], _Entity]:
         current: dict[tuple[str, str], _Entity] = {}
         kinds = self._routes
@@ -276,7 +278,14 @@ class Exporter:
                     entity.rescale(row)
                 else:
                     entity = _Entity(row, source)  # a new series: its own total from here
-            entity.add(row.values, routes)
+            derived = DERIVED.get(row.kind)
+            if derived:
+                values = dict(row.values)
+                for d in derived:
+                    values[d.field.name] = d.compute(row.values, duration_us)
+                entity.add(values, routes)
+            else:
+                entity.add(row.values, routes)
             current[key] = entity
         return current
 

@@ -47,7 +47,11 @@ def test_every_field_is_in_one_family_and_names_are_unique() -> None:
     assert len(names) == len(set(names))
     for kind in EXPOSED_KINDS:
         fields = [
-            m.field.name for f in fams if f.kind == kind.name and not f.maximum for m in f.members
+            m.field.name
+            for f in fams
+            if f.kind == kind.name and not f.maximum
+            for m in f.members
+            if not m.derived
         ]
         assert sorted(fields) == sorted(f.name for f in kind.fields)
 
@@ -243,3 +247,82 @@ def test_listen_argument_refused(text: str) -> None:
 
     with pytest.raises(argparse.ArgumentTypeError):
         listen(text)
+
+
+def family_values(exporter: Exporter, name: str, by: str) -> dict[str, float]:
+    """One family's samples, by the value of one label."""
+    return {
+        dict(labels)[by]: value
+        for (sample, labels), value in exposed(exporter).items()
+        if sample == name
+    }
+
+
+def lcpu_row(flags: int = 0, **values: int) -> EntityRow:
+    attrs = {"type": "IFL", "lpar": "LP01", "type_source": "monitor"}
+    return EntityRow("lcpu", "0", attrs, dict(values), flags=flags)
+
+
+MODES = "esatui_lpar_processor_seconds_total"
+
+
+def test_a_processor_s_modes_are_its_online_time_as_esacpuu_splits_it() -> None:
+    """The monitor records steal_us as the time PR/SM did not dispatch the processor (its
+    idle wait included): the modes are emul, user, syst, idle and the steal ESACPUU shows,
+    which add up to the online time; the raw time and management have families of their
+    own."""
+    from esatui.db.slots import EntityData
+    from esatui.screens.esacpuu import lcpu_percentages
+
+    recorded = {
+        "elapsed_us": 60_000_000,
+        "emul_us": 10_000_000,
+        "user_us": 5_000_000,
+        "syst_us": 3_000_000,
+        "idle_us": 41_000_000,
+        "steal_us": 42_000_000,  # D0R16: online less dispatched, the idle wait included
+        "mgmt_us": 500_000,
+    }
+    exporter = Exporter()
+    exporter.interval(interval(60, lcpu_row(**recorded), source="monitor"))
+    modes = family_values(exporter, MODES, "mode")
+    assert modes == {"emul": 10.0, "user": 5.0, "syst": 3.0, "idle": 41.0, "steal": 1.0}
+    online = family_values(exporter, "esatui_lpar_processor_online_seconds_total", "source")
+    assert sum(modes.values()) == online["monitor"] == 60.0
+    screen = lcpu_percentages(EntityData("0", {}, recorded, 0, 1), 60_000_000)
+    steal = screen["steal"]
+    assert steal is not None and modes["steal"] == pytest.approx(steal * 60 / 100)
+    raw = family_values(exporter, "esatui_lpar_processor_not_dispatched_seconds_total", "source")
+    assert raw == {"monitor": 42.0}
+    mgmt = family_values(exporter, "esatui_lpar_processor_management_seconds_total", "source")
+    assert mgmt == {"monitor": 0.5}
+    # busy and idle above the elapsed time (a record's rounding): no steal, never negative
+    recorded["idle_us"] = 43_000_000
+    exporter.interval(interval(120, lcpu_row(**recorded), source="monitor"))
+    assert family_values(exporter, MODES, "mode")["steal"] == 1.0
+
+
+def test_a_source_that_gives_no_idle_exposes_no_steal_mode() -> None:
+    """hypfs' online time less dispatched holds the idle wait: it cannot be ESACPUU's steal
+    (the screen shows '.'), so it is only the not-dispatched family."""
+    exporter = Exporter()
+    row = lcpu_row(elapsed_us=60_000_000, busy_us=20_000_000, steal_us=40_000_000, mgmt_us=1)
+    exporter.interval(interval(60, row, source="hypfs"))
+    assert family_values(exporter, MODES, "mode") == {"busy": 20.0}
+    raw = family_values(exporter, "esatui_lpar_processor_not_dispatched_seconds_total", "source")
+    assert raw == {"hypfs": 40.0}
+    exporter.interval(interval(120, lcpu_row(Flag.NEW), source="monitor"))  # nothing yet
+    assert "monitor" not in family_values(exporter, MODES, "source")
+
+
+def test_the_derived_steal_is_never_read_back_as_a_field() -> None:
+    """esatui --prometheus reads the modes back into the recorded fields; the steal mode is
+    the screen's own computation (and an unknown mode no field at all)."""
+    from esatui.exposition.prometheus_reader import _field
+
+    family = next(f for f in families() if f.exposed == MODES)
+    assert _field(family, {"mode": "idle"}) == ("idle_us", None)
+    assert _field(family, {"mode": "steal"}) is None
+    assert _field(family, {"mode": "other"}) is None
+    raw = next(f for f in families() if f.exposed.endswith("not_dispatched_seconds_total"))
+    assert _field(raw, {}) == ("steal_us", None)

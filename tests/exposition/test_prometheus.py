@@ -273,6 +273,22 @@ def test_every_dashboard_query_returns_data_for_every_node(fleet: Fleet) -> None
             assert nodes == set(NODES), (panel["title"], expr, nodes)
 
 
+def test_a_processor_s_modes_add_up_to_its_online_time(fleet: Fleet) -> None:
+    """As ESACPUU's total + idle + steal = 100: the steal mode is what is left after busy and
+    idle, not the monitor's time undispatched (which holds the idle wait: docs/METRICS.md)."""
+
+    def summed(family: str) -> str:
+        return f"sum by (node, processor) (increase(esatui_lpar_processor_{family}[{BUCKET_S}s]))"
+
+    ratios = fleet.query(
+        f"{summed('seconds_total')} / {summed('online_seconds_total')}",
+        fleet.stopped_at - 2 * SCRAPE_S,
+    )
+    assert {r["metric"]["node"] for r in ratios} == set(NODES)
+    for r in ratios:
+        assert 0.99 <= float(r["value"][1]) <= 1.01, r
+
+
 def test_contrib_scrape_config_is_valid() -> None:
     prometheus_binary()
     promtool = shutil.which("promtool")
