@@ -40,7 +40,7 @@ ESACRYQ panels; README "Many systems" shows them at work.
   leaves its source's interval (a guest logged off, a card gone) leaves the exposition.
 - Labels: every series carries the target labels `node` (as recorded: `--node`, else the
   VM00 or host name), `lpar` and `zvm_system` (empty until a source names them: the LPAR from
-  /proc/sysinfo, SMAPI or the monitor; the z/VM system from the monitor). Kinds that several
+  /proc/sysinfo, SMAPI, the monitor or hypfs; the z/VM system from the monitor). Kinds that several
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.

@@ -39,9 +39,10 @@ from esatui.exposition.catalog import (
 )
 from esatui.exposition.derived import DERIVED
 
-# config keys (any source's) that give the target labels lpar and zvm_system
-LPAR_KEY = "lpar_name"
-SYSTEM_KEY = "system_name"
+# config keys (any source's) that give the target labels lpar and zvm_system, the first
+# one known: the host's /proc/sysinfo, the monitor's and SMAPI's, hypfs' (as ESACPUU reads)
+LPAR_KEYS = ("lpar.name", "lpar_name", "hypfs.lpar")
+SYSTEM_KEYS = ("system_name",)
 
 INTERVAL_METRIC = "esatui_recorder_interval_seconds"
 MEASURED_METRIC = "esatui_source_measured_seconds"  # a counter: _total exposed
@@ -302,11 +303,7 @@ class Exporter:
         """The queued intervals added, every series with a value."""
         with self._lock:
             self._drain()
-            target = (
-                self._node,
-                self._config.get(LPAR_KEY, ""),
-                self._config.get(SYSTEM_KEY, ""),
-            )
+            target = (self._node, self._fact(LPAR_KEYS), self._fact(SYSTEM_KEYS))
             out: list[Samples] = []
             if self.interval_s is not None and self._node:
                 out.append(Samples(_INTERVAL_HEAD, [target], [float(self.interval_s)]))
@@ -325,6 +322,9 @@ class Exporter:
                 out.append(facts)
             out.extend(self._series(target))
             return Snapshot(self._generation, tuple(out))
+
+    def _fact(self, keys: tuple[str, ...]) -> str:
+        return next((v for k in keys if (v := self._config.get(k, "").strip())), "")
 
     def _series(self, target: Labels) -> list[Samples]:
         by_family = [Samples(head) for head in self._heads]

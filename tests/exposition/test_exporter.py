@@ -326,3 +326,19 @@ def test_the_derived_steal_is_never_read_back_as_a_field() -> None:
     assert _field(family, {"mode": "other"}) is None
     raw = next(f for f in families() if f.exposed.endswith("not_dispatched_seconds_total"))
     assert _field(raw, {}) == ("steal_us", None)
+
+
+def test_the_lpar_label_of_the_host_source_alone() -> None:
+    """docs/METRICS.md: the LPAR from /proc/sysinfo (the host source's ``lpar.name``)."""
+    from esatui.collectors.cpuinfo import parse_cpuinfo
+    from esatui.collectors.host import host_config
+    from esatui.collectors.sysinfo import parse_sysinfo
+
+    data = ROOT / "tests" / "data" / "host"
+    sysinfo = parse_sysinfo((data / "sysinfo-zvm72-guest-z15-8561-ansible.txt").read_text())
+    config = host_config(sysinfo, parse_cpuinfo(""), "lnx1")
+    exporter = Exporter()
+    exporter.interval(
+        Interval("host", "LNX1", 0, 60_000_000, 60_000_000, (cpu_row(1, 1),), config=config)
+    )
+    assert {dict(labels)["lpar"] for (_, labels) in exposed(exporter)} == {"L32"}
