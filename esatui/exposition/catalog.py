@@ -24,6 +24,7 @@ from esatui.collectors.monitor.kinds import (
     CRYPTO,
     CRYPTO_AP,
     CRYPTO_KEY,
+    FUNCTION_TITLES,
     PAGING,
     SPIN_CPU,
     SPIN_LOCK,
@@ -295,6 +296,42 @@ NAMES: Mapping[tuple[str, str], str] = {
 }
 
 
+_SINCE_START = "since the recorder started"
+
+
+def _operations(title: str) -> str:
+    return title if title.endswith("operations") else f"{title} operations"
+
+
+# A field's doc says what its source reads; where that misleads about the exposed value (a
+# percentage exposed as a ratio, raw units as seconds, a device's count since it was created
+# as the sum of the deltas since the recorder started), the family's HELP says this instead.
+HELP: Mapping[tuple[str, str], str] = {
+    ("lcpu", "elapsed_us"): "time the processor was online, which its modes are parts of",
+    ("lcpu", "busy_us"): "time dispatched, where the source does not split it into emul, "
+    "user and syst (hypfs, the monitor without D0R2)",
+    ("lcpu", "busy_pct"): "busy, as a ratio of the source's own interval (SMAPI, vmcp)",
+    ("lcpu", "overhead_pct"): "LPAR overhead, as a ratio of the source's own interval (SMAPI)",
+    ("zcrypt_card", "request_count"): f"requests enqueued to the card, {_SINCE_START}",
+    ("zcrypt_queue", "request_count"): f"requests enqueued to the APQN, {_SINCE_START}",
+    ("zcrypt_bus", "scans"): f"AP bus scans (newer kernels), {_SINCE_START}",
+    ("esatui", "cpu_us"): "CPU used: the process CPU clock less its stolen share",
+    ("collector", "cpu_us"): "CPU used in the source's sample calls: the thread CPU clock "
+    "less its stolen share",
+    **{("crypto_ap", f"{fn}_count"): _operations(FUNCTION_TITLES[fn]) for fn in ALL_FUNCTIONS},
+    **{
+        ("crypto_ap", f"{fn}_time"): f"{FUNCTION_TITLES[fn]} busy time "
+        "(the block's raw units times its scale)"
+        for fn in ALL_FUNCTIONS
+    },
+}
+
+
+def doc(kind: str, field: Field) -> str:
+    """What the exposed value of a kind's field is."""
+    return HELP.get((kind, field.name), field.doc)
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """One field in a family: the label value it takes (in a group) and how it converts."""
@@ -327,10 +364,13 @@ class Family:
         if not self.members:
             return f"1 for each {self.kind} (its attributes as labels)"
         if self.maximum:
-            return f"the most at one --hf sample in the interval: {self.members[0].field.doc}"
+            return f"the most at one --hf sample in the interval: {self._doc(self.members[0])}"
         if self.group_label is None:
-            return self.members[0].field.doc
-        return "; ".join(f"{m.value}: {m.field.doc}" for m in self.members)
+            return self._doc(self.members[0])
+        return "; ".join(f"{m.value}: {self._doc(m)}" for m in self.members)
+
+    def _doc(self, member: Member) -> str:
+        return doc(self.kind, member.field)
 
     @property
     def provisional(self) -> bool:

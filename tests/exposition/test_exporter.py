@@ -342,3 +342,21 @@ def test_the_lpar_label_of_the_host_source_alone() -> None:
         Interval("host", "LNX1", 0, 60_000_000, 60_000_000, (cpu_row(1, 1),), config=config)
     )
     assert {dict(labels)["lpar"] for (_, labels) in exposed(exporter)} == {"L32"}
+
+
+def test_every_help_says_what_the_exposed_value_is() -> None:
+    """A field's doc says what its source reads; the HELP is of the value exposed: ratios
+    are no percentages, seconds no raw units or nanoseconds, counters count from the
+    recorder's start (the sum of its deltas), not from a device's creation or the boot."""
+    for family in families():
+        help_text = family.help.lower()
+        if family.unit == "ratio":
+            assert "%" not in help_text, family.exposed
+        if family.unit == "seconds":
+            assert "in raw units" not in help_text and "ns)" not in help_text, family.exposed
+        if family.type.value == "counter":
+            for claim in ("since boot", "since the device", "operations operations"):
+                assert claim not in help_text, family.exposed
+    by_name = {f.exposed: f.help for f in families()}
+    assert by_name["esatui_zcrypt_requests_total"].endswith("since the recorder started")
+    assert "ratio" in by_name["esatui_lpar_processor_busy_ratio"]
