@@ -55,14 +55,33 @@ ESACRYQ panels; README "Many systems" shows them at work.
   is `esatui_lpar_processor_not_dispatched_seconds_total`; LPAR management time is beside
   the online time (`esatui_lpar_processor_management_seconds_total`). SMAPI and vmcp give
   busy (and overhead) as ratios over their own interval: `esatui_lpar_processor_busy_ratio`.
-- Besides the kinds, three families carry what the recorder knows of itself:
+- Besides the kinds, four families carry what the recorder knows of itself:
   `esatui_recorder_interval_seconds` (gauge) is its `--interval`, the length at which
   `esatui --prometheus` reads each node's intervals back;
   `esatui_source_measured_seconds_total{source}` (counter) sums the measured durations of a
   source's intervals, the base of every rate a screen shows; `esatui_config_info{source,key,
   value}` (1) is each fact a source last reported (machine, LPAR, z/VM level ...), for the
-  screens' headers. Gauges whose interval maximum a screen shows get a `_max` family beside
+  screens' headers; `esatui_source_last_interval_end_timestamp_seconds{source}` (gauge) is
+  the end of the source's newest interval (Unix time; `source="esatui"` is the recorder's
+  own pass). Gauges whose interval maximum a screen shows get a `_max` family beside
   their average, and kinds of attributes alone that a screen reads an `_info` family.
+- Staleness. A source that stops giving intervals (hung, or its device gone) leaves the
+  exposition: its series, its `esatui_source_measured_seconds_total` and its
+  `esatui_config_info` are no longer shown once the recorder has run two of the source's
+  intervals (at least two of its own) past the pass in which the source's newest interval
+  came, and they come back, the counters going on from where they were, with its next
+  interval. Not at the first interval missed: a polled source that misses a pass's deadline
+  closes its next interval with its late answer, and a stream source (the z/VM monitor)
+  brings intervals on its own clock, at its own length (MONITOR SAMPLE), so its newest is
+  rarely the recorder's newest; the series would come and go. Its
+  `esatui_source_last_interval_end_timestamp_seconds` stays, so alert on its age, e.g. for
+  three recorder intervals (for the monitor, take its sample interval if longer):
+  `time() - esatui_source_last_interval_end_timestamp_seconds > ignoring (source)
+  group_left 3 * esatui_recorder_interval_seconds`. A recorder that stopped is `up == 0` for
+  `--listen`; with `--textfile`, node_exporter goes on serving the file as last written, and
+  the same alert fires (the timestamps in the file stay where they were), as does one on the
+  file's age, `time() - node_textfile_mtime_seconds{file=~"(.*/)?esatui.prom"} > 180` (for
+  one-minute intervals).
 - A scrape never blocks the recorder: the recorder only queues each committed interval; the
   exposition's own thread (after each pass) or a scrape adds the queued intervals to the
   series, under a lock the recorder never takes. A scrape's text is the client library's,

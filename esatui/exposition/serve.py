@@ -30,11 +30,10 @@ from prometheus_client.openmetrics.exposition import ALLOWUTF8
 
 from esatui.db.records import Interval
 from esatui.exposition.cache import ExpositionCache
-from esatui.exposition.exporter import Exporter
+from esatui.exposition.exporter import PASS_SOURCE, Exporter
 
 TEXTFILE_NAME = "esatui.prom"
 _TEXTFILE_ENCODER = functools.partial(exposition.generate_latest, escaping=ALLOWUTF8)
-PASS_SOURCE = "esatui"  # the recorder's own interval: written last in every pass
 
 
 @dataclass(frozen=True)

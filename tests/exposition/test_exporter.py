@@ -360,3 +360,40 @@ def test_every_help_says_what_the_exposed_value_is() -> None:
     by_name = {f.exposed: f.help for f in families()}
     assert by_name["esatui_zcrypt_requests_total"].endswith("since the recorder started")
     assert "ratio" in by_name["esatui_lpar_processor_busy_ratio"]
+
+
+def test_a_source_that_stops_leaves_the_exposition_and_says_since_when() -> None:
+    """A hung source's last values are not served as fresh: after two of its intervals
+    without one its series leave (not after one: a polled source that misses a deadline
+    closes its next interval late), the timestamp of its newest interval stays, and its
+    counters go on from where they were when it comes back."""
+    from esatui.exposition.exporter import LAST_END_METRIC
+
+    exporter = Exporter()
+
+    def recorded(end_s: int, *rows: EntityRow) -> None:
+        if rows:
+            exporter.interval(interval(end_s, *rows))
+        exporter.interval(interval(end_s, source="esatui"))  # the pass's own, last
+
+    def shown() -> tuple[set[str], dict[str, float]]:
+        samples = exposed(exporter)
+        sources = {
+            dict(labels).get("source", "")
+            for (name, labels) in samples
+            if name == "esatui_source_measured_seconds_total"
+        }
+        return sources, family_values(exporter, LAST_END_METRIC, "source")
+
+    recorded(60, cpu_row(None, None, Flag.NEW))
+    recorded(120, cpu_row(1_000_000, 0))
+    assert shown() == ({"host", "esatui"}, {"host": 120.0, "esatui": 120.0})
+    recorded(180)  # one pass missed: late, not stale
+    assert exposed(exporter)[cpu_key("user")] == 1.0
+    recorded(240)
+    sources, ends = shown()
+    assert sources == {"esatui"} and ends == {"host": 120.0, "esatui": 240.0}
+    assert cpu_key("user") not in exposed(exporter)
+    recorded(300, cpu_row(500_000, 0))
+    assert exposed(exporter)[cpu_key("user")] == 1.5
+    assert shown()[1]["host"] == 300.0

@@ -289,6 +289,29 @@ def test_a_processor_s_modes_add_up_to_its_online_time(fleet: Fleet) -> None:
         assert 0.99 <= float(r["value"][1]) <= 1.01, r
 
 
+STALE_ALERTS = (
+    "time() - esatui_source_last_interval_end_timestamp_seconds > ignoring (source) "
+    "group_left 3 * esatui_recorder_interval_seconds",
+    'time() - node_textfile_mtime_seconds{file=~"(.*/)?esatui.prom"} > 180',
+)
+
+
+def test_the_staleness_alerts_of_the_docs_are_quiet_while_sources_record(fleet: Fleet) -> None:
+    """docs/METRICS.md's alerts on a source's age: valid PromQL, and no node of the fleet
+    (every source recording) in them; the age of every node's sources is there."""
+    doc = " ".join((ROOT / "docs" / "METRICS.md").read_text().split())
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for expr in STALE_ALERTS:
+        assert expr in doc
+        assert fleet.query(expr, at) == [], expr
+    ends = fleet.query("esatui_source_last_interval_end_timestamp_seconds", at)
+    assert {(r["metric"]["node"], r["metric"]["source"]) for r in ends} >= {
+        (node, source) for node in NODES for source in ("esatui", "monitor")
+    }
+    for r in ends:
+        assert at - float(r["value"][1]) < 3 * INTERVAL_S, r
+
+
 def test_contrib_scrape_config_is_valid() -> None:
     prometheus_binary()
     promtool = shutil.which("promtool")
