@@ -229,6 +229,53 @@ def test_listen_in_use_is_one_line(tmp_path: Path) -> None:
         Exposition(None, tmp_path / "missing")
 
 
+def unwritable(tmp_path: Path) -> Path:
+    """A directory no file can be made in (root writes in any mode bits: sysfs then)."""
+    import os
+
+    if os.geteuid() == 0:
+        return Path("/sys")
+    shut = tmp_path / "shut"
+    shut.mkdir(mode=0o555)
+    return shut
+
+
+@pytest.mark.parametrize(
+    ("where", "code", "why"),
+    [
+        ("", 2, "an empty name"),
+        ("missing", 2, "no such directory"),
+        ("file", 2, "not a directory"),
+        ("unwritable", 1, "cannot write there"),
+    ],
+)
+def test_textfile_is_refused_before_anything_is_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, code: int, why: str
+) -> None:
+    """--textfile DIR that cannot be written: one line and an exit status at the start (2 for
+    a bad name, 1 for a directory that refuses), as --listen on a port in use, not a warning
+    every interval while collect records and exits 0 ('' was taken as '.')."""
+    from esatui.cli import main
+
+    (tmp_path / "file").write_text("")
+    directory = {
+        "": "",
+        "missing": str(tmp_path / "missing"),
+        "file": str(tmp_path / "file"),
+        "unwritable": str(unwritable(tmp_path)),
+    }[where]
+    db = tmp_path / "rec.sqlite"
+    argv = ["collect", "--source", "sim:mode-vm-day", "--interval", "1", "--count", "1"]
+    argv += ["--db", str(db), "--textfile", directory]
+    try:
+        got = main(argv)
+    except SystemExit as exited:  # argparse's refusal of an argument
+        got = int(str(exited.code))
+    err = capsys.readouterr().err
+    assert got == code and why in err.splitlines()[-1]
+    assert "Traceback" not in err and not db.exists()
+
+
 @pytest.mark.parametrize(
     ("text", "want"),
     [("9650", ("127.0.0.1", 9650)), ("0.0.0.0:80", ("0.0.0.0", 80)), ("[::1]:9", ("::1", 9))],
