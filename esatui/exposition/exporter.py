@@ -396,7 +396,11 @@ class Exporter:
         yield from self.snapshot().metrics()
 
     def describe(self) -> Iterator[Metric]:
-        return iter(())  # no description: the registry does not collect at registration
+        """Every family the exposition may show, without samples: the names the registry
+        keeps (without a collect at registration), which a scrape's ``name[]`` filter
+        (the library's ``restricted_registry``) looks its collectors up by."""
+        for head in (_INTERVAL_HEAD, _MEASURED_HEAD, _LAST_END_HEAD, _CONFIG_HEAD, *self._heads):
+            yield head.metric()
 
 
 def _entity_labels(row: EntityRow, source: str) -> Labels:

@@ -217,6 +217,24 @@ def test_textfile_and_http_endpoint(tmp_path: Path) -> None:
         shown.close()
 
 
+def test_a_name_filter_gives_those_families_as_the_library_s_app_does() -> None:
+    """``/metrics?name[]=...`` is answered by prometheus_client's own app, which asks its
+    registry for the collectors of those names: the exporter describes its families."""
+    shown = Exposition(Listen("127.0.0.1", 0), warn=pytest.fail, interval_s=60.0)
+    try:
+        shown.interval(interval(120, cpu_row(1_000_000, 0)))
+        shown.interval(interval(120, source="esatui"))
+        assert shown._server is not None
+        url = f"http://127.0.0.1:{shown._server.server_port}/metrics"
+        query = "name[]=esatui_cpu_seconds_total&name[]=esatui_recorder_interval_seconds"
+        with urllib.request.urlopen(f"{url}?{query}", timeout=5) as answer:
+            body = answer.read().decode()
+        samples = {line.split("{")[0] for line in body.splitlines() if not line.startswith("#")}
+        assert samples == {"esatui_cpu_seconds_total", "esatui_recorder_interval_seconds"}
+    finally:
+        shown.close()
+
+
 def test_listen_in_use_is_one_line(tmp_path: Path) -> None:
     first = Exposition(Listen("127.0.0.1", 0))
     try:
