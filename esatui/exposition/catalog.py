@@ -203,8 +203,19 @@ def _sides(stem_virt: str, stem_real: str) -> dict[str, str]:
     return {stem_virt: "virt", stem_real: "real"}
 
 
+_GUEST_CPU = {"guest_us": "user", "guest_nice_us": "nice"}
+
 GROUPS: tuple[Group, ...] = (
-    Group("cpu", "esatui_cpu", "mode", {f.name: f.name.removesuffix("_us") for f in CPU.fields}),
+    # guest time is in user time already (guest_nice in nice), as the kernel counts it: a
+    # family of its own (node_exporter's node_cpu_guest_seconds_total), so the modes of a
+    # CPU add up to its time
+    Group(
+        "cpu",
+        "esatui_cpu",
+        "mode",
+        {f.name: f.name.removesuffix("_us") for f in CPU.fields if f.name not in _GUEST_CPU},
+    ),
+    Group("cpu", "esatui_cpu_guest", "mode", _GUEST_CPU),
     # the parts of a processor's online time, as ESACPUU adds them (total + idle + steal =
     # 100): busy where the source cannot split it, and the steal left after busy and idle
     # (derived.py); the recorded steal_us holds the idle wait, management time is beside
@@ -273,6 +284,10 @@ GROUPS: tuple[Group, ...] = (
 )
 
 NAMES: Mapping[tuple[str, str], str] = {
+    ("cpu", "guest_us"): "/proc/stat guest time: running a guest's virtual CPU (KVM), "
+    "counted in user time already",
+    ("cpu", "guest_nice_us"): "/proc/stat guest_nice time: running a niced guest's virtual "
+    "CPU, counted in nice time already",
     ("lcpu", "elapsed_us"): "esatui_lpar_processor_online",
     ("lcpu", "steal_us"): "esatui_lpar_processor_not_dispatched",
     ("lcpu", "mgmt_us"): "esatui_lpar_processor_management",

@@ -44,6 +44,10 @@ ESACRYQ panels; README "Many systems" shows them at work.
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
+- A CPU's `esatui_cpu_seconds_total` modes are /proc/stat's, which add up to its time
+  (`sum by (cpu)` of their rates is 1); guest time (running a KVM guest), which the kernel
+  counts in user too (guest_nice in nice), is `esatui_cpu_guest_seconds_total{mode="user"|
+  "nice"}`, as node_exporter's `node_cpu_guest_seconds_total`.
 - A logical processor's `esatui_lpar_processor_seconds_total` modes are the parts of its
   online time (`esatui_lpar_processor_online_seconds_total`) as ESACPUU shows them (total +
   idle + steal = 100): `emul`, `user` and `syst` (or `busy` where the source does not split

@@ -462,3 +462,23 @@ def test_a_source_that_stops_leaves_the_exposition_and_says_since_when() -> None
     recorded(300, cpu_row(500_000, 0))
     assert exposed(exporter)[cpu_key("user")] == 1.5
     assert shown()[1]["host"] == 300.0
+
+
+def test_guest_time_is_a_family_of_its_own() -> None:
+    """/proc/stat's guest time is in user already (guest_nice in nice): among the modes of
+    esatui_cpu_seconds_total it counted twice (a KVM host's CPU over 1 s a second). It is
+    esatui_cpu_guest_seconds_total, as node_exporter's node_cpu_guest_seconds_total, and
+    esatui --prometheus reads it back into its fields."""
+    from esatui.exposition.prometheus_reader import _field
+
+    attrs = {"type": "IFL", "type_source": "vmcp", "address": "0"}
+    values = {"user_us": 40_000_000, "idle_us": 20_000_000, "guest_us": 30_000_000}
+    exporter = Exporter()
+    exporter.interval(interval(60, EntityRow("cpu", "0", attrs, {**values, "guest_nice_us": 0})))
+    modes = family_values(exporter, "esatui_cpu_seconds_total", "mode")
+    assert modes == {"user": 40.0, "idle": 20.0}
+    guest = family_values(exporter, "esatui_cpu_guest_seconds_total", "mode")
+    assert guest == {"user": 30.0, "nice": 0.0}
+    family = next(f for f in families() if f.exposed == "esatui_cpu_guest_seconds_total")
+    assert _field(family, {"mode": "user"}) == ("guest_us", None)
+    assert _field(family, {"mode": "nice"}) == ("guest_nice_us", None)
