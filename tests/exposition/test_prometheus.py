@@ -273,6 +273,41 @@ def test_every_dashboard_query_returns_data_for_every_node(fleet: Fleet) -> None
             assert nodes == set(NODES), (panel["title"], expr, nodes)
 
 
+def test_every_processor_view_of_the_dashboard_shows_busy(fleet: Fleet) -> None:
+    """The "Processor view" choices: each source the simulated systems have (the monitor,
+    SMAPI, vmcp; hypfs needs an LPAR) gives busy for every node, SMAPI's for the node's
+    own LPAR only (it reports every LPAR's processors, as ESACPUU shows its own); steal is
+    the monitor's alone (the others cannot tell a wait from steal)."""
+    dashboard = json.loads((ROOT / "contrib" / "grafana-esatui.json").read_text())
+    views = next(v for v in dashboard["templating"]["list"] if v["name"] == "lcpu_source")
+    choices = [o["value"] for o in views["options"]]
+    assert choices == ["monitor", "hypfs", "smapi", "vmcp"]
+    panel = next(p for p in dashboard["panels"] if p["title"].startswith("ESACPUU"))
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for choice in choices:
+        for target in panel["targets"]:
+            expr = (
+                target["expr"]
+                .replace("$__rate_interval", f"{BUCKET_S}s")
+                .replace("$node", ".*")
+                .replace("$lcpu_source", choice)
+            )
+            found = fleet.query(expr, at)
+            shows = choice != "hypfs" and ("steal" not in expr or choice == "monitor")
+            assert {r["metric"]["node"] for r in found} == (set(NODES) if shows else set()), (
+                choice,
+                expr,
+            )
+            if choice == "smapi":
+                for r in found:  # the node's own processors, each at most one busy
+                    node = json.dumps(r["metric"]["node"])
+                    own = f'{{node={node},source="monitor"}}'
+                    count = fleet.query(
+                        f"count(esatui_lpar_processor_online_seconds_total{own})", at
+                    )
+                    assert float(r["value"][1]) <= 100 * float(count[0]["value"][1]), r
+
+
 def test_a_processor_s_modes_add_up_to_its_online_time(fleet: Fleet) -> None:
     """As ESACPUU's total + idle + steal = 100: the steal mode is what is left after busy and
     idle, not the monitor's time undispatched (which holds the idle wait: docs/METRICS.md)."""
