@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from esatui.exposition.catalog import EXPOSED_KINDS, TARGET_LABELS, Family, families
+from esatui.exposition.catalog import (
+    EXPOSED_KINDS,
+    TARGET_LABELS,
+    Family,
+    MetricType,
+    families,
+)
+from esatui.exposition.exporter import RECORDER_HEADS
 
 INTRO = """\
 # Metrics
@@ -59,7 +66,8 @@ ESACRYQ panels; README "Many systems" shows them at work.
   is `esatui_lpar_processor_not_dispatched_seconds_total`; LPAR management time is beside
   the online time (`esatui_lpar_processor_management_seconds_total`). SMAPI and vmcp give
   busy (and overhead) as ratios over their own interval: `esatui_lpar_processor_busy_ratio`.
-- Besides the kinds, four families carry what the recorder knows of itself:
+- Besides the kinds, four families (the first table below) carry what the recorder knows
+  of itself:
   `esatui_recorder_interval_seconds` (gauge) is its `--interval`, the length at which
   `esatui --prometheus` reads each node's intervals back;
   `esatui_source_measured_seconds_total{source}` (counter) sums the measured durations of a
@@ -127,6 +135,18 @@ def render() -> str:
         f"## The metrics\n\nEvery series also has {target}. Provisional: the source's "
         "offset or meaning is not publicly documented (docs/MONITOR.md, docs/ZCRYPT.md).\n"
     )
+    lines.append("### The recorder: what it knows of itself and of its sources\n")
+    lines.append("| metric | type | labels | from | meaning |")
+    lines.append("|---|---|---|---|---|")
+    for head in RECORDER_HEADS:
+        counted = head.type is MetricType.COUNTER
+        unit = f" [{head.unit}]" if head.unit else ""
+        labels = ", ".join(f"`{label}`" for label in head.labels if label not in TARGET_LABELS)
+        lines.append(
+            f"| `{head.name}{'_total' if counted else ''}` | {head.type.value}{unit} | "
+            f"{labels or '-'} | the recorder | {_cell(head.help)} |"
+        )
+    lines.append("")
     for kind in EXPOSED_KINDS:
         lines.append(f"### `{kind.name}`: {kind.doc}\n")
         lines.append("| metric | type | labels | from | meaning |")

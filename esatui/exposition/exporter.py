@@ -125,6 +125,10 @@ _CONFIG_HEAD = Head(
 )
 
 
+RECORDER_HEADS = (_INTERVAL_HEAD, _MEASURED_HEAD, _LAST_END_HEAD, _CONFIG_HEAD)
+"""The families of what the recorder knows of itself, beside the kinds'."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Last:
     """A source's newest interval: its end and length, and the end of the recorder's pass
@@ -399,7 +403,7 @@ class Exporter:
         """Every family the exposition may show, without samples: the names the registry
         keeps (without a collect at registration), which a scrape's ``name[]`` filter
         (the library's ``restricted_registry``) looks its collectors up by."""
-        for head in (_INTERVAL_HEAD, _MEASURED_HEAD, _LAST_END_HEAD, _CONFIG_HEAD, *self._heads):
+        for head in (*RECORDER_HEADS, *self._heads):
             yield head.metric()
 
 

@@ -103,6 +103,17 @@ def test_metrics_doc_is_in_step() -> None:
     assert (ROOT / "docs" / "METRICS.md").read_text() == render()
 
 
+def test_the_metrics_table_lists_every_family_exposed() -> None:
+    """``esatui metrics``: a row for every family a scrape may show, the recorder's own
+    (its interval, the sources' measured seconds and newest intervals, the facts) too."""
+    import re
+
+    described = {m.name + ("_total" if m.type == "counter" else "") for m in Exporter().describe()}
+    listed = set(re.findall(r"^\| `(esatui_\w+)` \|", render(), re.MULTILINE))
+    assert listed == described
+    assert {"esatui_recorder_interval_seconds", "esatui_config_info"} <= listed
+
+
 def cpu_row(user_us: int | None, steal_us: int | None, flags: int = 0) -> EntityRow:
     attrs = {"type": "IFL", "type_source": "vmcp", "address": "0"}
     return EntityRow("cpu", "0", attrs, {"user_us": user_us, "steal_us": steal_us}, flags=flags)
