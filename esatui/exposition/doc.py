@@ -55,6 +55,13 @@ ESACRYQ panels; README "Many systems" shows them at work.
   (`sum by (cpu)` of their rates is 1); guest time (running a KVM guest), which the kernel
   counts in user too (guest_nice in nice), is `esatui_cpu_guest_seconds_total{mode="user"|
   "nice"}`, as node_exporter's `node_cpu_guest_seconds_total`.
+- `type` on `esatui_cpu_seconds_total` is what Linux can tell: on IBM Z the architecture's
+  generic `CPU` (`type_source="arch"`). Whether a virtual CPU is an IFL or a CP is z/VM's
+  to say: vmcp's QUERY VIRTUAL CPUS gives `esatui_vcpu_info{vcpu,type}`, its `vcpu` the CPU
+  address Linux shows as the `address` label. Join them for the real type, e.g. busy by
+  type: `sum by (node, vcpu_type) (rate(esatui_cpu_seconds_total{mode!~"idle|iowait|steal"}[5m])
+  * on (node, address) group_left (vcpu_type) label_replace(label_replace(esatui_vcpu_info,
+  "address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))`.
 - A logical processor's `esatui_lpar_processor_seconds_total` modes are the parts of its
   online time (`esatui_lpar_processor_online_seconds_total`) as ESACPUU shows them (total +
   idle + steal = 100): `emul`, `user` and `syst` (or `busy` where the source does not split
@@ -94,6 +101,15 @@ ESACRYQ panels; README "Many systems" shows them at work.
   the same alert fires (the timestamps in the file stay where they were), as does one on the
   file's age, `time() - node_textfile_mtime_seconds{file=~"(.*/)?esatui.prom"} > 180` (for
   one-minute intervals).
+- Across nodes. A series is the view of the node that recorded it. What the z/VM system or
+  the LPAR tells, the monitor's kinds (crypto, crypto_ap, paging_enc, spin_lock, spin_cpu),
+  the LPAR's logical processors (lcpu) and SMAPI's and hypfs' guests, is the same system
+  seen from every guest that records it, and is exported by each of them: a `sum` over
+  nodes counts it once per such guest. Take one view per system first, e.g.
+  `sum by (zvm_system) (max by (zvm_system, phase) (rate(esatui_crypto_service_seconds_total[5m])))`
+  (an LPAR's processors: `max by (lpar, processor, source, mode)`), or record those
+  sources on one guest per z/VM system only (`--source host,zcrypt` on the others). The
+  Linux kinds (cpu, the zcrypt kinds, vcpu, esatui's own) are each node's own and add up.
 - A scrape never blocks the recorder: the recorder only queues each committed interval; the
   exposition's own thread (after each pass) or a scrape adds the queued intervals to the
   series, under a lock the recorder never takes. A scrape's text is the client library's,

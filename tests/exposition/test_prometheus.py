@@ -347,6 +347,31 @@ def test_the_staleness_alerts_of_the_docs_are_quiet_while_sources_record(fleet: 
         assert at - float(r["value"][1]) < 3 * INTERVAL_S, r
 
 
+DOC_QUERIES = {
+    # one view per z/VM system of what every guest of it exports
+    "sum by (zvm_system) (max by (zvm_system, phase) "
+    "(rate(esatui_crypto_service_seconds_total[5m])))": "zvm_system",
+    # a virtual CPU's real type, from z/VM
+    'sum by (node, vcpu_type) (rate(esatui_cpu_seconds_total{mode!~"idle|iowait|steal"}[5m]) '
+    "* on (node, address) group_left (vcpu_type) label_replace(label_replace(esatui_vcpu_info, "
+    '"address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))': "node",
+}
+
+
+def test_the_fleet_queries_of_the_docs_answer(fleet: Fleet) -> None:
+    """docs/METRICS.md's queries across nodes and for a virtual CPU's type: in the doc, and
+    answered for every node (the simulated systems all call themselves SIMVM)."""
+    doc = " ".join((ROOT / "docs" / "METRICS.md").read_text().split())
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for expr, by in DOC_QUERIES.items():
+        assert expr in doc
+        found = fleet.query(expr.replace("[5m]", f"[{BUCKET_S}s]"), at)
+        assert found, expr
+        if by == "node":
+            assert {r["metric"]["node"] for r in found} == set(NODES), found
+            assert all(r["metric"].get("vcpu_type") for r in found), found
+
+
 def test_contrib_scrape_config_is_valid() -> None:
     prometheus_binary()
     promtool = shutil.which("promtool")
