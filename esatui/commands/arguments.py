@@ -127,6 +127,18 @@ def listen(text: str) -> tuple[str, int]:
     return host or LOOPBACK, port
 
 
+def directory(text: str) -> Path:
+    """An existing directory (``--textfile``): a wrong name is refused before anything is
+    recorded, not warned about at every interval (an empty one is not taken as ``.``)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give a directory")
+    path = Path(text)
+    if not path.is_dir():
+        why = "not a directory" if path.exists() else "no such directory"
+        raise argparse.ArgumentTypeError(f"{text!r}: {why}")
+    return path
+
+
 def speed(text: str) -> float:
     try:
         value = float(text)
@@ -259,7 +271,7 @@ def exposition_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--textfile",
-        type=Path,
+        type=directory,
         metavar="DIR",
         help="write the metrics to DIR/esatui.prom every interval (node_exporter's textfile "
         "collector)",

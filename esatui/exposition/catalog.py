@@ -24,6 +24,7 @@ from esatui.collectors.monitor.kinds import (
     CRYPTO,
     CRYPTO_AP,
     CRYPTO_KEY,
+    FUNCTION_TITLES,
     PAGING,
     SPIN_CPU,
     SPIN_LOCK,
@@ -31,6 +32,7 @@ from esatui.collectors.monitor.kinds import (
 from esatui.collectors.selfmon import COLLECTOR, SELF
 from esatui.collectors.vmcp.source import VCPU
 from esatui.collectors.zcrypt.kinds import BUS, BUS_KEY, CARD, QUEUE
+from esatui.exposition.derived import DERIVED
 from esatui.screens import catalog as screen_catalog
 
 EXPOSED_KINDS: tuple[Kind, ...] = (
@@ -201,16 +203,33 @@ def _sides(stem_virt: str, stem_real: str) -> dict[str, str]:
     return {stem_virt: "virt", stem_real: "real"}
 
 
+_GUEST_CPU = {"guest_us": "user", "guest_nice_us": "nice"}
+
 GROUPS: tuple[Group, ...] = (
-    Group("cpu", "esatui_cpu", "mode", {f.name: f.name.removesuffix("_us") for f in CPU.fields}),
+    # guest time is in user time already (guest_nice in nice), as the kernel counts it: a
+    # family of its own (node_exporter's node_cpu_guest_seconds_total), so the modes of a
+    # CPU add up to its time
+    Group(
+        "cpu",
+        "esatui_cpu",
+        "mode",
+        {f.name: f.name.removesuffix("_us") for f in CPU.fields if f.name not in _GUEST_CPU},
+    ),
+    Group("cpu", "esatui_cpu_guest", "mode", _GUEST_CPU),
+    # the parts of a processor's online time, as ESACPUU adds them (total + idle + steal =
+    # 100): busy where the source cannot split it, and the steal left after busy and idle
+    # (derived.py); the recorded steal_us holds the idle wait, management time is beside
     Group(
         "lcpu",
         "esatui_lpar_processor",
         "mode",
         {
-            f.name: f.name.removesuffix("_us")
-            for f in LCPU.counters
-            if f.name not in ("elapsed_us",)
+            "emul_us": "emul",
+            "user_us": "user",
+            "syst_us": "syst",
+            "busy_us": "busy",
+            "idle_us": "idle",
+            "ready_steal_us": "steal",
         },
     ),
     Group(
@@ -265,7 +284,13 @@ GROUPS: tuple[Group, ...] = (
 )
 
 NAMES: Mapping[tuple[str, str], str] = {
+    ("cpu", "guest_us"): "/proc/stat guest time: running a guest's virtual CPU (KVM), "
+    "counted in user time already",
+    ("cpu", "guest_nice_us"): "/proc/stat guest_nice time: running a niced guest's virtual "
+    "CPU, counted in nice time already",
     ("lcpu", "elapsed_us"): "esatui_lpar_processor_online",
+    ("lcpu", "steal_us"): "esatui_lpar_processor_not_dispatched",
+    ("lcpu", "mgmt_us"): "esatui_lpar_processor_management",
     ("guest", "elapsed_us"): "esatui_guest_logged_on",
     ("guest", "samp_total"): "esatui_guest_samples",
     ("guest", "mem_used_kib"): "esatui_guest_memory_used",
@@ -286,6 +311,42 @@ NAMES: Mapping[tuple[str, str], str] = {
 }
 
 
+_SINCE_START = "since the recorder started"
+
+
+def _operations(title: str) -> str:
+    return title if title.endswith("operations") else f"{title} operations"
+
+
+# A field's doc says what its source reads; where that misleads about the exposed value (a
+# percentage exposed as a ratio, raw units as seconds, a device's count since it was created
+# as the sum of the deltas since the recorder started), the family's HELP says this instead.
+HELP: Mapping[tuple[str, str], str] = {
+    ("lcpu", "elapsed_us"): "time the processor was online, which its modes are parts of",
+    ("lcpu", "busy_us"): "time dispatched, where the source does not split it into emul, "
+    "user and syst (hypfs, the monitor without D0R2)",
+    ("lcpu", "busy_pct"): "busy, as a ratio of the source's own interval (SMAPI, vmcp)",
+    ("lcpu", "overhead_pct"): "LPAR overhead, as a ratio of the source's own interval (SMAPI)",
+    ("zcrypt_card", "request_count"): f"requests enqueued to the card, {_SINCE_START}",
+    ("zcrypt_queue", "request_count"): f"requests enqueued to the APQN, {_SINCE_START}",
+    ("zcrypt_bus", "scans"): f"AP bus scans (newer kernels), {_SINCE_START}",
+    ("esatui", "cpu_us"): "CPU used: the process CPU clock less its stolen share",
+    ("collector", "cpu_us"): "CPU used in the source's sample calls: the thread CPU clock "
+    "less its stolen share",
+    **{("crypto_ap", f"{fn}_count"): _operations(FUNCTION_TITLES[fn]) for fn in ALL_FUNCTIONS},
+    **{
+        ("crypto_ap", f"{fn}_time"): f"{FUNCTION_TITLES[fn]} busy time "
+        "(the block's raw units times its scale)"
+        for fn in ALL_FUNCTIONS
+    },
+}
+
+
+def doc(kind: str, field: Field) -> str:
+    """What the exposed value of a kind's field is."""
+    return HELP.get((kind, field.name), field.doc)
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """One field in a family: the label value it takes (in a group) and how it converts."""
@@ -293,6 +354,7 @@ class Member:
     field: Field
     value: str | None
     factor: Factor | None  # None: the entity's SCALE_ATTR
+    derived: bool = False  # computed by the exporter (derived.py), never read back
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,10 +379,13 @@ class Family:
         if not self.members:
             return f"1 for each {self.kind} (its attributes as labels)"
         if self.maximum:
-            return f"the most at one --hf sample in the interval: {self.members[0].field.doc}"
+            return f"the most at one --hf sample in the interval: {self._doc(self.members[0])}"
         if self.group_label is None:
-            return self.members[0].field.doc
-        return "; ".join(f"{m.value}: {m.field.doc}" for m in self.members)
+            return self._doc(self.members[0])
+        return "; ".join(f"{m.value}: {self._doc(m)}" for m in self.members)
+
+    def _doc(self, member: Member) -> str:
+        return doc(self.kind, member.field)
 
     @property
     def provisional(self) -> bool:
@@ -353,7 +418,13 @@ def _family(kind: Kind, name: str, group: Group | None, fields: list[Field]) -> 
         labels=labels,
         group_label=None if group is None else group.label,
         members=tuple(
-            Member(f, None if group is None else group.members[f.name], unit.factor) for f in fields
+            Member(
+                f,
+                None if group is None else group.members[f.name],
+                unit.factor,
+                any(d.field == f for d in DERIVED.get(kind.name, ())),
+            )
+            for f in fields
         ),
     )
 
@@ -374,7 +445,7 @@ def families() -> tuple[Family, ...]:
         groups = [g for g in GROUPS if g.kind == kind.name]
         grouped = {f for g in groups for f in g.members}
         for group in groups:
-            out.append(_family(kind, group.name, group, [kind.field(f) for f in group.members]))
+            out.append(_family(kind, group.name, group, [_field(kind, f) for f in group.members]))
         for f in kind.fields:
             if f.name not in grouped:
                 name = NAMES.get((kind.name, f.name), f"{PREFIX[kind.name]}_{_stem(f.name)}")
@@ -384,6 +455,12 @@ def families() -> tuple[Family, ...]:
                     peak = _family(kind, f"{name}_max", None, [f])
                     out.append(replace(peak, maximum=True))
     return tuple(out)
+
+
+def _field(kind: Kind, name: str) -> Field:
+    """A kind's recorded field, or one the exporter derives from them."""
+    derived = {d.field.name: d.field for d in DERIVED.get(kind.name, ())}
+    return derived[name] if name in derived else kind.field(name)
 
 
 def read_maxima() -> frozenset[tuple[str, str]]:

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from esatui.exposition.catalog import EXPOSED_KINDS, TARGET_LABELS, Family, families
+from esatui.exposition.catalog import (
+    EXPOSED_KINDS,
+    TARGET_LABELS,
+    Family,
+    MetricType,
+    families,
+)
+from esatui.exposition.exporter import RECORDER_HEADS
 
 INTRO = """\
 # Metrics
@@ -40,18 +47,69 @@ ESACRYQ panels; README "Many systems" shows them at work.
   leaves its source's interval (a guest logged off, a card gone) leaves the exposition.
 - Labels: every series carries the target labels `node` (as recorded: `--node`, else the
   VM00 or host name), `lpar` and `zvm_system` (empty until a source names them: the LPAR from
-  /proc/sysinfo, SMAPI or the monitor; the z/VM system from the monitor). Kinds that several
+  /proc/sysinfo, SMAPI, the monitor or hypfs; the z/VM system from the monitor). Kinds that several
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
-- Besides the kinds, three families carry what the recorder knows of itself:
+- A CPU's `esatui_cpu_seconds_total` modes are /proc/stat's, which add up to its time
+  (`sum by (cpu)` of their rates is 1); guest time (running a KVM guest), which the kernel
+  counts in user too (guest_nice in nice), is `esatui_cpu_guest_seconds_total{mode="user"|
+  "nice"}`, as node_exporter's `node_cpu_guest_seconds_total`.
+- `type` on `esatui_cpu_seconds_total` is what Linux can tell: on IBM Z the architecture's
+  generic `CPU` (`type_source="arch"`). Whether a virtual CPU is an IFL or a CP is z/VM's
+  to say: vmcp's QUERY VIRTUAL CPUS gives `esatui_vcpu_info{vcpu,type}`, its `vcpu` the CPU
+  address Linux shows as the `address` label. Join them for the real type, e.g. busy by
+  type: `sum by (node, vcpu_type) (rate(esatui_cpu_seconds_total{mode!~"idle|iowait|steal"}[5m])
+  * on (node, address) group_left (vcpu_type) label_replace(label_replace(esatui_vcpu_info,
+  "address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))`.
+- A logical processor's `esatui_lpar_processor_seconds_total` modes are the parts of its
+  online time (`esatui_lpar_processor_online_seconds_total`) as ESACPUU shows them (total +
+  idle + steal = 100): `emul`, `user` and `syst` (or `busy` where the source does not split
+  it), `idle`, and `steal`, what is left of the online time after busy and idle (per
+  interval, never negative). So `sum by (processor)` of their rates is at most 1 (one
+  processor). `steal` is there only where the source gives idle (the z/VM monitor's D0R2):
+  hypfs and the monitor's D0R16 alone cannot tell a wait from steal (ESACPUU shows `.`), and
+  the time PR/SM did not dispatch the processor, which holds a shared processor's idle wait,
+  is `esatui_lpar_processor_not_dispatched_seconds_total`; LPAR management time is beside
+  the online time (`esatui_lpar_processor_management_seconds_total`). SMAPI and vmcp give
+  busy (and overhead) as ratios over their own interval: `esatui_lpar_processor_busy_ratio`.
+- Besides the kinds, four families (the first table below) carry what the recorder knows
+  of itself:
   `esatui_recorder_interval_seconds` (gauge) is its `--interval`, the length at which
   `esatui --prometheus` reads each node's intervals back;
   `esatui_source_measured_seconds_total{source}` (counter) sums the measured durations of a
   source's intervals, the base of every rate a screen shows; `esatui_config_info{source,key,
   value}` (1) is each fact a source last reported (machine, LPAR, z/VM level ...), for the
-  screens' headers. Gauges whose interval maximum a screen shows get a `_max` family beside
+  screens' headers; `esatui_source_last_interval_end_timestamp_seconds{source}` (gauge) is
+  the end of the source's newest interval (Unix time; `source="esatui"` is the recorder's
+  own pass). Gauges whose interval maximum a screen shows get a `_max` family beside
   their average, and kinds of attributes alone that a screen reads an `_info` family.
+- Staleness. A source that stops giving intervals (hung, or its device gone) leaves the
+  exposition: its series, its `esatui_source_measured_seconds_total` and its
+  `esatui_config_info` are no longer shown once the recorder has run two of the source's
+  intervals (at least two of its own) past the pass in which the source's newest interval
+  came, and they come back, the counters going on from where they were, with its next
+  interval. Not at the first interval missed: a polled source that misses a pass's deadline
+  closes its next interval with its late answer, and a stream source (the z/VM monitor)
+  brings intervals on its own clock, at its own length (MONITOR SAMPLE), so its newest is
+  rarely the recorder's newest; the series would come and go. Its
+  `esatui_source_last_interval_end_timestamp_seconds` stays, so alert on its age, e.g. for
+  three recorder intervals (for the monitor, take its sample interval if longer):
+  `time() - esatui_source_last_interval_end_timestamp_seconds > ignoring (source)
+  group_left 3 * esatui_recorder_interval_seconds`. A recorder that stopped is `up == 0` for
+  `--listen`; with `--textfile`, node_exporter goes on serving the file as last written, and
+  the same alert fires (the timestamps in the file stay where they were), as does one on the
+  file's age, `time() - node_textfile_mtime_seconds{file=~"(.*/)?esatui.prom"} > 180` (for
+  one-minute intervals).
+- Across nodes. A series is the view of the node that recorded it. What the z/VM system or
+  the LPAR tells, the monitor's kinds (crypto, crypto_ap, paging_enc, spin_lock, spin_cpu),
+  the LPAR's logical processors (lcpu) and SMAPI's and hypfs' guests, is the same system
+  seen from every guest that records it, and is exported by each of them: a `sum` over
+  nodes counts it once per such guest. Take one view per system first, e.g.
+  `sum by (zvm_system) (max by (zvm_system, phase) (rate(esatui_crypto_service_seconds_total[5m])))`
+  (an LPAR's processors: `max by (lpar, processor, source, mode)`), or record those
+  sources on one guest per z/VM system only (`--source host,zcrypt` on the others). The
+  Linux kinds (cpu, the zcrypt kinds, vcpu, esatui's own) are each node's own and add up.
 - A scrape never blocks the recorder: the recorder only queues each committed interval; the
   exposition's own thread (after each pass) or a scrape adds the queued intervals to the
   series, under a lock the recorder never takes. A scrape's text is the client library's,
@@ -73,7 +131,9 @@ def _fields(family: Family) -> str:
         return f"`{family.members[0].field.name}` (maximum)"
     if family.group_label is None:
         return f"`{family.members[0].field.name}`"
-    return ", ".join(f"`{m.field.name}`={m.value}" for m in family.members)
+    return ", ".join(
+        f"{'derived ' if m.derived else ''}`{m.field.name}`={m.value}" for m in family.members
+    )
 
 
 def _cell(text: str) -> str:
@@ -91,6 +151,18 @@ def render() -> str:
         f"## The metrics\n\nEvery series also has {target}. Provisional: the source's "
         "offset or meaning is not publicly documented (docs/MONITOR.md, docs/ZCRYPT.md).\n"
     )
+    lines.append("### The recorder: what it knows of itself and of its sources\n")
+    lines.append("| metric | type | labels | from | meaning |")
+    lines.append("|---|---|---|---|---|")
+    for head in RECORDER_HEADS:
+        counted = head.type is MetricType.COUNTER
+        unit = f" [{head.unit}]" if head.unit else ""
+        labels = ", ".join(f"`{label}`" for label in head.labels if label not in TARGET_LABELS)
+        lines.append(
+            f"| `{head.name}{'_total' if counted else ''}` | {head.type.value}{unit} | "
+            f"{labels or '-'} | the recorder | {_cell(head.help)} |"
+        )
+    lines.append("")
     for kind in EXPOSED_KINDS:
         lines.append(f"### `{kind.name}`: {kind.doc}\n")
         lines.append("| metric | type | labels | from | meaning |")

@@ -37,14 +37,19 @@ from esatui.exposition.catalog import (
     MetricType,
     families,
 )
+from esatui.exposition.derived import DERIVED
 
-# config keys (any source's) that give the target labels lpar and zvm_system
-LPAR_KEY = "lpar_name"
-SYSTEM_KEY = "system_name"
+# config keys (any source's) that give the target labels lpar and zvm_system, the first
+# one known: the host's /proc/sysinfo, the monitor's and SMAPI's, hypfs' (as ESACPUU reads)
+LPAR_KEYS = ("lpar.name", "lpar_name", "hypfs.lpar")
+SYSTEM_KEYS = ("system_name",)
 
 INTERVAL_METRIC = "esatui_recorder_interval_seconds"
 MEASURED_METRIC = "esatui_source_measured_seconds"  # a counter: _total exposed
 CONFIG_METRIC = "esatui_config_info"
+LAST_END_METRIC = "esatui_source_last_interval_end_timestamp_seconds"
+PASS_SOURCE = "esatui"  # the recorder's own interval: written last in every pass
+STALE_AFTER = 2  # of a source's intervals (at least of the recorder's) without one: stale
 
 Labels = tuple[str, ...]
 
@@ -104,6 +109,13 @@ _MEASURED_HEAD = Head(
     "seconds",
     (*TARGET_LABELS, "source"),
 )
+_LAST_END_HEAD = Head(
+    LAST_END_METRIC,
+    "the end of the source's newest recorded interval (Unix time): how fresh its series are",
+    MetricType.GAUGE,
+    "seconds",
+    (*TARGET_LABELS, "source"),
+)
 _CONFIG_HEAD = Head(
     CONFIG_METRIC,
     "the system facts each source reported last (machine, LPAR, z/VM level ...): 1",
@@ -111,6 +123,20 @@ _CONFIG_HEAD = Head(
     "",
     (*TARGET_LABELS, "source", "key", "value"),
 )
+
+
+RECORDER_HEADS = (_INTERVAL_HEAD, _MEASURED_HEAD, _LAST_END_HEAD, _CONFIG_HEAD)
+"""The families of what the recorder knows of itself, beside the kinds'."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Last:
+    """A source's newest interval: its end and length, and the end of the recorder's pass
+    before it was handed over (None: before the first pass)."""
+
+    end_us: int
+    length_us: int
+    pass_end_us: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +251,8 @@ class Exporter:
         self._config: dict[str, str] = {}  # every source's facts, the latest of each key
         self._configs: dict[str, dict[str, str]] = {}  # each source's latest facts
         self._measured: dict[str, int] = {}  # each source's intervals' durations, summed (µs)
+        self._last: dict[str, _Last] = {}  # each source's newest interval
+        self._pass_end_us: int | None = None  # the recorder's newest pass, as it ended
         self._node = ""
         self._generation = 0
         self._lock = (
@@ -251,8 +279,13 @@ class Exporter:
                 self._config.update(interval.config)
                 self._configs[source] = dict(interval.config)
             self._measured[source] = self._measured.get(source, 0) + interval.duration_us
+            self._last[source] = _Last(
+                interval.end_us, interval.end_us - interval.start_us, self._pass_end_us
+            )
+            if source == PASS_SOURCE:
+                self._pass_end_us = interval.end_us
             self._entities[source] = self._add_rows(
-                interval.rows, source, self._entities.get(source, {})
+                interval.rows, source, self._entities.get(source, {}), interval.duration_us
             )
 
     def _add_rows(
@@ -260,6 +293,7 @@ class Exporter:
         rows: tuple[EntityRow, ...],
         source: str,
         previous: dict[tuple[str, str], _Entity],
+        duration_us: int,
     ) -> dict[tuple[str, str], _Entity]:
         current: dict[tuple[str, str], _Entity] = {}
         kinds = self._routes
@@ -276,7 +310,14 @@ class Exporter:
                     entity.rescale(row)
                 else:
                     entity = _Entity(row, source)  # a new series: its own total from here
-            entity.add(row.values, routes)
+            derived = DERIVED.get(row.kind)
+            if derived:
+                values = dict(row.values)
+                for d in derived:
+                    values[d.field.name] = d.compute(row.values, duration_us)
+                entity.add(values, routes)
+            else:
+                entity.add(row.values, routes)
             current[key] = entity
         return current
 
@@ -293,34 +334,57 @@ class Exporter:
         """The queued intervals added, every series with a value."""
         with self._lock:
             self._drain()
-            target = (
-                self._node,
-                self._config.get(LPAR_KEY, ""),
-                self._config.get(SYSTEM_KEY, ""),
-            )
+            target = (self._node, self._fact(LPAR_KEYS), self._fact(SYSTEM_KEYS))
             out: list[Samples] = []
             if self.interval_s is not None and self._node:
                 out.append(Samples(_INTERVAL_HEAD, [target], [float(self.interval_s)]))
-            if self._measured:
-                measured = Samples(_MEASURED_HEAD)
-                for source, total_us in self._measured.items():
+            if self._last:
+                ends = Samples(_LAST_END_HEAD)
+                for source, last in self._last.items():
+                    ends.labels.append((*target, source))
+                    ends.values.append(last.end_us / 1e6)
+                out.append(ends)
+            stale = self._stale()
+            measured = Samples(_MEASURED_HEAD)
+            for source, total_us in self._measured.items():
+                if source not in stale:
                     measured.labels.append((*target, source))
                     measured.values.append(total_us / 1e6)
-                out.append(measured)
-            if self._configs:
-                facts = Samples(_CONFIG_HEAD)
-                for source, config in self._configs.items():
+            facts = Samples(_CONFIG_HEAD)
+            for source, config in self._configs.items():
+                if source not in stale:
                     for key, value in sorted(config.items()):
                         facts.labels.append((*target, source, key, value))
                         facts.values.append(1.0)
-                out.append(facts)
-            out.extend(self._series(target))
+            out.extend(s for s in (measured, facts) if s.values)
+            out.extend(self._series(target, stale))
             return Snapshot(self._generation, tuple(out))
 
-    def _series(self, target: Labels) -> list[Samples]:
+    def _fact(self, keys: tuple[str, ...]) -> str:
+        return next((v for k in keys if (v := self._config.get(k, "").strip())), "")
+
+    def _stale(self) -> frozenset[str]:
+        """The sources whose newest interval is :data:`STALE_AFTER` of their own intervals
+        (at least of the recorder's) older than the recorder's newest pass: measured on the
+        recorder's clock, from the pass before the interval was handed over (an import's
+        intervals carry the times of its file)."""
+        now = self._pass_end_us
+        recorder = self._last.get(PASS_SOURCE)
+        if now is None or recorder is None:
+            return frozenset()
+        return frozenset(
+            source
+            for source, last in self._last.items()
+            if last.pass_end_us is not None
+            and now - last.pass_end_us > STALE_AFTER * max(last.length_us, recorder.length_us)
+        )
+
+    def _series(self, target: Labels, stale: frozenset[str]) -> list[Samples]:
         by_family = [Samples(head) for head in self._heads]
         kinds = self._routes
-        for entities in self._entities.values():
+        for source, entities in self._entities.items():
+            if source in stale:
+                continue  # a hung source's values are not served as if fresh
             for (kind, _), entity in entities.items():
                 totals = entity.totals
                 for family, labels, name, times, per in entity.series(target, kinds[kind]):
@@ -336,7 +400,11 @@ class Exporter:
         yield from self.snapshot().metrics()
 
     def describe(self) -> Iterator[Metric]:
-        return iter(())  # no description: the registry does not collect at registration
+        """Every family the exposition may show, without samples: the names the registry
+        keeps (without a collect at registration), which a scrape's ``name[]`` filter
+        (the library's ``restricted_registry``) looks its collectors up by."""
+        for head in (*RECORDER_HEADS, *self._heads):
+            yield head.metric()
 
 
 def _entity_labels(row: EntityRow, source: str) -> Labels:

@@ -299,7 +299,10 @@ class PrometheusReader:
                 for labels, points in self._family_points(family, plan, first, last, bucketed):
                     source = labels.get("source", SOURCE_OF.get(kind, ""))
                     key, attrs = _entity(kind, labels)
-                    field, max_field = _field(family, labels)
+                    named = _field(family, labels)
+                    if named is None:
+                        continue  # derived (the screens compute it) or unknown: not a field
+                    field, max_field = named
                     for t, value, peak in points:
                         i = index.get(round(t, 3))
                         if i is None:
@@ -558,15 +561,19 @@ def _entity(kind: str, labels: Mapping[str, str]) -> tuple[str, dict[str, str]]:
     return key, attrs
 
 
-def _field(family: Family, labels: Mapping[str, str]) -> tuple[str | None, str | None]:
-    """The kind's field a series of ``family`` is, and its maximum's column (gauges); None
-    for an info family."""
+def _field(family: Family, labels: Mapping[str, str]) -> tuple[str | None, str | None] | None:
+    """The kind's field a series of ``family`` is, and its maximum's column (gauges); (None,
+    None) for an info family; None for a series that is no recorded field (a derived
+    member, or a label value this version does not know)."""
     if not family.members:
         return None, None
     member = family.members[0]
     if family.group_label is not None:
         value = labels.get(family.group_label)
-        member = next((m for m in family.members if m.value == value), member)
+        found = next((m for m in family.members if m.value == value), None)
+        if found is None or found.derived:
+            return None
+        member = found
     name = member.field.name
     if family.maximum:
         return max_column(name), None

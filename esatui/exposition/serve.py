@@ -30,11 +30,10 @@ from prometheus_client.openmetrics.exposition import ALLOWUTF8
 
 from esatui.db.records import Interval
 from esatui.exposition.cache import ExpositionCache
-from esatui.exposition.exporter import Exporter
+from esatui.exposition.exporter import PASS_SOURCE, Exporter
 
 TEXTFILE_NAME = "esatui.prom"
 _TEXTFILE_ENCODER = functools.partial(exposition.generate_latest, escaping=ALLOWUTF8)
-PASS_SOURCE = "esatui"  # the recorder's own interval: written last in every pass
 
 
 @dataclass(frozen=True)
@@ -61,11 +60,7 @@ class Exposition:
         self.registry: CollectorRegistry = CollectorRegistry(auto_describe=False)
         self.registry.register(self.exporter)
         self.cache = ExpositionCache(self.exporter)
-        path = None
-        if textfile_dir is not None:
-            if not textfile_dir.is_dir():
-                raise RuntimeError(f"--textfile {textfile_dir}: not a directory")
-            path = textfile_dir / TEXTFILE_NAME
+        path = None if textfile_dir is None else _textfile(textfile_dir)
         self._server: WSGIServer | None = None
         if listen is not None:
             try:
@@ -89,6 +84,28 @@ class Exposition:
 
 Environ = dict[str, Any]
 StartResponse = Callable[[str, list[tuple[str, str]]], object]
+
+
+def _temporary(path: Path) -> Path:
+    """Where the textfile is written before it is renamed over ``path``."""
+    return path.with_name(f".{path.name}.{os.getpid()}")
+
+
+def _textfile(directory: Path) -> Path:
+    """DIR/esatui.prom, once its temporary file could be made: refused at the start (as a
+    port in use), not warned about at every interval while the recorder goes on."""
+    if not directory.is_dir():
+        raise RuntimeError(f"--textfile {directory}: not a directory")
+    path = directory / TEXTFILE_NAME
+    temporary = _temporary(path)
+    try:
+        temporary.touch()
+        temporary.unlink()
+    except OSError as exc:
+        raise RuntimeError(
+            f"--textfile {directory}: cannot write there ({exc.strerror or exc})"
+        ) from None
+    return path
 
 
 class _App:
@@ -166,7 +183,7 @@ class _Worker:
                 return
 
     def _write(self, path: Path) -> None:
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary = _temporary(path)
         try:
             # the library's text format, with its write_to_textfile's escaping
             body = self._cache.body("textfile", _TEXTFILE_ENCODER)

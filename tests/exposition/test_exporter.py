@@ -47,7 +47,11 @@ def test_every_field_is_in_one_family_and_names_are_unique() -> None:
     assert len(names) == len(set(names))
     for kind in EXPOSED_KINDS:
         fields = [
-            m.field.name for f in fams if f.kind == kind.name and not f.maximum for m in f.members
+            m.field.name
+            for f in fams
+            if f.kind == kind.name and not f.maximum
+            for m in f.members
+            if not m.derived
         ]
         assert sorted(fields) == sorted(f.name for f in kind.fields)
 
@@ -97,6 +101,17 @@ def test_the_issue_s_names_and_labels() -> None:
 
 def test_metrics_doc_is_in_step() -> None:
     assert (ROOT / "docs" / "METRICS.md").read_text() == render()
+
+
+def test_the_metrics_table_lists_every_family_exposed() -> None:
+    """``esatui metrics``: a row for every family a scrape may show, the recorder's own
+    (its interval, the sources' measured seconds and newest intervals, the facts) too."""
+    import re
+
+    described = {m.name + ("_total" if m.type == "counter" else "") for m in Exporter().describe()}
+    listed = set(re.findall(r"^\| `(esatui_\w+)` \|", render(), re.MULTILINE))
+    assert listed == described
+    assert {"esatui_recorder_interval_seconds", "esatui_config_info"} <= listed
 
 
 def cpu_row(user_us: int | None, steal_us: int | None, flags: int = 0) -> EntityRow:
@@ -213,6 +228,24 @@ def test_textfile_and_http_endpoint(tmp_path: Path) -> None:
         shown.close()
 
 
+def test_a_name_filter_gives_those_families_as_the_library_s_app_does() -> None:
+    """``/metrics?name[]=...`` is answered by prometheus_client's own app, which asks its
+    registry for the collectors of those names: the exporter describes its families."""
+    shown = Exposition(Listen("127.0.0.1", 0), warn=pytest.fail, interval_s=60.0)
+    try:
+        shown.interval(interval(120, cpu_row(1_000_000, 0)))
+        shown.interval(interval(120, source="esatui"))
+        assert shown._server is not None
+        url = f"http://127.0.0.1:{shown._server.server_port}/metrics"
+        query = "name[]=esatui_cpu_seconds_total&name[]=esatui_recorder_interval_seconds"
+        with urllib.request.urlopen(f"{url}?{query}", timeout=5) as answer:
+            body = answer.read().decode()
+        samples = {line.split("{")[0] for line in body.splitlines() if not line.startswith("#")}
+        assert samples == {"esatui_cpu_seconds_total", "esatui_recorder_interval_seconds"}
+    finally:
+        shown.close()
+
+
 def test_listen_in_use_is_one_line(tmp_path: Path) -> None:
     first = Exposition(Listen("127.0.0.1", 0))
     try:
@@ -223,6 +256,53 @@ def test_listen_in_use_is_one_line(tmp_path: Path) -> None:
         first.close()
     with pytest.raises(RuntimeError, match="not a directory"):
         Exposition(None, tmp_path / "missing")
+
+
+def unwritable(tmp_path: Path) -> Path:
+    """A directory no file can be made in (root writes in any mode bits: sysfs then)."""
+    import os
+
+    if os.geteuid() == 0:
+        return Path("/sys")
+    shut = tmp_path / "shut"
+    shut.mkdir(mode=0o555)
+    return shut
+
+
+@pytest.mark.parametrize(
+    ("where", "code", "why"),
+    [
+        ("", 2, "an empty name"),
+        ("missing", 2, "no such directory"),
+        ("file", 2, "not a directory"),
+        ("unwritable", 1, "cannot write there"),
+    ],
+)
+def test_textfile_is_refused_before_anything_is_recorded(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, code: int, why: str
+) -> None:
+    """--textfile DIR that cannot be written: one line and an exit status at the start (2 for
+    a bad name, 1 for a directory that refuses), as --listen on a port in use, not a warning
+    every interval while collect records and exits 0 ('' was taken as '.')."""
+    from esatui.cli import main
+
+    (tmp_path / "file").write_text("")
+    directory = {
+        "": "",
+        "missing": str(tmp_path / "missing"),
+        "file": str(tmp_path / "file"),
+        "unwritable": str(unwritable(tmp_path)),
+    }[where]
+    db = tmp_path / "rec.sqlite"
+    argv = ["collect", "--source", "sim:mode-vm-day", "--interval", "1", "--count", "1"]
+    argv += ["--db", str(db), "--textfile", directory]
+    try:
+        got = main(argv)
+    except SystemExit as exited:  # argparse's refusal of an argument
+        got = int(str(exited.code))
+    err = capsys.readouterr().err
+    assert got == code and why in err.splitlines()[-1]
+    assert "Traceback" not in err and not db.exists()
 
 
 @pytest.mark.parametrize(
@@ -243,3 +323,173 @@ def test_listen_argument_refused(text: str) -> None:
 
     with pytest.raises(argparse.ArgumentTypeError):
         listen(text)
+
+
+def family_values(exporter: Exporter, name: str, by: str) -> dict[str, float]:
+    """One family's samples, by the value of one label."""
+    return {
+        dict(labels)[by]: value
+        for (sample, labels), value in exposed(exporter).items()
+        if sample == name
+    }
+
+
+def lcpu_row(flags: int = 0, **values: int) -> EntityRow:
+    attrs = {"type": "IFL", "lpar": "LP01", "type_source": "monitor"}
+    return EntityRow("lcpu", "0", attrs, dict(values), flags=flags)
+
+
+MODES = "esatui_lpar_processor_seconds_total"
+
+
+def test_a_processor_s_modes_are_its_online_time_as_esacpuu_splits_it() -> None:
+    """The monitor records steal_us as the time PR/SM did not dispatch the processor (its
+    idle wait included): the modes are emul, user, syst, idle and the steal ESACPUU shows,
+    which add up to the online time; the raw time and management have families of their
+    own."""
+    from esatui.db.slots import EntityData
+    from esatui.screens.esacpuu import lcpu_percentages
+
+    recorded = {
+        "elapsed_us": 60_000_000,
+        "emul_us": 10_000_000,
+        "user_us": 5_000_000,
+        "syst_us": 3_000_000,
+        "idle_us": 41_000_000,
+        "steal_us": 42_000_000,  # D0R16: online less dispatched, the idle wait included
+        "mgmt_us": 500_000,
+    }
+    exporter = Exporter()
+    exporter.interval(interval(60, lcpu_row(**recorded), source="monitor"))
+    modes = family_values(exporter, MODES, "mode")
+    assert modes == {"emul": 10.0, "user": 5.0, "syst": 3.0, "idle": 41.0, "steal": 1.0}
+    online = family_values(exporter, "esatui_lpar_processor_online_seconds_total", "source")
+    assert sum(modes.values()) == online["monitor"] == 60.0
+    screen = lcpu_percentages(EntityData("0", {}, recorded, 0, 1), 60_000_000)
+    steal = screen["steal"]
+    assert steal is not None and modes["steal"] == pytest.approx(steal * 60 / 100)
+    raw = family_values(exporter, "esatui_lpar_processor_not_dispatched_seconds_total", "source")
+    assert raw == {"monitor": 42.0}
+    mgmt = family_values(exporter, "esatui_lpar_processor_management_seconds_total", "source")
+    assert mgmt == {"monitor": 0.5}
+    # busy and idle above the elapsed time (a record's rounding): no steal, never negative
+    recorded["idle_us"] = 43_000_000
+    exporter.interval(interval(120, lcpu_row(**recorded), source="monitor"))
+    assert family_values(exporter, MODES, "mode")["steal"] == 1.0
+
+
+def test_a_source_that_gives_no_idle_exposes_no_steal_mode() -> None:
+    """hypfs' online time less dispatched holds the idle wait: it cannot be ESACPUU's steal
+    (the screen shows '.'), so it is only the not-dispatched family."""
+    exporter = Exporter()
+    row = lcpu_row(elapsed_us=60_000_000, busy_us=20_000_000, steal_us=40_000_000, mgmt_us=1)
+    exporter.interval(interval(60, row, source="hypfs"))
+    assert family_values(exporter, MODES, "mode") == {"busy": 20.0}
+    raw = family_values(exporter, "esatui_lpar_processor_not_dispatched_seconds_total", "source")
+    assert raw == {"hypfs": 40.0}
+    exporter.interval(interval(120, lcpu_row(Flag.NEW), source="monitor"))  # nothing yet
+    assert "monitor" not in family_values(exporter, MODES, "source")
+
+
+def test_the_derived_steal_is_never_read_back_as_a_field() -> None:
+    """esatui --prometheus reads the modes back into the recorded fields; the steal mode is
+    the screen's own computation (and an unknown mode no field at all)."""
+    from esatui.exposition.prometheus_reader import _field
+
+    family = next(f for f in families() if f.exposed == MODES)
+    assert _field(family, {"mode": "idle"}) == ("idle_us", None)
+    assert _field(family, {"mode": "steal"}) is None
+    assert _field(family, {"mode": "other"}) is None
+    raw = next(f for f in families() if f.exposed.endswith("not_dispatched_seconds_total"))
+    assert _field(raw, {}) == ("steal_us", None)
+
+
+def test_the_lpar_label_of_the_host_source_alone() -> None:
+    """docs/METRICS.md: the LPAR from /proc/sysinfo (the host source's ``lpar.name``)."""
+    from esatui.collectors.cpuinfo import parse_cpuinfo
+    from esatui.collectors.host import host_config
+    from esatui.collectors.sysinfo import parse_sysinfo
+
+    data = ROOT / "tests" / "data" / "host"
+    sysinfo = parse_sysinfo((data / "sysinfo-zvm72-guest-z15-8561-ansible.txt").read_text())
+    config = host_config(sysinfo, parse_cpuinfo(""), "lnx1")
+    exporter = Exporter()
+    exporter.interval(
+        Interval("host", "LNX1", 0, 60_000_000, 60_000_000, (cpu_row(1, 1),), config=config)
+    )
+    assert {dict(labels)["lpar"] for (_, labels) in exposed(exporter)} == {"L32"}
+
+
+def test_every_help_says_what_the_exposed_value_is() -> None:
+    """A field's doc says what its source reads; the HELP is of the value exposed: ratios
+    are no percentages, seconds no raw units or nanoseconds, counters count from the
+    recorder's start (the sum of its deltas), not from a device's creation or the boot."""
+    for family in families():
+        help_text = family.help.lower()
+        if family.unit == "ratio":
+            assert "%" not in help_text, family.exposed
+        if family.unit == "seconds":
+            assert "in raw units" not in help_text and "ns)" not in help_text, family.exposed
+        if family.type.value == "counter":
+            for claim in ("since boot", "since the device", "operations operations"):
+                assert claim not in help_text, family.exposed
+    by_name = {f.exposed: f.help for f in families()}
+    assert by_name["esatui_zcrypt_requests_total"].endswith("since the recorder started")
+    assert "ratio" in by_name["esatui_lpar_processor_busy_ratio"]
+
+
+def test_a_source_that_stops_leaves_the_exposition_and_says_since_when() -> None:
+    """A hung source's last values are not served as fresh: after two of its intervals
+    without one its series leave (not after one: a polled source that misses a deadline
+    closes its next interval late), the timestamp of its newest interval stays, and its
+    counters go on from where they were when it comes back."""
+    from esatui.exposition.exporter import LAST_END_METRIC
+
+    exporter = Exporter()
+
+    def recorded(end_s: int, *rows: EntityRow) -> None:
+        if rows:
+            exporter.interval(interval(end_s, *rows))
+        exporter.interval(interval(end_s, source="esatui"))  # the pass's own, last
+
+    def shown() -> tuple[set[str], dict[str, float]]:
+        samples = exposed(exporter)
+        sources = {
+            dict(labels).get("source", "")
+            for (name, labels) in samples
+            if name == "esatui_source_measured_seconds_total"
+        }
+        return sources, family_values(exporter, LAST_END_METRIC, "source")
+
+    recorded(60, cpu_row(None, None, Flag.NEW))
+    recorded(120, cpu_row(1_000_000, 0))
+    assert shown() == ({"host", "esatui"}, {"host": 120.0, "esatui": 120.0})
+    recorded(180)  # one pass missed: late, not stale
+    assert exposed(exporter)[cpu_key("user")] == 1.0
+    recorded(240)
+    sources, ends = shown()
+    assert sources == {"esatui"} and ends == {"host": 120.0, "esatui": 240.0}
+    assert cpu_key("user") not in exposed(exporter)
+    recorded(300, cpu_row(500_000, 0))
+    assert exposed(exporter)[cpu_key("user")] == 1.5
+    assert shown()[1]["host"] == 300.0
+
+
+def test_guest_time_is_a_family_of_its_own() -> None:
+    """/proc/stat's guest time is in user already (guest_nice in nice): among the modes of
+    esatui_cpu_seconds_total it counted twice (a KVM host's CPU over 1 s a second). It is
+    esatui_cpu_guest_seconds_total, as node_exporter's node_cpu_guest_seconds_total, and
+    esatui --prometheus reads it back into its fields."""
+    from esatui.exposition.prometheus_reader import _field
+
+    attrs = {"type": "IFL", "type_source": "vmcp", "address": "0"}
+    values = {"user_us": 40_000_000, "idle_us": 20_000_000, "guest_us": 30_000_000}
+    exporter = Exporter()
+    exporter.interval(interval(60, EntityRow("cpu", "0", attrs, {**values, "guest_nice_us": 0})))
+    modes = family_values(exporter, "esatui_cpu_seconds_total", "mode")
+    assert modes == {"user": 40.0, "idle": 20.0}
+    guest = family_values(exporter, "esatui_cpu_guest_seconds_total", "mode")
+    assert guest == {"user": 30.0, "nice": 0.0}
+    family = next(f for f in families() if f.exposed == "esatui_cpu_guest_seconds_total")
+    assert _field(family, {"mode": "user"}) == ("guest_us", None)
+    assert _field(family, {"mode": "nice"}) == ("guest_nice_us", None)

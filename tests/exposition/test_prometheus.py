@@ -273,6 +273,105 @@ def test_every_dashboard_query_returns_data_for_every_node(fleet: Fleet) -> None
             assert nodes == set(NODES), (panel["title"], expr, nodes)
 
 
+def test_every_processor_view_of_the_dashboard_shows_busy(fleet: Fleet) -> None:
+    """The "Processor view" choices: each source the simulated systems have (the monitor,
+    SMAPI, vmcp; hypfs needs an LPAR) gives busy for every node, SMAPI's for the node's
+    own LPAR only (it reports every LPAR's processors, as ESACPUU shows its own); steal is
+    the monitor's alone (the others cannot tell a wait from steal)."""
+    dashboard = json.loads((ROOT / "contrib" / "grafana-esatui.json").read_text())
+    views = next(v for v in dashboard["templating"]["list"] if v["name"] == "lcpu_source")
+    choices = [o["value"] for o in views["options"]]
+    assert choices == ["monitor", "hypfs", "smapi", "vmcp"]
+    panel = next(p for p in dashboard["panels"] if p["title"].startswith("ESACPUU"))
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for choice in choices:
+        for target in panel["targets"]:
+            expr = (
+                target["expr"]
+                .replace("$__rate_interval", f"{BUCKET_S}s")
+                .replace("$node", ".*")
+                .replace("$lcpu_source", choice)
+            )
+            found = fleet.query(expr, at)
+            shows = choice != "hypfs" and ("steal" not in expr or choice == "monitor")
+            assert {r["metric"]["node"] for r in found} == (set(NODES) if shows else set()), (
+                choice,
+                expr,
+            )
+            if choice == "smapi":
+                for r in found:  # the node's own processors, each at most one busy
+                    node = json.dumps(r["metric"]["node"])
+                    own = f'{{node={node},source="monitor"}}'
+                    count = fleet.query(
+                        f"count(esatui_lpar_processor_online_seconds_total{own})", at
+                    )
+                    assert float(r["value"][1]) <= 100 * float(count[0]["value"][1]), r
+
+
+def test_a_processor_s_modes_add_up_to_its_online_time(fleet: Fleet) -> None:
+    """As ESACPUU's total + idle + steal = 100: the steal mode is what is left after busy and
+    idle, not the monitor's time undispatched (which holds the idle wait: docs/METRICS.md)."""
+
+    def summed(family: str) -> str:
+        return f"sum by (node, processor) (increase(esatui_lpar_processor_{family}[{BUCKET_S}s]))"
+
+    ratios = fleet.query(
+        f"{summed('seconds_total')} / {summed('online_seconds_total')}",
+        fleet.stopped_at - 2 * SCRAPE_S,
+    )
+    assert {r["metric"]["node"] for r in ratios} == set(NODES)
+    for r in ratios:
+        assert 0.99 <= float(r["value"][1]) <= 1.01, r
+
+
+STALE_ALERTS = (
+    "time() - esatui_source_last_interval_end_timestamp_seconds > ignoring (source) "
+    "group_left 3 * esatui_recorder_interval_seconds",
+    'time() - node_textfile_mtime_seconds{file=~"(.*/)?esatui.prom"} > 180',
+)
+
+
+def test_the_staleness_alerts_of_the_docs_are_quiet_while_sources_record(fleet: Fleet) -> None:
+    """docs/METRICS.md's alerts on a source's age: valid PromQL, and no node of the fleet
+    (every source recording) in them; the age of every node's sources is there."""
+    doc = " ".join((ROOT / "docs" / "METRICS.md").read_text().split())
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for expr in STALE_ALERTS:
+        assert expr in doc
+        assert fleet.query(expr, at) == [], expr
+    ends = fleet.query("esatui_source_last_interval_end_timestamp_seconds", at)
+    assert {(r["metric"]["node"], r["metric"]["source"]) for r in ends} >= {
+        (node, source) for node in NODES for source in ("esatui", "monitor")
+    }
+    for r in ends:
+        assert at - float(r["value"][1]) < 3 * INTERVAL_S, r
+
+
+DOC_QUERIES = {
+    # one view per z/VM system of what every guest of it exports
+    "sum by (zvm_system) (max by (zvm_system, phase) "
+    "(rate(esatui_crypto_service_seconds_total[5m])))": "zvm_system",
+    # a virtual CPU's real type, from z/VM
+    'sum by (node, vcpu_type) (rate(esatui_cpu_seconds_total{mode!~"idle|iowait|steal"}[5m]) '
+    "* on (node, address) group_left (vcpu_type) label_replace(label_replace(esatui_vcpu_info, "
+    '"address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))': "node",
+}
+
+
+def test_the_fleet_queries_of_the_docs_answer(fleet: Fleet) -> None:
+    """docs/METRICS.md's queries across nodes and for a virtual CPU's type: in the doc, and
+    answered for every node (the simulated systems all call themselves SIMVM)."""
+    doc = " ".join((ROOT / "docs" / "METRICS.md").read_text().split())
+    at = fleet.stopped_at - 2 * SCRAPE_S
+    for expr, by in DOC_QUERIES.items():
+        assert expr in doc
+        found = fleet.query(expr.replace("[5m]", f"[{BUCKET_S}s]"), at)
+        assert found, expr
+        if by == "node":
+            assert {r["metric"]["node"] for r in found} == set(NODES), found
+            assert all(r["metric"].get("vcpu_type") for r in found), found
+
+
 def test_contrib_scrape_config_is_valid() -> None:
     prometheus_binary()
     promtool = shutil.which("promtool")
