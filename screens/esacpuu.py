@@ -444,7 +444,13 @@ def _build(ctx: Context) -> Built:
     if normalized:
         notes.append(_normalized_note(factors))
     columns = (TIME, TYPE, CORE, *COLUMNS[2:]) if threaded else COLUMNS
-    return Built(columns, rows, tuple(notes), type_sources=frozenset(sources - {""}))
+    return Built(
+        columns,
+        rows,
+        tuple(notes),
+        type_sources=frozenset(sources - {""}),
+        flags_legend=True,
+    )
 
 
 SCREEN = ScreenDef(

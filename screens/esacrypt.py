@@ -192,8 +192,9 @@ def _build(ctx: Context) -> Built:
         levels = C.polling_levels(d, values, ctx.thresholds)
         rows.append(interval_row(slot, values, levels, drill="ESACRYPA", flags=d.flags))
     if not rows:
-        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else ())
-    return Built(COLUMNS, rows, (C.RecordFacts.of(ctx.config, C.combine(parts)).note(),))
+        return Built(COLUMNS, rows, (C.NO_RECORDS,) if ctx.slots else (), flags_legend=True)
+    note = C.RecordFacts.of(ctx.config, C.combine(parts)).note()
+    return Built(COLUMNS, rows, (note,), flags_legend=True)
 
 
 SCREEN = ScreenDef(

@@ -247,7 +247,12 @@ def _build(ctx: Context) -> Built:
                     drill="ESACPUU",
                 )
             )
-    return Built(COLUMNS, rows, type_sources=frozenset(s for s in type_sources if s))
+    return Built(
+        COLUMNS,
+        rows,
+        type_sources=frozenset(s for s in type_sources if s),
+        flags_legend=True,
+    )
 
 
 SCREEN = ScreenDef(

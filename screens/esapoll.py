@@ -560,7 +560,7 @@ def _build(ctx: Context) -> Built:
         frozenset(polls),
         exact and _exact(whole, cpu),
     )
-    return Built(COLUMNS, rows, facts.notes, facts=facts)
+    return Built(COLUMNS, rows, facts.notes, facts=facts, flags_legend=True)
 
 
 SCREEN = ScreenDef(

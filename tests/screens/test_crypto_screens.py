@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from esatui.cli import main
+from esatui.collectors.monitor import encode as E
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.formats import record_keys, render
 from esatui.screens import catalog
@@ -493,3 +494,40 @@ def test_a_poll_setting_changed_within_a_bucket_is_mixed_not_averaged(
     assert [row["guest_poll"] for row in hour["rows"]] == ["mixed"]
     minutes = json.loads(run(capsys, "export", "ESAPOLL", "--db", db, "--format", "json"))
     assert {row["guest_poll"] for row in minutes["rows"]} == {1500, 50}
+
+
+def test_a_reset_interval_is_flagged_in_text_as_in_data(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside check: a re-IPL's counters going backwards flagged the row `reset` in CSV and
+    JSON, but the text and the screen showed nothing, so the understated rate (counted from
+    the reset) passed unremarked. ESACRYPT, ESAPOLL, ESALNXC and ESACPUU show the flag
+    letters after the row, as ESACRYQ does."""
+    rows = F.SEED000_0306_ESACRYPT
+    counters = F.esacrypt_counters(rows)
+    restarted = (
+        counters[:3]
+        + [  # z/VM re-IPLed within 10:35: its counters from zero
+            {k: v - counters[2][k] if k != "nq_waiting" else v for k, v in c.items()}
+            for c in counters[3:]
+        ]
+    )
+    first = F.end_us(F.SEED000_0306_DATE, rows[0].time) - F.MINUTE_US
+    times = [first] + [F.end_us(F.SEED000_0306_DATE, r.time) for r in rows]
+    intervals = []
+    for i, (us, ctr) in enumerate(zip(times, restarted, strict=True)):
+        records = [E.crypto_record(us, ctr)]
+        if i == 0:
+            records = [
+                E.system_record(us, machine_type="2827", machine_serial="00000", level=(6, 3, 0)),
+                E.sample_config_record(us, 60),
+                *records,
+            ]
+        intervals.append(E.IntervalRecords(us, records))
+    db = tmp_path / "r.sqlite"
+    collect(capsys, F.write_monwrite(tmp_path / "r.mon", intervals), db)
+    flags = {r["time"][11:16]: r["flags"] for r in export_json(capsys, "ESACRYPT", db)["rows"]}
+    assert flags == {"10:33": None, "10:34": None, "10:35": "reset", "10:36": None}
+    for screen in ("ESACRYPT", "ESAPOLL"):
+        lines = {line[:5]: line for line in export(capsys, screen, db).splitlines()}
+        assert lines["10:35"].endswith(" R") and not lines["10:34"].endswith(" R")
