@@ -86,10 +86,13 @@ def connect(
     calls :func:`claim_for_writing` first (it creates the file)."""
     if not path.exists():
         raise StoreError(f"no database at {path}")
-    target = f"file:{quote(str(path))}?mode=ro" if readonly else str(path)
     try:
         conn = sqlite3.connect(
-            target, uri=readonly, timeout=10.0, check_same_thread=False, isolation_level=None
+            file_uri(path, "ro" if readonly else "rw"),
+            uri=True,
+            timeout=10.0,
+            check_same_thread=False,
+            isolation_level=None,
         )
     except sqlite3.DatabaseError as exc:
         raise _unusable(path, exc, readonly) from None
@@ -131,6 +134,14 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
     except OSError as exc:
         raise StoreError(f"cannot lock {lock.path} for writing: {exc.strerror or exc}") from None
     return lock
+
+
+def file_uri(path: Path, mode: str) -> str:
+    """The URI SQLite opens for ``path`` taken as a plain file name. SQLite reads a name
+    that begins with ``file:`` as a URI and ``:memory:`` as no file at all, even without
+    ``uri=True``: the writer's lock (``<name>-lock``) and the database would then be two
+    different files. An absolute path, quoted, is that file and only it."""
+    return f"file:{quote(str(path.absolute()))}?mode={mode}"
 
 
 def side_path(path: Path, suffix: str) -> Path:

@@ -244,6 +244,22 @@ def test_an_explicit_database_in_a_missing_directory_is_refused(
     assert not target.parent.exists()
 
 
+@pytest.mark.parametrize("name", ["file:run.sqlite", ":memory:", "file:run.sqlite?mode=memory"])
+def test_a_name_sqlite_would_read_as_a_uri_is_a_plain_file(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: 'file:run.sqlite' wrote into run.sqlite (beside the recorder writing it, whose
+    lock is on run.sqlite-lock) and ':memory:' recorded into memory, nothing on disk."""
+    monkeypatch.chdir(tmp_path)
+    with Store.open(Path("run.sqlite")):  # a recorder writes run.sqlite meanwhile
+        code = main(["sim", "--scenario", "mode-vm-day", "--duration", "2m", "--db", name])
+    assert code == 0
+    assert sql(tmp_path / name, "SELECT count(*) FROM interval")[0][0] > 0
+    assert sql(tmp_path / "run.sqlite", "SELECT count(*) FROM interval") == [(0,)]
+    assert (tmp_path / f"{name}-lock").exists()
+    assert main(["db", "info", "--db", name]) == 0
+
+
 # --- damaged databases ---------------------------------------------------------------------
 
 
