@@ -186,3 +186,23 @@ def test_the_model_never_reads_the_published_numbers() -> None:
                 assert "published" not in {a.name for a in node.names}, path.name
             if isinstance(node, ast.Import):
                 assert all("published" not in a.name for a in node.names), path.name
+
+
+def test_a_step_whose_placement_noise_is_all_zero_still_places_the_work() -> None:
+    """Before: ``sim --interval 0.1`` (noise that grows as the step shrinks, each factor
+    clamped at 0) drew 0 for every processor of a type: 'float division by zero'."""
+    from esatui.sim.cpu import TypeDemand, place
+    from esatui.sim.lpar import LogicalProcessor
+
+    lps = [LogicalProcessor(i, "IFL", i, 0, 1.0) for i in range(3)]
+    placed = place(
+        lps,
+        demand={"IFL": TypeDemand(300_000.0, 30_000.0)},
+        cp_system_work_us=10_000.0,
+        idle_system_fraction=0.01,
+        steal_shared=0.0,
+        dedicated=True,
+        jitter=[0.0, 0.0, 0.0],
+    )
+    assert sum(p.emul_us for p in placed.processors) == pytest.approx(300_000.0)
+    assert placed.served["IFL"] == 1.0
