@@ -8,7 +8,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +73,15 @@ def leave_at_rest(path: Path) -> None:
 
     with contextlib.suppress(StoreError):
         Store.open(path, create=False).close()
+
+
+def remove_database(path: Path) -> None:
+    """A database this run made, with the files SQLite and esatui keep beside it."""
+    from esatui.db.database import database_files
+
+    for part in database_files(path):
+        with contextlib.suppress(OSError):
+            part.unlink()
 
 
 def default_db() -> Path:
@@ -297,17 +306,56 @@ def crypto_costs(args: argparse.Namespace) -> CostTable | None:
         raise UsageError(str(exc)) from None
 
 
-def stop_on_signals(stop: threading.Event) -> dict[int, Any]:
-    """SIGINT and SIGTERM end a recording cleanly; returns the handlers they replaced."""
+def stop_on_signals(stop: threading.Event, caught: list[int] | None = None) -> dict[int, Any]:
+    """SIGINT, SIGTERM and SIGHUP (the terminal closed) end a recording cleanly, at the
+    interval under way: each sets ``stop`` (and is appended to ``caught``); returns the
+    handlers they replaced."""
     import signal  # a recorder's only: an export starts without it
 
     def handler(signum: int, frame: object) -> None:
+        if caught is not None:
+            caught.append(signum)
         stop.set()
 
-    previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, handler)
-    return previous
+    return {sig: signal.signal(sig, handler) for sig in _ending_signals()}
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP during a command that ends by undoing what it began."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signal = signal.Signals(signum).name
+        super().__init__(f"interrupted by {self.signal}")
+
+
+@contextlib.contextmanager
+def raise_on_signals() -> Iterator[None]:
+    """Inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once: a second signal
+    while it unwinds is ignored), so what was begun is rolled back or removed, not left
+    half made by the signal's default (the process killed as it stands)."""
+    import signal
+
+    fired: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in _ending_signals()}
+    try:
+        yield
+    finally:
+        restore_signals(previous)
+
+
+def _ending_signals() -> tuple[int, ...]:
+    """The signals that end a command: ^C, ``kill``, and the terminal closed."""
+    import signal
+
+    return (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def restore_signals(previous: dict[int, Any]) -> None:

@@ -89,6 +89,20 @@ def test_two_recorders_the_second_refused_until_the_first_is_killed(db_path: Pat
     record_figure("two writers", "the second refused with the first's pid; free after kill -9")
 
 
+@pytest.mark.slow
+def test_a_closed_terminal_stops_the_recorder_as_ctrl_c_does(db_path: Path) -> None:
+    """Before: SIGHUP killed it (exit 129), leaving the -wal and -shm files and WAL mode."""
+    proc = _collect(db_path)
+    _wait_for_writer(db_path, proc)
+    time.sleep(0.7)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "recorded (sources: host, esatui)" in out
+    assert not Path(f"{db_path}-wal").exists() and not Path(f"{db_path}-shm").exists()
+    assert sql(db_path, "PRAGMA journal_mode") == [("delete",)]
+
+
 # --- retention under a size bound ----------------------------------------------------------
 
 
