@@ -61,16 +61,25 @@ class StoreError(Exception):
 
 
 class Transaction:
-    """``with Transaction(conn):`` one immediate transaction, rolled back on an exception."""
+    """``with Transaction(conn):`` one immediate transaction, rolled back on an exception.
+    Inside a transaction already under way (:meth:`Store.all_or_nothing`) it is a savepoint
+    of it: its rollback undoes its own part, its end commits nothing."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self._nested = False
 
     def __enter__(self) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._nested = self._conn.in_transaction
+        self._conn.execute("SAVEPOINT step" if self._nested else "BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        if not self._nested:
+            self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+            return
+        if exc_type is not None:
+            self._conn.execute("ROLLBACK TO step")
+        self._conn.execute("RELEASE step")
 
 
 def connect(

@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, db_path, warn
+from esatui.commands.common import (
+    EXIT_OK,
+    Interrupted,
+    UsageError,
+    db_path,
+    raise_on_signals,
+    warn,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Parser, Subparsers
@@ -135,10 +142,16 @@ def run_merge(path: Path, others: list[Path]) -> int:
     for other in others:
         if not other.is_file():
             raise RuntimeError(f"{other}: no such database")
+    made = not path.exists()
     try:
-        stats = merge(path, others)
+        with raise_on_signals():
+            stats = merge(path, others)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except Interrupted as stopped:
+        # the merge is one transaction: rolled back, and a target it made removed
+        kept = f"the new database {path} was removed" if made else f"{path} is as it was"
+        raise RuntimeError(f"{stopped}: nothing merged; {kept}") from None
     for skipped in stats.skipped:
         if skipped.other:
             warn(clash(skipped, path))
