@@ -93,8 +93,7 @@ def connect(
     """A connection to an esatui database of ``version`` (migrated in place when older and
     not ``readonly``); :class:`StoreError` in one line when it cannot be used. A writer
     calls :func:`claim_for_writing` first (it creates the file)."""
-    if not path.exists():
-        raise StoreError(f"no database at {path}")
+    check_file(path)
     try:
         conn = sqlite3.connect(
             file_uri(path, "ro" if readonly else "rw"),
@@ -124,8 +123,7 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
         if not create:
             raise StoreError(f"no database at {path}")
         _create_file(path, make_dirs=make_dirs)
-    if not path.is_file():
-        raise StoreError(f"{path} is not a database file")
+    check_file(path)
     for part in (path, *(side_path(path, s) for s in SIDE_SUFFIXES)):
         if part.exists() and not os.access(part, os.W_OK):
             raise StoreError(_not_writable(part))
@@ -151,6 +149,31 @@ def file_uri(path: Path, mode: str) -> str:
     ``uri=True``: the writer's lock (``<name>-lock``) and the database would then be two
     different files. An absolute path, quoted, is that file and only it."""
     return f"file:{quote(str(path.absolute()))}?mode={mode}"
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_file(path: Path) -> None:
+    """:class:`StoreError` unless ``path`` is a regular file (or a link to one): SQLite would
+    hang reading a FIFO, and read a device as an empty or damaged database."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise StoreError(f"no database at {path}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot use {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _KINDS if test(mode)), "no regular file")
+    hint = "; give a file name" if stat.S_ISDIR(mode) else ""
+    raise StoreError(f"{path} is {what}, not an esatui database{hint}")
 
 
 def side_path(path: Path, suffix: str) -> Path:

@@ -137,11 +137,11 @@ def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -
 
 
 def run_merge(path: Path, others: list[Path]) -> int:
+    from esatui.db.database import check_file
     from esatui.db.merge import merge
 
     for other in others:
-        if not other.is_file():
-            raise RuntimeError(f"{other}: no such database")
+        check_file(other)
     made = not path.exists()
     try:
         with raise_on_signals():

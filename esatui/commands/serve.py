@@ -52,9 +52,12 @@ def viewer_command(args: argparse.Namespace) -> str:
     if args.prometheus:
         argv += ["--prometheus", args.prometheus]
     else:
+        from esatui.db.database import check_file
+
         path = db_path(args)
-        if not path.is_file():
+        if not path.exists():
             raise RuntimeError(f"{path}: no such database")
+        check_file(path)  # a directory, a FIFO, a device: said what it is
         argv += ["--db", str(path.resolve())]
     for option, value in (("--node", args.node), ("--from", args.from_), ("--to", args.to)):
         if value is not None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -96,3 +99,30 @@ def test_a_directory_given_as_the_database_is_named_so(
         line
         == f"esatui: error: {tmp_path} is a directory, not an esatui database; give a file name"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "ESACPUU"],
+        ["db", "info"],
+        ["db", "prune", "--dry-run", "--keep", "1d"],
+        ["compare", "ESACPUU", "--with-from", "00:00"],
+        ["collect", "--source", "host", "--count", "1"],
+        ["serve", "--web", "127.0.0.1:1"],
+    ],
+)
+def test_a_fifo_or_a_device_given_as_the_database_is_named_so(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Before: every reader hung on the FIFO, forever; /dev/zero 'is empty'."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    for db, what in ((fifo, "a named pipe (FIFO)"), (Path("/dev/zero"), "a character device")):
+        done = subprocess.run(
+            [sys.executable, "-m", "esatui", *command, "--db", str(db)],
+            check=False, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert done.stderr == f"esatui: error: {db} is {what}, not an esatui database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
