@@ -250,6 +250,28 @@ def _unusable(path: Path, exc: sqlite3.DatabaseError, readonly: bool) -> StoreEr
     return StoreError(f"{path} is not a usable esatui database ({_plain(text)})")
 
 
+def damaged(path: Path, what: str) -> str:
+    """The one line for a database whose content no recorder could have written."""
+    return f"{path} is damaged: {what}; restore it from a backup"
+
+
+def damage_at(path: Path) -> str | None:
+    """Looked for once reading ``path`` failed: the line naming what of it is damaged
+    (``Queries.damage``, or SQLite's own words for a file it finds malformed), ``None`` when
+    it is not (the failure was something else)."""
+    try:
+        conn = connect(path, readonly=True)
+    except StoreError:
+        return None  # what is wrong with the file is said where it is opened
+    try:
+        what = Queries(conn).damage()
+    except sqlite3.DatabaseError as exc:
+        what = _plain(str(exc))
+    finally:
+        conn.close()
+    return None if what is None else damaged(path, what)
+
+
 def _plain(text: str) -> str:
     """SQLite's own words, in one line."""
     return " ".join(text.split())
@@ -282,7 +304,9 @@ def _prepare(
             f"{path} has schema version {found}, newer than this esatui reads "
             f"({version}): upgrade esatui"
         )
-    if found == version and (missing := queries.missing_tables(FRAMEWORK_TABLES)):
+    if found == version and (
+        missing := queries.missing_tables(FRAMEWORK_TABLES) or queries.missing_kind_tables()
+    ):
         tables = ", ".join(missing)
         plural = "tables are" if len(missing) > 1 else "table is"
         raise StoreError(

@@ -93,6 +93,34 @@ def default_db() -> Path:
     return Path(user_data_dir("esatui")) / "esatui.sqlite"
 
 
+def databases_read(args: argparse.Namespace) -> list[Path]:
+    """The database files a command reads (``--db``, ``compare --with-db``, the databases
+    ``db merge`` reads), those that are there."""
+    if getattr(args, "prometheus", None) or not hasattr(args, "db"):
+        return []
+    found = [db_path(args), getattr(args, "with_db", None), *getattr(args, "others", ())]
+    return [p for p in found if isinstance(p, Path) and p.is_file()]
+
+
+def damage_said(args: argparse.Namespace | None, exc: Exception) -> str | None:
+    """For an error that reading a damaged database gives (SQLite's, or a value of a type
+    or size no recorder writes reaching the screens' arithmetic): the line naming the
+    database and what of it is damaged, when it is found so (else ``None``)."""
+    sqlite3 = sys.modules.get("sqlite3")  # loaded if a database was read
+    kinds: tuple[type[Exception], ...] = (TypeError, ValueError, ArithmeticError)
+    if sqlite3 is not None:
+        kinds += (sqlite3.Error,)
+    if args is None or not isinstance(exc, kinds):
+        return None
+    from esatui.db.database import damage_at
+
+    for path in databases_read(args):
+        found = damage_at(path)
+        if found is not None:
+            return found
+    return None
+
+
 def db_path(args: argparse.Namespace) -> Path:
     given: Path | None = args.db
     return given or default_db()

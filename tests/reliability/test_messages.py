@@ -75,6 +75,40 @@ def test_a_damaged_database_is_one_sentence_and_exit_1(
     assert code == 1 and "the database is damaged" in line
 
 
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("DROP TABLE k_cpu", "its k_cpu table is missing"),
+        ("UPDATE k_cpu SET user_us = 'abc'", "a row of k_cpu cannot be read (user_us 'abc')"),
+        ("UPDATE interval SET duration_us = 'x'", "interval 1 cannot be read ("),
+        (
+            "UPDATE interval SET end_us = 9223372036854775807"
+            " WHERE id = (SELECT max(id) FROM interval WHERE source = 'host')",
+            "interval ",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["export", "ESALNXC"], ["replay", "--screen", "ESALNXC"]])
+def test_a_damaged_row_or_table_names_the_database_in_one_sentence(
+    damage: str,
+    says: str,
+    command: list[str],
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: 'unsupported operand type(s) for +', 'year 294247 is out of range', a traceback
+    from replay, and for the dropped table 'no ESALNXC data in this range'."""
+    conn = sqlite3.connect(recorded)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    code = main([*command, "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 1
+    assert line.startswith(f"esatui: error: {recorded} is damaged: {says}")
+    assert "restore it from a backup" in line
+
+
 def test_a_truncated_database_is_one_sentence(
     recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
