@@ -111,6 +111,26 @@ def positive_int(text: str) -> int:
     return value
 
 
+NODE_NAME_MAX = 64  # a host name's longest (HOST_NAME_MAX): the default node is the host's
+MONITOR_NODE_MAX = 8  # a z/VM system's name in the monitor's records (D1R4 SYSTMID)
+
+
+def node_name(text: str, longest: int = NODE_NAME_MAX) -> str:
+    """``--node``, wherever it is given: 1 to ``longest`` printable ASCII characters, no
+    spaces (it is shown on screens and in messages: no escape sequence, no line break)."""
+    if 0 < len(text) <= longest and all("!" <= c <= "~" for c in text):
+        return text
+    shown = repr(text[:24]) + ("..." if len(text) > 24 else "")
+    raise argparse.ArgumentTypeError(
+        f"{shown}: a node name is 1 to {longest} letters, digits or signs, no spaces"
+    )
+
+
+def monitor_node_name(text: str) -> str:
+    """``sim --node``: the simulated z/VM system's name, which its monitor records carry."""
+    return node_name(text, MONITOR_NODE_MAX)
+
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -203,7 +223,11 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root", type=root_dir, default=Path("/"), help="read /proc and /sys below this directory"
     )
-    p.add_argument("--node", help="node name to record under (default: VM00 name or host name)")
+    p.add_argument(
+        "--node",
+        type=node_name,
+        help="node name to record under (default: VM00 name or host name)",
+    )
     p.add_argument("--smapi-user", help="SMAPI authenticated userid")
     p.add_argument("--smapi-password-file", type=Path, help="file holding the SMAPI password")
     p.add_argument(

@@ -25,7 +25,9 @@ def register(sub: Subparsers) -> None:
     A.db_option(p)
     A.prometheus_option(p)
     A.range_options(p)
-    p.add_argument("--node", help="the node to show (default: the one written last)")
+    p.add_argument(
+        "--node", type=A.node_name, help="the node to show (default: the one written last)"
+    )
     p.add_argument(
         "--follow",
         action="store_true",

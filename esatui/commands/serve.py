@@ -34,7 +34,7 @@ def register(sub: Subparsers) -> None:
     )
     A.db_option(p)
     A.prometheus_option(p)
-    p.add_argument("--node", help="as esatui replay")
+    p.add_argument("--node", type=A.node_name, help="as esatui replay")
     p.add_argument("--from", dest="from_", metavar="T", help="as esatui replay")
     p.add_argument("--to", metavar="T", help="as esatui replay")
     p.add_argument("--screen", default="ESASSUM", help="first screen (default ESASSUM)")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,6 +39,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--node",
+        type=A.monitor_node_name,
         metavar="NAME",
         help="the simulated z/VM system's name, recorded as the node "
         "(default: the scenario's, e.g. VMMODEVM; 1-8 characters)",
@@ -62,12 +62,6 @@ def run(args: argparse.Namespace) -> int:
     except SimUsageError as exc:
         raise UsageError(str(exc)) from None
     if args.node is not None:
-        # the monitor's records carry the system's name in 8 characters (D1R4 SYSTMID)
-        if not NODE_NAME.fullmatch(args.node):
-            raise UsageError(
-                f"--node {args.node!r}: the simulated z/VM system's name is 1 to 8 "
-                "letters, digits or signs, no spaces"
-            )
         identity = dataclasses.replace(sim.identity, node=args.node)
         sim = dataclasses.replace(sim, identity=identity)
     start = DEFAULT_START_US if args.start is None else args.start
@@ -124,9 +118,6 @@ def interrupted(signum: int, db: Path, made: bool, intervals: int) -> str:
         f"interrupted by {name}: {db} keeps the {intervals} whole interval{plural} "
         "recorded before it"
     )
-
-
-NODE_NAME = re.compile(r"[!-~]{1,8}")  # printable ASCII: the monitor writes it in EBCDIC
 
 
 def recorded_before(db: Path, node: str, start_us: int, end_us: int, label: str) -> str | None:

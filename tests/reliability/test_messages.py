@@ -41,6 +41,12 @@ def recorded(db_path: Path) -> Path:
             ["sim", "--scenario", "mode-vm-day", "--duration", "2h", "--start", "9999-12-31T23:00"],
             "TOD clock's range",
         ),
+        # before: any --node of collect and live was recorded, and shown raw on a terminal
+        (["collect", "--node", "\x1b[31mX\nY", "--count", "1"], "'\\x1b[31mX\\nY': a node"),
+        (["live", "--node", ""], "'': a node name is 1 to 64 letters"),
+        (["collect", "--node", "a" * 100_000], "'aaaaaaaaaaaaaaaaaaaaaaaa'...: a node name"),
+        (["export", "ESALNXC", "--node", "a b"], "'a b': a node name is 1 to 64"),
+        (["sim", "--scenario", "mode-vm-day", "--node", "NINECHARS"], "1 to 8 letters"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(
