@@ -72,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         catalog.get(args.screen)
-        for text in (args.from_, args.to):
-            if text is not None:
-                A.moment(text)  # the viewer parses it again: refused here, in one line
+        span = [None if t is None else A.moment(t) for t in (args.from_, args.to)]
+        # the viewer parses them again: refused here, in one line
+        if span[0] is not None and span[1] is not None and span[0] >= span[1]:
+            raise UsageError("--from must be before --to")
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
     except argparse.ArgumentTypeError as exc:

@@ -47,6 +47,12 @@ def recorded(db_path: Path) -> Path:
         (["collect", "--node", "a" * 100_000], "'aaaaaaaaaaaaaaaaaaaaaaaa'...: a node name"),
         (["export", "ESALNXC", "--node", "a b"], "'a b': a node name is 1 to 64"),
         (["sim", "--scenario", "mode-vm-day", "--node", "NINECHARS"], "1 to 8 letters"),
+        # before: replay took a range that ends before it starts (export and compare refused it)
+        (
+            ["replay", "--from", "2026-11-21T15:00Z", "--to", "2026-11-21T14:00Z"],
+            "--from must be before --to",
+        ),
+        (["serve", "--web", "1", "--from", "15:00", "--to", "14:00"], "--from must be before"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(
