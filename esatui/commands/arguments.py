@@ -95,6 +95,21 @@ def size(text: str) -> int:
     return _parsed(parse_size, text)
 
 
+SMALLEST_BOUND = 64 * 1024  # far below any esatui database (an empty one is about 400 KB)
+
+
+def max_size(text: str) -> int:
+    """``--max-size``: a bound no database could keep (0, 2 bytes, 1K) is a mistyped one,
+    refused rather than taken as "delete all but each source's newest interval"."""
+    value = size(text)
+    if value < SMALLEST_BOUND:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is {value:,} bytes: no esatui database fits (an empty one takes about "
+            "400 KB); give at least 64KB, e.g. 2GB"
+        )
+    return value
+
+
 def moment(text: str) -> int:
     from esatui.timeparse import parse_time
 
@@ -240,7 +255,7 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--smapi-ca", type=Path, metavar="FILE", help="CA certificates for --smapi-tls")
     p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
     p.add_argument("--keep", type=duration, help="retention: delete intervals older than this")
-    p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
+    p.add_argument("--max-size", type=max_size, help="retention: keep the database under this size")
 
 
 def root_dir(text: str) -> Path:

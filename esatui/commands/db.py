@@ -37,7 +37,9 @@ def register(sub: Subparsers) -> None:
         help="keep this much history before now, e.g. 30d (an older recording goes whole: "
         "--dry-run first)",
     )
-    prune.add_argument("--max-size", type=A.size, help="keep the data under this size, e.g. 2GB")
+    prune.add_argument(
+        "--max-size", type=A.max_size, help="keep the data under this size, e.g. 2GB"
+    )
     prune.add_argument(
         "--dry-run", action="store_true", help="say what would be deleted, delete nothing"
     )

@@ -47,6 +47,10 @@ def recorded(db_path: Path) -> Path:
         (["collect", "--node", "a" * 100_000], "'aaaaaaaaaaaaaaaaaaaaaaaa'...: a node name"),
         (["export", "ESALNXC", "--node", "a b"], "'a b': a node name is 1 to 64"),
         (["sim", "--scenario", "mode-vm-day", "--node", "NINECHARS"], "1 to 8 letters"),
+        # before: db prune deleted all but each source's newest interval, exit 0
+        (["db", "prune", "--max-size", "2"], "'2' is 2 bytes: no esatui database fits"),
+        (["db", "prune", "--max-size", "0"], "no esatui database fits"),
+        (["collect", "--max-size", "1K", "--count", "1"], "give at least 64KB"),
         # before: replay took a range that ends before it starts (export and compare refused it)
         (
             ["replay", "--from", "2026-11-21T15:00Z", "--to", "2026-11-21T14:00Z"],
