@@ -61,16 +61,25 @@ class StoreError(Exception):
 
 
 class Transaction:
-    """``with Transaction(conn):`` one immediate transaction, rolled back on an exception."""
+    """``with Transaction(conn):`` one immediate transaction, rolled back on an exception.
+    Inside a transaction already under way (:meth:`Store.all_or_nothing`) it is a savepoint
+    of it: its rollback undoes its own part, its end commits nothing."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self._nested = False
 
     def __enter__(self) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
+        self._nested = self._conn.in_transaction
+        self._conn.execute("SAVEPOINT step" if self._nested else "BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+        if not self._nested:
+            self._conn.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+            return
+        if exc_type is not None:
+            self._conn.execute("ROLLBACK TO step")
+        self._conn.execute("RELEASE step")
 
 
 def connect(
@@ -84,12 +93,14 @@ def connect(
     """A connection to an esatui database of ``version`` (migrated in place when older and
     not ``readonly``); :class:`StoreError` in one line when it cannot be used. A writer
     calls :func:`claim_for_writing` first (it creates the file)."""
-    if not path.exists():
-        raise StoreError(f"no database at {path}")
-    target = f"file:{quote(str(path))}?mode=ro" if readonly else str(path)
+    check_file(path)
     try:
         conn = sqlite3.connect(
-            target, uri=readonly, timeout=10.0, check_same_thread=False, isolation_level=None
+            file_uri(path, "ro" if readonly else "rw"),
+            uri=True,
+            timeout=10.0,
+            check_same_thread=False,
+            isolation_level=None,
         )
     except sqlite3.DatabaseError as exc:
         raise _unusable(path, exc, readonly) from None
@@ -112,8 +123,7 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
         if not create:
             raise StoreError(f"no database at {path}")
         _create_file(path, make_dirs=make_dirs)
-    if not path.is_file():
-        raise StoreError(f"{path} is not a database file")
+    check_file(path)
     for part in (path, *(side_path(path, s) for s in SIDE_SUFFIXES)):
         if part.exists() and not os.access(part, os.W_OK):
             raise StoreError(_not_writable(part))
@@ -131,6 +141,39 @@ def claim_for_writing(path: Path, *, create: bool, make_dirs: bool = False) -> W
     except OSError as exc:
         raise StoreError(f"cannot lock {lock.path} for writing: {exc.strerror or exc}") from None
     return lock
+
+
+def file_uri(path: Path, mode: str) -> str:
+    """The URI SQLite opens for ``path`` taken as a plain file name. SQLite reads a name
+    that begins with ``file:`` as a URI and ``:memory:`` as no file at all, even without
+    ``uri=True``: the writer's lock (``<name>-lock``) and the database would then be two
+    different files. An absolute path, quoted, is that file and only it."""
+    return f"file:{quote(str(path.absolute()))}?mode={mode}"
+
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a named pipe (FIFO)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def check_file(path: Path) -> None:
+    """:class:`StoreError` unless ``path`` is a regular file (or a link to one): SQLite would
+    hang reading a FIFO, and read a device as an empty or damaged database."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise StoreError(f"no database at {path}") from None
+    except OSError as exc:
+        raise StoreError(f"cannot use {path}: {exc.strerror or exc}") from None
+    if stat.S_ISREG(mode):
+        return
+    what = next((name for test, name in _KINDS if test(mode)), "no regular file")
+    hint = "; give a file name" if stat.S_ISDIR(mode) else ""
+    raise StoreError(f"{path} is {what}, not an esatui database{hint}")
 
 
 def side_path(path: Path, suffix: str) -> Path:
@@ -207,6 +250,28 @@ def _unusable(path: Path, exc: sqlite3.DatabaseError, readonly: bool) -> StoreEr
     return StoreError(f"{path} is not a usable esatui database ({_plain(text)})")
 
 
+def damaged(path: Path, what: str) -> str:
+    """The one line for a database whose content no recorder could have written."""
+    return f"{path} is damaged: {what}; restore it from a backup"
+
+
+def damage_at(path: Path) -> str | None:
+    """Looked for once reading ``path`` failed: the line naming what of it is damaged
+    (``Queries.damage``, or SQLite's own words for a file it finds malformed), ``None`` when
+    it is not (the failure was something else)."""
+    try:
+        conn = connect(path, readonly=True)
+    except StoreError:
+        return None  # what is wrong with the file is said where it is opened
+    try:
+        what = Queries(conn).damage()
+    except sqlite3.DatabaseError as exc:
+        what = _plain(str(exc))
+    finally:
+        conn.close()
+    return None if what is None else damaged(path, what)
+
+
 def _plain(text: str) -> str:
     """SQLite's own words, in one line."""
     return " ".join(text.split())
@@ -239,7 +304,9 @@ def _prepare(
             f"{path} has schema version {found}, newer than this esatui reads "
             f"({version}): upgrade esatui"
         )
-    if found == version and (missing := queries.missing_tables(FRAMEWORK_TABLES)):
+    if found == version and (
+        missing := queries.missing_tables(FRAMEWORK_TABLES) or queries.missing_kind_tables()
+    ):
         tables = ", ".join(missing)
         plural = "tables are" if len(missing) > 1 else "table is"
         raise StoreError(

@@ -168,7 +168,8 @@ def merge(
 ) -> MergeStats:
     """Write every interval of ``sources`` into ``target`` (created when missing). Every
     source is opened before anything is written (a source that is no esatui database is
-    refused first), and a target this merge created goes again if the merge fails."""
+    refused first); all of it is one transaction, so a merge that fails leaves the target as
+    it was, and a target this merge created goes again."""
     for path in sources:
         if path.resolve() == target.resolve():
             raise ValueError(f"{path} is the database merged into")
@@ -191,7 +192,9 @@ def _merge_into(
     progress: Callable[[str], None] | None,
 ) -> MergeStats:
     stats = MergeStats(nodes=set())
-    with Store.open(target) as store, SqliteReader.open(target) as held:
+    # one transaction: a merge that fails or is interrupted leaves the target as it was
+    with Store.open(target) as store, store.all_or_nothing():
+        held = store  # it compares with what it wrote itself too, not yet committed
         for path, reader in sources:
             skipped = Skipped(path)
             stats.skipped.append(skipped)

@@ -40,10 +40,22 @@ from esatui.db.schema import (
 class DamagedData(Exception):
     """What the database holds cannot be read (a row damaged by hand or by the disk)."""
 
-    def __init__(self, what: str) -> None:
-        super().__init__(
-            f"the database is damaged: {what} cannot be read; restore it from a backup"
-        )
+    def __init__(self, what: str, path: object = None) -> None:
+        where = "the database" if path is None else str(path)
+        super().__init__(f"{where} is damaged: {what} cannot be read; restore it from a backup")
+
+
+# The times a screen can show (datetime's years 1 to 9999): a stored time outside them is
+# damage, as is an interval of no positive duration (the recorder never writes one).
+EARLIEST_US = -62_135_596_800_000_000
+LATEST_US = 253_402_300_799_999_999
+_NUMBER = "('integer', 'real', 'null')"
+_KEEP_TEXT = {"source"}  # the rollups' only text column
+
+
+def _quoted(name: str) -> str:
+    """An identifier the file names (a table, a column), quoted for SQL."""
+    return '"' + name.replace('"', '""') + '"'
 
 
 def stored_json(text: str, what: str) -> Any:
@@ -265,6 +277,51 @@ class Queries:
         rows = self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
         have = {name for (name,) in rows}
         return [t for t in tables if t not in have]
+
+    def missing_kind_tables(self) -> list[str]:
+        """The tables of declared kinds the file does not have (each kind gets its table in
+        the transaction that declares it, and no table is ever dropped)."""
+        kinds = [r[0] for r in self._conn.execute("SELECT name FROM kind ORDER BY name")]
+        return self.missing_tables(table_name(k) for k in kinds)
+
+    def damage(self) -> str | None:
+        """What of the file no recorder could have written (looked for once reading it
+        failed, or found values that cannot be): a declared kind's table missing, an
+        interval's times of another type, out of range or of no positive duration, a row's
+        value that is no number; ``None`` when none is found."""
+        missing = self.missing_kind_tables()
+        if missing:
+            tables = ", ".join(missing)
+            return f"its {tables} {'tables are' if len(missing) > 1 else 'table is'} missing"
+        row = self._conn.execute(
+            "SELECT id, start_us, end_us, duration_us, flags FROM interval"
+            " WHERE typeof(start_us) != 'integer' OR typeof(end_us) != 'integer'"
+            " OR typeof(duration_us) != 'integer' OR typeof(flags) != 'integer'"
+            " OR duration_us <= 0 OR start_us < ? OR end_us > ? LIMIT 1",
+            (EARLIEST_US, LATEST_US),
+        ).fetchone()
+        if row is not None:
+            return (
+                f"interval {row[0]} cannot be read (start_us {row[1]!r}, end_us {row[2]!r}, "
+                f"duration_us {row[3]!r}, flags {row[4]!r})"
+            )
+        for table in [*self.kind_tables(), *(t for x in TIERS for t in self.tier_tables(x))]:
+            columns = [c for c in self.table_columns(table) if c not in _KEEP_TEXT]
+            if not columns:
+                continue
+            names = [_quoted(c) for c in columns]
+            where = " OR ".join(f"typeof({c}) NOT IN {_NUMBER}" for c in names)
+            bad = self._conn.execute(
+                f"SELECT {', '.join(names)} FROM {_quoted(table)} WHERE {where} LIMIT 1"
+            ).fetchone()
+            if bad is not None:
+                column, value = next(
+                    (c, v)
+                    for c, v in zip(columns, bad, strict=True)
+                    if not isinstance(v, int | float) and v is not None
+                )
+                return f"a row of {table} cannot be read ({column} {value!r})"
+        return None
 
     def table_columns(self, table: str) -> list[str]:
         return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]

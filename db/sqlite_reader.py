@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from esatui.db import query
-from esatui.db.database import connect, file_bytes
+from esatui.db.database import connect, file_bytes, file_uri
 from esatui.db.reader import EntityRows, KindEntityRows, Timeline, Window, as_one_span
 from esatui.db.reading import Queries, SourceInfo
 from esatui.db.schema import SCHEMA_VERSION
@@ -192,7 +192,7 @@ class SqliteReader:
 
     def copy_to(self, path: Path) -> None:
         """A consistent copy of the database at ``path`` (SQLite's online backup)."""
-        target = sqlite3.connect(path)
+        target = sqlite3.connect(file_uri(path, "rwc"), uri=True)
         try:
             self._conn.backup(target)
         finally:

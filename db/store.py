@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from esatui.collectors.model import Kind
@@ -120,6 +120,25 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def queries(self) -> Queries:
+        """Reading through the writer's own connection: what it wrote, committed or not."""
+        return self._queries
+
+    @contextlib.contextmanager
+    def all_or_nothing(self) -> Iterator[None]:
+        """Every write inside is one transaction, committed at the end and rolled back on
+        an exception (an interrupt included): nothing of it is kept, or all. The log holds
+        every page written until then."""
+        self._conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            self._forget_written()
+            raise
+        self._conn.execute("COMMIT")
 
     # --- writing ---------------------------------------------------------------------
 

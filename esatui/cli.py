@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from esatui import __version__
 from esatui.commands import COMMANDS
 from esatui.commands.arguments import Parser
-from esatui.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError
+from esatui.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError, damage_said
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -39,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = _with_command(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(_command(argv))
     debug = "--debug" in argv
+    args: argparse.Namespace | None = None
     try:
         args = parser.parse_args(argv)
         run: Callable[[argparse.Namespace], int] = args.run
@@ -56,7 +57,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_USAGE
         if debug:
             raise
-        print(f"esatui: error: {_one_line(exc)}", file=sys.stderr)
+        said = damage_said(args, exc) or _one_line(exc)
+        print(f"esatui: error: {said}", file=sys.stderr)
         return EXIT_ERROR
 
 

@@ -95,6 +95,21 @@ def size(text: str) -> int:
     return _parsed(parse_size, text)
 
 
+SMALLEST_BOUND = 64 * 1024  # far below any esatui database (an empty one is about 400 KB)
+
+
+def max_size(text: str) -> int:
+    """``--max-size``: a bound no database could keep (0, 2 bytes, 1K) is a mistyped one,
+    refused rather than taken as "delete all but each source's newest interval"."""
+    value = size(text)
+    if value < SMALLEST_BOUND:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is {value:,} bytes: no esatui database fits (an empty one takes about "
+            "400 KB); give at least 64KB, e.g. 2GB"
+        )
+    return value
+
+
 def moment(text: str) -> int:
     from esatui.timeparse import parse_time
 
@@ -109,6 +124,26 @@ def positive_int(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r}: must be at least 1")
     return value
+
+
+NODE_NAME_MAX = 64  # a host name's longest (HOST_NAME_MAX): the default node is the host's
+MONITOR_NODE_MAX = 8  # a z/VM system's name in the monitor's records (D1R4 SYSTMID)
+
+
+def node_name(text: str, longest: int = NODE_NAME_MAX) -> str:
+    """``--node``, wherever it is given: 1 to ``longest`` printable ASCII characters, no
+    spaces (it is shown on screens and in messages: no escape sequence, no line break)."""
+    if 0 < len(text) <= longest and all("!" <= c <= "~" for c in text):
+        return text
+    shown = repr(text[:24]) + ("..." if len(text) > 24 else "")
+    raise argparse.ArgumentTypeError(
+        f"{shown}: a node name is 1 to {longest} letters, digits or signs, no spaces"
+    )
+
+
+def monitor_node_name(text: str) -> str:
+    """``sim --node``: the simulated z/VM system's name, which its monitor records carry."""
+    return node_name(text, MONITOR_NODE_MAX)
 
 
 LOOPBACK = "127.0.0.1"
@@ -215,7 +250,11 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--root", type=root_dir, default=Path("/"), help="read /proc and /sys below this directory"
     )
-    p.add_argument("--node", help="node name to record under (default: VM00 name or host name)")
+    p.add_argument(
+        "--node",
+        type=node_name,
+        help="node name to record under (default: VM00 name or host name)",
+    )
     p.add_argument("--smapi-user", help="SMAPI authenticated userid")
     p.add_argument("--smapi-password-file", type=Path, help="file holding the SMAPI password")
     p.add_argument(
@@ -228,7 +267,7 @@ def source_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--smapi-ca", type=Path, metavar="FILE", help="CA certificates for --smapi-tls")
     p.add_argument("--monitor-layout", type=Path, help="monitor record layout file")
     p.add_argument("--keep", type=duration, help="retention: delete intervals older than this")
-    p.add_argument("--max-size", type=size, help="retention: keep the database under this size")
+    p.add_argument("--max-size", type=max_size, help="retention: keep the database under this size")
 
 
 def root_dir(text: str) -> Path:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import threading
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
@@ -18,6 +16,7 @@ from esatui.commands.common import (
     gauge_rate,
     own_data_dir,
     registry,
+    remove_database,
     restore_signals,
     retention,
     source_options,
@@ -104,15 +103,6 @@ def run(args: argparse.Namespace) -> int:
         # a run that recorded nothing of a source it was asked for did not do its job
         raise RuntimeError(nothing)
     return EXIT_ERROR if stats.stopped_sources else EXIT_OK
-
-
-def remove_database(path: Path) -> None:
-    """A database this run made, with the files SQLite and esatui keep beside it."""
-    from esatui.db.database import database_files
-
-    for part in database_files(path):
-        with contextlib.suppress(OSError):
-            part.unlink()
 
 
 def refuse_unusable_imports(sources: Sequence[Source]) -> None:

@@ -8,7 +8,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,6 +75,15 @@ def leave_at_rest(path: Path) -> None:
         Store.open(path, create=False).close()
 
 
+def remove_database(path: Path) -> None:
+    """A database this run made, with the files SQLite and esatui keep beside it."""
+    from esatui.db.database import database_files
+
+    for part in database_files(path):
+        with contextlib.suppress(OSError):
+            part.unlink()
+
+
 def default_db() -> Path:
     env = os.environ.get("ESATUI_DB")
     if env:
@@ -82,6 +91,34 @@ def default_db() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir("esatui")) / "esatui.sqlite"
+
+
+def databases_read(args: argparse.Namespace) -> list[Path]:
+    """The database files a command reads (``--db``, ``compare --with-db``, the databases
+    ``db merge`` reads), those that are there."""
+    if getattr(args, "prometheus", None) or not hasattr(args, "db"):
+        return []
+    found = [db_path(args), getattr(args, "with_db", None), *getattr(args, "others", ())]
+    return [p for p in found if isinstance(p, Path) and p.is_file()]
+
+
+def damage_said(args: argparse.Namespace | None, exc: Exception) -> str | None:
+    """For an error that reading a damaged database gives (SQLite's, or a value of a type
+    or size no recorder writes reaching the screens' arithmetic): the line naming the
+    database and what of it is damaged, when it is found so (else ``None``)."""
+    sqlite3 = sys.modules.get("sqlite3")  # loaded if a database was read
+    kinds: tuple[type[Exception], ...] = (TypeError, ValueError, ArithmeticError)
+    if sqlite3 is not None:
+        kinds += (sqlite3.Error,)
+    if args is None or not isinstance(exc, kinds):
+        return None
+    from esatui.db.database import damage_at
+
+    for path in databases_read(args):
+        found = damage_at(path)
+        if found is not None:
+            return found
+    return None
 
 
 def db_path(args: argparse.Namespace) -> Path:
@@ -297,17 +334,56 @@ def crypto_costs(args: argparse.Namespace) -> CostTable | None:
         raise UsageError(str(exc)) from None
 
 
-def stop_on_signals(stop: threading.Event) -> dict[int, Any]:
-    """SIGINT and SIGTERM end a recording cleanly; returns the handlers they replaced."""
+def stop_on_signals(stop: threading.Event, caught: list[int] | None = None) -> dict[int, Any]:
+    """SIGINT, SIGTERM and SIGHUP (the terminal closed) end a recording cleanly, at the
+    interval under way: each sets ``stop`` (and is appended to ``caught``); returns the
+    handlers they replaced."""
     import signal  # a recorder's only: an export starts without it
 
     def handler(signum: int, frame: object) -> None:
+        if caught is not None:
+            caught.append(signum)
         stop.set()
 
-    previous: dict[int, Any] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, handler)
-    return previous
+    return {sig: signal.signal(sig, handler) for sig in _ending_signals()}
+
+
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP during a command that ends by undoing what it began."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        self.signal = signal.Signals(signum).name
+        super().__init__(f"interrupted by {self.signal}")
+
+
+@contextlib.contextmanager
+def raise_on_signals() -> Iterator[None]:
+    """Inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once: a second signal
+    while it unwinds is ignored), so what was begun is rolled back or removed, not left
+    half made by the signal's default (the process killed as it stands)."""
+    import signal
+
+    fired: list[int] = []
+
+    def handler(signum: int, frame: object) -> None:
+        if not fired:
+            fired.append(signum)
+            raise Interrupted(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in _ending_signals()}
+    try:
+        yield
+    finally:
+        restore_signals(previous)
+
+
+def _ending_signals() -> tuple[int, ...]:
+    """The signals that end a command: ^C, ``kill``, and the terminal closed."""
+    import signal
+
+    return (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 def restore_signals(previous: dict[int, Any]) -> None:

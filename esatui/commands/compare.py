@@ -52,7 +52,9 @@ def register(sub: Subparsers) -> None:
     p.add_argument("--with-from", type=A.moment, metavar="T", help="the second run's first time")
     p.add_argument("--with-to", type=A.moment, metavar="T", help="the second run's last time")
     p.add_argument("--with-label", metavar="LABEL", help="the second run's name")
-    p.add_argument("--node", help="the node of both runs (default: each database's own)")
+    p.add_argument(
+        "--node", type=A.node_name, help="the node of both runs (default: each database's own)"
+    )
     p.add_argument(
         "--format", choices=("text", "csv", "json"), default="text", help="(default text)"
     )

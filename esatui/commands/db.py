@@ -7,7 +7,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, db_path, warn
+from esatui.commands.common import (
+    EXIT_OK,
+    Interrupted,
+    UsageError,
+    db_path,
+    raise_on_signals,
+    warn,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Parser, Subparsers
@@ -30,7 +37,9 @@ def register(sub: Subparsers) -> None:
         help="keep this much history before now, e.g. 30d (an older recording goes whole: "
         "--dry-run first)",
     )
-    prune.add_argument("--max-size", type=A.size, help="keep the data under this size, e.g. 2GB")
+    prune.add_argument(
+        "--max-size", type=A.max_size, help="keep the data under this size, e.g. 2GB"
+    )
     prune.add_argument(
         "--dry-run", action="store_true", help="say what would be deleted, delete nothing"
     )
@@ -130,15 +139,21 @@ def dry_run(reader: SqliteReader, keep_s: float | None, max_bytes: int | None) -
 
 
 def run_merge(path: Path, others: list[Path]) -> int:
+    from esatui.db.database import check_file
     from esatui.db.merge import merge
 
     for other in others:
-        if not other.is_file():
-            raise RuntimeError(f"{other}: no such database")
+        check_file(other)
+    made = not path.exists()
     try:
-        stats = merge(path, others)
+        with raise_on_signals():
+            stats = merge(path, others)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    except Interrupted as stopped:
+        # the merge is one transaction: rolled back, and a target it made removed
+        kept = f"the new database {path} was removed" if made else f"{path} is as it was"
+        raise RuntimeError(f"{stopped}: nothing merged; {kept}") from None
     for skipped in stats.skipped:
         if skipped.other:
             warn(clash(skipped, path))

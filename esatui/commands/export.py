@@ -50,7 +50,11 @@ def register(sub: Subparsers) -> None:
         choices=("desc", "asc"),
         help="the rows' order: desc (newest first, the default) or asc",
     )  # no default: a graph refuses --order given at all
-    p.add_argument("--node", help="the system recorded (default: the only one, or the newest)")
+    p.add_argument(
+        "--node",
+        type=A.node_name,
+        help="the system recorded (default: the only one, or the newest)",
+    )
     p.add_argument(
         "--width",
         type=A.width,

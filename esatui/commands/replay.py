@@ -25,7 +25,9 @@ def register(sub: Subparsers) -> None:
     A.db_option(p)
     A.prometheus_option(p)
     A.range_options(p)
-    p.add_argument("--node", help="the node to show (default: the one written last)")
+    p.add_argument(
+        "--node", type=A.node_name, help="the node to show (default: the one written last)"
+    )
     p.add_argument(
         "--follow",
         action="store_true",
@@ -45,6 +47,8 @@ def run(args: argparse.Namespace) -> int:
         screen = catalog.get(args.screen)
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
+    if args.from_ is not None and args.to is not None and args.from_ >= args.to:
+        raise UsageError("--from must be before --to")  # as export and compare say it
     reader = open_reader(args)
     try:
         # the first screen's newest interval once, here: a damaged database (or a

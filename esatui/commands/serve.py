@@ -34,7 +34,7 @@ def register(sub: Subparsers) -> None:
     )
     A.db_option(p)
     A.prometheus_option(p)
-    p.add_argument("--node", help="as esatui replay")
+    p.add_argument("--node", type=A.node_name, help="as esatui replay")
     p.add_argument("--from", dest="from_", metavar="T", help="as esatui replay")
     p.add_argument("--to", metavar="T", help="as esatui replay")
     p.add_argument("--screen", default="ESASSUM", help="first screen (default ESASSUM)")
@@ -52,9 +52,12 @@ def viewer_command(args: argparse.Namespace) -> str:
     if args.prometheus:
         argv += ["--prometheus", args.prometheus]
     else:
+        from esatui.db.database import check_file
+
         path = db_path(args)
-        if not path.is_file():
+        if not path.exists():
             raise RuntimeError(f"{path}: no such database")
+        check_file(path)  # a directory, a FIFO, a device: said what it is
         argv += ["--db", str(path.resolve())]
     for option, value in (("--node", args.node), ("--from", args.from_), ("--to", args.to)):
         if value is not None:
@@ -69,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         catalog.get(args.screen)
-        for text in (args.from_, args.to):
-            if text is not None:
-                A.moment(text)  # the viewer parses it again: refused here, in one line
+        span = [None if t is None else A.moment(t) for t in (args.from_, args.to)]
+        # the viewer parses them again: refused here, in one line
+        if span[0] is not None and span[1] is not None and span[0] >= span[1]:
+            raise UsageError("--from must be before --to")
     except KeyError as exc:
         raise UsageError(str(exc.args[0])) from None
     except argparse.ArgumentTypeError as exc:

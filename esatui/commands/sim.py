@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import re
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from esatui.commands import arguments as A
-from esatui.commands.common import EXIT_OK, UsageError, warn
+from esatui.commands.common import (
+    EXIT_OK,
+    UsageError,
+    remove_database,
+    restore_signals,
+    stop_on_signals,
+    warn,
+)
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -33,6 +39,7 @@ def register(sub: Subparsers) -> None:
     )
     p.add_argument(
         "--node",
+        type=A.monitor_node_name,
         metavar="NAME",
         help="the simulated z/VM system's name, recorded as the node "
         "(default: the scenario's, e.g. VMMODEVM; 1-8 characters)",
@@ -55,12 +62,6 @@ def run(args: argparse.Namespace) -> int:
     except SimUsageError as exc:
         raise UsageError(str(exc)) from None
     if args.node is not None:
-        # the monitor's records carry the system's name in 8 characters (D1R4 SYSTMID)
-        if not NODE_NAME.fullmatch(args.node):
-            raise UsageError(
-                f"--node {args.node!r}: the simulated z/VM system's name is 1 to 8 "
-                "letters, digits or signs, no spaces"
-            )
         identity = dataclasses.replace(sim.identity, node=args.node)
         sim = dataclasses.replace(sim, identity=identity)
     start = DEFAULT_START_US if args.start is None else args.start
@@ -74,14 +75,27 @@ def run(args: argparse.Namespace) -> int:
     if clash is not None:
         raise UsageError(clash)
     began = time.perf_counter()
-    stats = record(
-        sim,
-        args.db,
-        duration_s=args.duration,
-        interval_s=args.interval,
-        start_us=start,
-        warn=warn,
-    )
+    made = not args.db.exists()
+    caught: list[int] = []
+    previous: dict[int, Any] = {}
+    try:
+        stats = record(
+            sim,
+            args.db,
+            duration_s=args.duration,
+            interval_s=args.interval,
+            start_us=start,
+            warn=warn,
+            on_start=lambda stop: previous.update(stop_on_signals(stop, caught)),
+        )
+    except BaseException:
+        if made:  # a simulation's new database is kept whole or not at all
+            remove_database(args.db)
+        raise
+    finally:
+        restore_signals(previous)
+    if caught:
+        raise RuntimeError(interrupted(caught[0], args.db, made, stats.intervals))
     took = time.perf_counter() - began
     if stats.stopped_sources:
         raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
@@ -90,7 +104,20 @@ def run(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-NODE_NAME = re.compile(r"[!-~]{1,8}")  # printable ASCII: the monitor writes it in EBCDIC
+def interrupted(signum: int, db: Path, made: bool, intervals: int) -> str:
+    """The line for a run a signal ended: a new database goes (half a simulation is no
+    recording of it); one that was there keeps the whole intervals committed before."""
+    import signal
+
+    name = signal.Signals(signum).name
+    if made:
+        remove_database(db)
+        return f"interrupted by {name}: the new database {db} was removed"
+    plural = "" if intervals == 1 else "s"
+    return (
+        f"interrupted by {name}: {db} keeps the {intervals} whole interval{plural} "
+        "recorded before it"
+    )
 
 
 def recorded_before(db: Path, node: str, start_us: int, end_us: int, label: str) -> str | None:

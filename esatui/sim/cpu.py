@@ -82,6 +82,11 @@ def place(
         if jitter:
             w = [x * jitter[i] for x, i in zip(w, idx, strict=True)]
         total_w = sum(w)
+        if total_w <= 0:
+            # each factor is clamped at 0, and over a short step (its noise grows as the step
+            # shrinks) every processor of a type can draw 0: the work is still done somewhere
+            w = _weights(len(idx))
+            total_w = sum(w)
         want = d.emul_us + d.user_us + d.syst_us
         cap = CAPACITY_US * len(idx) * (1.0 - idle_system_fraction)
         scale = min(1.0, cap / want) if want > 0 else 1.0

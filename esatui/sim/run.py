@@ -110,8 +110,11 @@ def record(
     hf_s: float | None = None,
     warn: Callable[[str], None] = print,
     monwrite: Path | None = None,
+    on_start: Callable[[threading.Event], object] | None = None,
 ) -> RecorderStats:
     """Record ``duration_s`` of simulated time into ``db_path``; the recorder's statistics.
+    ``on_start`` is handed the recorder's stop event before it records (a command's signal
+    handlers set it, ending the run at the interval under way).
 
     ``hf_s`` is the gauge sampling period (default: :data:`SIM_HF_S`, at least a sixth of
     the interval); none when it is not shorter than the interval."""
@@ -128,6 +131,9 @@ def record(
             node=sim.identity.node,
             clock=clock,
         )
-        return recording.run(EndingEvent(site.monitor.end), warn=warn, duration_s=duration_s)
+        stop = EndingEvent(site.monitor.end)
+        if on_start is not None:
+            on_start(stop)
+        return recording.run(stop, warn=warn, duration_s=duration_s)
     finally:
         site.close()

@@ -10,6 +10,7 @@ wraps the reader to fail on the UI thread).
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -30,9 +31,10 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from esatui.db.database import StoreError
+from esatui.db.database import StoreError, damage_at
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader, Span
+from esatui.db.reading import DamagedData
 from esatui.db.records import Interval
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.sampling.recorder import next_boundary
@@ -179,6 +181,9 @@ class MonitorCommands(Provider):
                 yield Hit(score, matcher.highlight(name), run, help=what)
 
 
+# What reading a damaged database raises (SQLite's errors, and values of a type or size no
+# recorder writes reaching the screens' arithmetic): said in the status, as the commands do.
+_READING_ERRORS = (sqlite3.Error, DamagedData, TypeError, ValueError, ArithmeticError)
 LOAD_GROUP = "load"  # the workers that read the database and build screen models
 RECORDER_CLOSE_S = 10.0  # how long letting go of the database waits for the recorder
 
@@ -408,7 +413,20 @@ class MonitorApp(App[int]):
         except (StoreError, OSError) as exc:
             self.post_message(Notice(str(exc), request))
             return
+        except _READING_ERRORS as exc:
+            self.post_message(Notice(self._damage(exc), request))
+            return
         self.post_message(Loaded(request, target, model, notice))
+
+    def _damage(self, exc: Exception, *, keep: bool = False) -> str:
+        """(In a worker.) The status line for an error of reading: the database's damage
+        when that explains it (one line, as the commands say it, never a traceback over the
+        screen); otherwise the error is raised again, unless ``keep`` (an error the view
+        says as it is)."""
+        found = None if self._db_path is None else damage_at(self._db_path)
+        if found is None and not keep and not isinstance(exc, DamagedData):
+            raise exc
+        return found or str(exc)
 
     def _open_reader(self) -> Reader:
         """The reader, opened the first time (in a worker, holding the reader lock)."""
@@ -954,6 +972,9 @@ class MonitorApp(App[int]):
         except (StoreError, OSError) as exc:
             self.post_message(Notice(str(exc)))
             return None
+        except _READING_ERRORS as exc:
+            self.post_message(Notice(self._damage(exc)))
+            return None
         return target, model
 
     def action_help(self) -> None:
@@ -1126,8 +1147,11 @@ class MonitorApp(App[int]):
                 if self._stop.is_set():
                     return
                 lines = make(self._open_reader())
-        except (StoreError, OSError, ValueError, RuntimeError) as exc:
+        except (StoreError, OSError, RuntimeError) as exc:
             self.post_message(Notice(str(exc)))
+            return
+        except _READING_ERRORS as exc:
+            self.post_message(Notice(self._damage(exc, keep=isinstance(exc, ValueError))))
             return
         self.post_message(ViewReady(kind, lines))
 

@@ -4,11 +4,17 @@ name) says so on stderr, once per database, where merging a database again says 
 
 from __future__ import annotations
 
+import os
+import signal
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from esatui.cli import main
+from esatui.db.records import Interval
+from esatui.db.sqlite_reader import SqliteReader
+from tests.fixtures.reading import sql
 from tests.sim.recorded import sim
 
 MODE_VM = ("--scenario", "mode-vm-day")
@@ -120,3 +126,57 @@ def test_a_failed_merge_into_a_new_file_leaves_none(
         assert main(["db", "merge", "--db", str(target), str(seeds[0])]) == 1
     assert "disk full" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def _signal_after(patch: pytest.MonkeyPatch, signum: int, intervals: int) -> None:
+    """The merge gets ``signum`` once it has read ``intervals`` intervals."""
+    from esatui.db import merge as merging
+
+    real = merging.intervals_of
+
+    def interrupted(reader: SqliteReader) -> Iterator[Interval]:
+        for n, interval in enumerate(real(reader)):
+            if n == intervals:
+                os.kill(os.getpid(), signum)
+            yield interval
+
+    patch.setattr(merging, "intervals_of", interrupted)
+
+
+def _held(db: Path) -> list[tuple[object, ...]]:
+    return sql(db, "SELECT node_id, source, start_us, end_us FROM interval ORDER BY 1, 2, 3")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_an_interrupted_merge_leaves_the_target_as_it_was(
+    signum: int, seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Before: SIGINT into a database left it half merged, in silence; SIGTERM into a new one
+    left it half made, in WAL mode (exit 143)."""
+    name = signal.Signals(signum).name
+    target = tmp_path / "fleet.sqlite"
+    merge(capsys, target, seeds[0])
+    before = _held(target)
+    with pytest.MonkeyPatch.context() as patch:
+        _signal_after(patch, signum, 10)
+        assert main(["db", "merge", "--db", str(target), str(seeds[1]), str(seeds[2])]) == 1
+        fresh = tmp_path / "new.sqlite"
+        assert main(["db", "merge", "--db", str(fresh), str(seeds[1])]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        f"esatui: error: interrupted by {name}: nothing merged; {target} is as it was",
+        f"esatui: error: interrupted by {name}: nothing merged; the new database {fresh} "
+        "was removed",
+    ]
+    assert _held(target) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fleet.sqlite", "fleet.sqlite-lock"]
+    assert sql(target, "PRAGMA journal_mode") == [("delete",)]
+
+
+def test_a_database_given_twice_into_a_new_target_is_merged_once_without_a_warning(
+    seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The merge is one transaction: what it wrote of the first is compared, uncommitted."""
+    fleet = tmp_path / "fleet.sqlite"
+    out, err = merge(capsys, fleet, seeds[0], seeds[0])
+    assert out == f"18 intervals merged into {fleet} (18 already there); nodes: VMMODEVM\n"
+    assert err == ""

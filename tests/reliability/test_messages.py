@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -38,6 +41,22 @@ def recorded(db_path: Path) -> Path:
             ["sim", "--scenario", "mode-vm-day", "--duration", "2h", "--start", "9999-12-31T23:00"],
             "TOD clock's range",
         ),
+        # before: any --node of collect and live was recorded, and shown raw on a terminal
+        (["collect", "--node", "\x1b[31mX\nY", "--count", "1"], "'\\x1b[31mX\\nY': a node"),
+        (["live", "--node", ""], "'': a node name is 1 to 64 letters"),
+        (["collect", "--node", "a" * 100_000], "'aaaaaaaaaaaaaaaaaaaaaaaa'...: a node name"),
+        (["export", "ESALNXC", "--node", "a b"], "'a b': a node name is 1 to 64"),
+        (["sim", "--scenario", "mode-vm-day", "--node", "NINECHARS"], "1 to 8 letters"),
+        # before: db prune deleted all but each source's newest interval, exit 0
+        (["db", "prune", "--max-size", "2"], "'2' is 2 bytes: no esatui database fits"),
+        (["db", "prune", "--max-size", "0"], "no esatui database fits"),
+        (["collect", "--max-size", "1K", "--count", "1"], "give at least 64KB"),
+        # before: replay took a range that ends before it starts (export and compare refused it)
+        (
+            ["replay", "--from", "2026-11-21T15:00Z", "--to", "2026-11-21T14:00Z"],
+            "--from must be before --to",
+        ),
+        (["serve", "--web", "1", "--from", "15:00", "--to", "14:00"], "--from must be before"),
     ],
 )
 def test_bad_input_is_one_sentence_and_exit_2(
@@ -72,6 +91,40 @@ def test_a_damaged_database_is_one_sentence_and_exit_1(
     assert code == 1 and "the database is damaged" in line
 
 
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("DROP TABLE k_cpu", "its k_cpu table is missing"),
+        ("UPDATE k_cpu SET user_us = 'abc'", "a row of k_cpu cannot be read (user_us 'abc')"),
+        ("UPDATE interval SET duration_us = 'x'", "interval 1 cannot be read ("),
+        (
+            "UPDATE interval SET end_us = 9223372036854775807"
+            " WHERE id = (SELECT max(id) FROM interval WHERE source = 'host')",
+            "interval ",
+        ),
+    ],
+)
+@pytest.mark.parametrize("command", [["export", "ESALNXC"], ["replay", "--screen", "ESALNXC"]])
+def test_a_damaged_row_or_table_names_the_database_in_one_sentence(
+    damage: str,
+    says: str,
+    command: list[str],
+    recorded: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: 'unsupported operand type(s) for +', 'year 294247 is out of range', a traceback
+    from replay, and for the dropped table 'no ESALNXC data in this range'."""
+    conn = sqlite3.connect(recorded)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    code = main([*command, "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 1
+    assert line.startswith(f"esatui: error: {recorded} is damaged: {says}")
+    assert "restore it from a backup" in line
+
+
 def test_a_truncated_database_is_one_sentence(
     recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -96,3 +149,30 @@ def test_a_directory_given_as_the_database_is_named_so(
         line
         == f"esatui: error: {tmp_path} is a directory, not an esatui database; give a file name"
     )
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["export", "ESACPUU"],
+        ["db", "info"],
+        ["db", "prune", "--dry-run", "--keep", "1d"],
+        ["compare", "ESACPUU", "--with-from", "00:00"],
+        ["collect", "--source", "host", "--count", "1"],
+        ["serve", "--web", "127.0.0.1:1"],
+    ],
+)
+def test_a_fifo_or_a_device_given_as_the_database_is_named_so(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Before: every reader hung on the FIFO, forever; /dev/zero 'is empty'."""
+    fifo = tmp_path / "f"
+    os.mkfifo(fifo)
+    for db, what in ((fifo, "a named pipe (FIFO)"), (Path("/dev/zero"), "a character device")):
+        done = subprocess.run(
+            [sys.executable, "-m", "esatui", *command, "--db", str(db)],
+            check=False, capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 1
+        assert done.stderr == f"esatui: error: {db} is {what}, not an esatui database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]

@@ -89,6 +89,20 @@ def test_two_recorders_the_second_refused_until_the_first_is_killed(db_path: Pat
     record_figure("two writers", "the second refused with the first's pid; free after kill -9")
 
 
+@pytest.mark.slow
+def test_a_closed_terminal_stops_the_recorder_as_ctrl_c_does(db_path: Path) -> None:
+    """Before: SIGHUP killed it (exit 129), leaving the -wal and -shm files and WAL mode."""
+    proc = _collect(db_path)
+    _wait_for_writer(db_path, proc)
+    time.sleep(0.7)
+    proc.send_signal(signal.SIGHUP)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert "recorded (sources: host, esatui)" in out
+    assert not Path(f"{db_path}-wal").exists() and not Path(f"{db_path}-shm").exists()
+    assert sql(db_path, "PRAGMA journal_mode") == [("delete",)]
+
+
 # --- retention under a size bound ----------------------------------------------------------
 
 
@@ -242,6 +256,22 @@ def test_an_explicit_database_in_a_missing_directory_is_refused(
     err = capsys.readouterr().err
     assert code == 1 and "does not exist" in err and len(err.strip().splitlines()) == 1
     assert not target.parent.exists()
+
+
+@pytest.mark.parametrize("name", ["file:run.sqlite", ":memory:", "file:run.sqlite?mode=memory"])
+def test_a_name_sqlite_would_read_as_a_uri_is_a_plain_file(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: 'file:run.sqlite' wrote into run.sqlite (beside the recorder writing it, whose
+    lock is on run.sqlite-lock) and ':memory:' recorded into memory, nothing on disk."""
+    monkeypatch.chdir(tmp_path)
+    with Store.open(Path("run.sqlite")):  # a recorder writes run.sqlite meanwhile
+        code = main(["sim", "--scenario", "mode-vm-day", "--duration", "2m", "--db", name])
+    assert code == 0
+    assert sql(tmp_path / name, "SELECT count(*) FROM interval")[0][0] > 0
+    assert sql(tmp_path / "run.sqlite", "SELECT count(*) FROM interval") == [(0,)]
+    assert (tmp_path / f"{name}-lock").exists()
+    assert main(["db", "info", "--db", name]) == 0
 
 
 # --- damaged databases ---------------------------------------------------------------------

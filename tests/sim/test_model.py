@@ -204,3 +204,23 @@ def test_a_guest_never_has_more_requests_out_than_threads(name: str) -> None:
                 assert queue.pendingq_count + queue.requestq_count <= params.threads
                 peak = max(peak, queue.pendingq_count + queue.requestq_count)
     assert peak == params.threads  # the bound is reached: the queues are not empty
+
+
+def test_a_step_whose_placement_noise_is_all_zero_still_places_the_work() -> None:
+    """Before: ``sim --interval 0.1`` (noise that grows as the step shrinks, each factor
+    clamped at 0) drew 0 for every processor of a type: 'float division by zero'."""
+    from esatui.sim.cpu import TypeDemand, place
+    from esatui.sim.lpar import LogicalProcessor
+
+    lps = [LogicalProcessor(i, "IFL", i, 0, 1.0) for i in range(3)]
+    placed = place(
+        lps,
+        demand={"IFL": TypeDemand(300_000.0, 30_000.0)},
+        cp_system_work_us=10_000.0,
+        idle_system_fraction=0.01,
+        steal_shared=0.0,
+        dedicated=True,
+        jitter=[0.0, 0.0, 0.0],
+    )
+    assert sum(p.emul_us for p in placed.processors) == pytest.approx(300_000.0)
+    assert placed.served["IFL"] == 1.0

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -217,3 +221,70 @@ def test_longer_intervals_keep_every_column_a_recording_fills(
         filled = {k for row in recorded for k, v in row.items() if v is not None}
         kept = {k for row in bucketed for k, v in row.items() if v is not None}
         assert filled <= kept, f"{screen}: {sorted(filled - kept)} empty in 5-minute buckets"
+
+
+def test_a_run_that_fails_keeps_no_new_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the intervals written up to the failure stayed, a database of half a run."""
+    from esatui.sim import cpu, model
+
+    calls = iter(range(10**6))
+    real = cpu.place
+
+    def failing(*args: object, **kwargs: object) -> object:
+        if next(calls) == 20:
+            raise ZeroDivisionError("float division by zero")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(model, "place", failing)
+    db = tmp_path / "half.sqlite"
+    code, err = _error(
+        capsys, "sim", "--scenario", "mode-vm-day", "--duration", "1h", "--db", str(db)
+    )
+    assert code == 1 and err == "esatui: error: float division by zero\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_an_interrupted_run_removes_its_new_database_and_says_so(
+    signum: int, tmp_path: Path
+) -> None:
+    """Before: SIGINT exited 1 in silence keeping half a run; SIGTERM exited 143 leaving the
+    -wal and -shm files too."""
+    db = tmp_path / "long.sqlite"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "esatui", "sim", "--scenario", "mode-vm-day",
+         "--duration", "7d", "--db", str(db)],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    for _ in range(600):
+        if db.exists() and db.stat().st_size > 500_000:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    name = signal.Signals(signum).name
+    assert proc.returncode == 1
+    assert err == f"esatui: error: interrupted by {name}: the new database {db} was removed\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_an_interrupted_run_into_a_database_keeps_its_whole_intervals(tmp_path: Path) -> None:
+    db = tmp_path / "kept.sqlite"
+    assert main(["sim", "--scenario", "mode-vm-day", "--duration", "10m", "--db", str(db)]) == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "esatui", "sim", "--scenario", "mode-vm-day",
+         "--duration", "7d", "--start", "2026-01-06T00:00Z", "--db", str(db)],
+        stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.startswith(f"esatui: error: interrupted by SIGTERM: {db} keeps the ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.sqlite", "kept.sqlite-lock"]
+    with SqliteReader.open(db) as reader:
+        assert reader.info().sources  # it opens, its intervals whole

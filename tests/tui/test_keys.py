@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -726,3 +727,26 @@ async def test_the_older_of_two_reloads_of_one_state_does_not_end_the_newer(
         assert app._pending is not None  # the newer one is still awaited, and taken
         await settle(pilot)
         assert app._pending is None
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        ("UPDATE k_cpu SET user_us = 'abc'", "a row of k_cpu cannot be read (user_us 'abc')"),
+        ("UPDATE interval SET duration_us = 'x' WHERE id = 90", "interval 90 cannot be read"),
+    ],
+)
+async def test_a_damaged_database_is_one_line_in_the_status(
+    damage: str, says: str, db_path: Path
+) -> None:
+    """Before: a Rich traceback over the screen ('unsupported operand type(s) for +')."""
+    host_recording(db_path, n_intervals=100)
+    conn = sqlite3.connect(db_path)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        status = str(app.query_one("#status").render())
+        assert f"{db_path} is damaged: {says}" in status and "restore it from a backup" in status
