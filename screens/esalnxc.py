@@ -55,7 +55,12 @@ COLUMNS = (
     _pct("sirq", "Soft", "IRQ", "soft interrupts"),
     _pct("idle", "", "Idle", "idle"),
     _pct(
-        "steal", "", "Steal", "wanted to run, the hypervisor ran something else", threshold="steal"
+        "steal",
+        "",
+        "Steal",
+        "wanted to run, the hypervisor ran something else (all: the CPUs' added up, marked by "
+        "their mean)",
+        threshold="steal",
     ),
 )
 
