@@ -255,6 +255,16 @@ def damaged(path: Path, what: str) -> str:
     return f"{path} is damaged: {what}; restore it from a backup"
 
 
+def may_be_damage(exc: BaseException) -> bool:
+    """Whether a failure of reading may come of a damaged database: not a database another
+    process held locked past the busy timeout (the look at every table would then take as
+    long as the tables are big, for nothing)."""
+    if isinstance(exc, sqlite3.OperationalError):
+        text = str(exc).lower()
+        return "locked" not in text and "busy" not in text
+    return True
+
+
 def damage_at(path: Path) -> str | None:
     """Looked for once reading ``path`` failed: the line naming what of it is damaged
     (``Queries.damage``, or SQLite's own words for a file it finds malformed), ``None`` when

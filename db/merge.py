@@ -164,22 +164,34 @@ def _compare(target: Queries, pending: list[Interval], skipped: Skipped) -> None
 
 
 def merge(
-    target: Path, sources: list[Path], progress: Callable[[str], None] | None = None
+    target: Path,
+    sources: list[Path],
+    progress: Callable[[str], None] | None = None,
+    committed: Callable[[], None] | None = None,
 ) -> MergeStats:
     """Write every interval of ``sources`` into ``target`` (created when missing). Every
     source is opened before anything is written (a source that is no esatui database is
     refused first); all of it is one transaction, so a merge that fails leaves the target as
-    it was, and a target this merge created goes again."""
+    it was, and a target this merge created goes again. ``committed`` is called once the
+    transaction is: from there on the merge is done (closing the store, which checkpoints
+    the whole merge out of the write-ahead log, may take seconds), and nothing undoes it."""
     for path in sources:
         if path.resolve() == target.resolve():
             raise ValueError(f"{path} is the database merged into")
     with contextlib.ExitStack() as readers:
         opened = [readers.enter_context(SqliteReader.open(path)) for path in sources]
         made = not target.exists()
+        done: list[bool] = []
+
+        def commit() -> None:
+            done.append(True)
+            if committed is not None:
+                committed()
+
         try:
-            return _merge_into(target, list(zip(sources, opened, strict=True)), progress)
+            return _merge_into(target, list(zip(sources, opened, strict=True)), progress, commit)
         except BaseException:
-            if made:
+            if made and not done:
                 for part in database_files(target):
                     with contextlib.suppress(OSError):
                         part.unlink()
@@ -190,31 +202,44 @@ def _merge_into(
     target: Path,
     sources: list[tuple[Path, SqliteReader]],
     progress: Callable[[str], None] | None,
+    committed: Callable[[], None],
 ) -> MergeStats:
     stats = MergeStats(nodes=set())
-    # one transaction: a merge that fails or is interrupted leaves the target as it was
-    with Store.open(target) as store, store.all_or_nothing():
-        held = store  # it compares with what it wrote itself too, not yet committed
-        for path, reader in sources:
-            skipped = Skipped(path)
-            stats.skipped.append(skipped)
-            pending: list[Interval] = []  # skipped, to compare: of one node and source
-            kinds = declared_kinds(reader.queries)
-            for source in {s.source for s in reader.queries.info()[1]}:
-                store.register(
-                    source, [kinds[k] for k in reader.queries.kinds_of(source) if k in kinds]
-                )
-            for interval in intervals_of(reader):
-                stats.intervals += 1
-                assert stats.nodes is not None
-                stats.nodes.add(interval.node)
-                if store.write(interval) is not None:
-                    stats.written += 1
-                    continue
-                if not _joins(pending, interval):
-                    _compare(held.queries, pending, skipped)
-                pending.append(interval)
-            _compare(held.queries, pending, skipped)
-            if progress is not None:
-                progress(f"{path}: merged")
+    with Store.open(target) as store:
+        # one transaction: a merge that fails or is interrupted leaves the target as it was
+        with store.all_or_nothing():
+            _merge_sources(store, sources, stats, progress)
+        committed()
     return stats
+
+
+def _merge_sources(
+    store: Store,
+    sources: list[tuple[Path, SqliteReader]],
+    stats: MergeStats,
+    progress: Callable[[str], None] | None,
+) -> None:
+    """Every interval of ``sources`` written into ``store`` (compared, where it holds one
+    already, with what it holds: what this merge wrote too, not yet committed)."""
+    for path, reader in sources:
+        skipped = Skipped(path)
+        stats.skipped.append(skipped)
+        pending: list[Interval] = []  # skipped, to compare: of one node and source
+        kinds = declared_kinds(reader.queries)
+        for source in {s.source for s in reader.queries.info()[1]}:
+            store.register(
+                source, [kinds[k] for k in reader.queries.kinds_of(source) if k in kinds]
+            )
+        for interval in intervals_of(reader):
+            stats.intervals += 1
+            assert stats.nodes is not None
+            stats.nodes.add(interval.node)
+            if store.write(interval) is not None:
+                stats.written += 1
+                continue
+            if not _joins(pending, interval):
+                _compare(store.queries, pending, skipped)
+            pending.append(interval)
+        _compare(store.queries, pending, skipped)
+        if progress is not None:
+            progress(f"{path}: merged")

@@ -112,7 +112,10 @@ def damage_said(args: argparse.Namespace | None, exc: Exception) -> str | None:
         kinds += (sqlite3.Error,)
     if args is None or not isinstance(exc, kinds):
         return None
-    from esatui.db.database import damage_at
+    from esatui.db.database import damage_at, may_be_damage
+
+    if not may_be_damage(exc):
+        return None
 
     for path in databases_read(args):
         found = damage_at(path)
@@ -358,23 +361,37 @@ class Interrupted(Exception):
         super().__init__(f"interrupted by {self.signal}")
 
 
-@contextlib.contextmanager
-def raise_on_signals() -> Iterator[None]:
-    """Inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once: a second signal
-    while it unwinds is ignored), so what was begun is rolled back or removed, not left
-    half made by the signal's default (the process killed as it stands)."""
-    import signal
+class SignalScope:
+    """Where SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted`, until :meth:`hold`: from
+    there on what was begun is done, and a signal is only noted (``caught``)."""
 
-    fired: list[int] = []
+    def __init__(self) -> None:
+        self.caught: list[int] = []
+        self._held = False
 
-    def handler(signum: int, frame: object) -> None:
-        if not fired:
-            fired.append(signum)
+    def hold(self) -> None:
+        self._held = True
+
+    def handler(self, signum: int, frame: object) -> None:
+        if self.caught:
+            return  # a second signal while the first unwinds
+        self.caught.append(signum)
+        if not self._held:
             raise Interrupted(signum)
 
-    previous = {sig: signal.signal(sig, handler) for sig in _ending_signals()}
+
+@contextlib.contextmanager
+def raise_on_signals() -> Iterator[SignalScope]:
+    """Inside, SIGINT, SIGTERM and SIGHUP raise :class:`Interrupted` (once: a second signal
+    while it unwinds is ignored), so what was begun is rolled back or removed, not left
+    half made by the signal's default (the process killed as it stands); after the scope's
+    :meth:`~SignalScope.hold`, they are noted only."""
+    import signal
+
+    scope = SignalScope()
+    previous = {sig: signal.signal(sig, scope.handler) for sig in _ending_signals()}
     try:
-        yield
+        yield scope
     finally:
         restore_signals(previous)
 

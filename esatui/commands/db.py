@@ -146,8 +146,9 @@ def run_merge(path: Path, others: list[Path]) -> int:
         check_file(other)
     made = not path.exists()
     try:
-        with raise_on_signals():
-            stats = merge(path, others)
+        with raise_on_signals() as signals:
+            # committed, the merge is done: closing it (a checkpoint) is not undone by a signal
+            stats = merge(path, others, committed=signals.hold)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     except Interrupted as stopped:

@@ -284,10 +284,6 @@ GROUPS: tuple[Group, ...] = (
 )
 
 NAMES: Mapping[tuple[str, str], str] = {
-    ("cpu", "guest_us"): "/proc/stat guest time: running a guest's virtual CPU (KVM), "
-    "counted in user time already",
-    ("cpu", "guest_nice_us"): "/proc/stat guest_nice time: running a niced guest's virtual "
-    "CPU, counted in nice time already",
     ("lcpu", "elapsed_us"): "esatui_lpar_processor_online",
     ("lcpu", "steal_us"): "esatui_lpar_processor_not_dispatched",
     ("lcpu", "mgmt_us"): "esatui_lpar_processor_management",
@@ -322,6 +318,10 @@ def _operations(title: str) -> str:
 # percentage exposed as a ratio, raw units as seconds, a device's count since it was created
 # as the sum of the deltas since the recorder started), the family's HELP says this instead.
 HELP: Mapping[tuple[str, str], str] = {
+    ("cpu", "guest_us"): "/proc/stat guest time: running a guest's virtual CPU (KVM), "
+    "counted in user time already",
+    ("cpu", "guest_nice_us"): "/proc/stat guest_nice time: running a niced guest's virtual "
+    "CPU, counted in nice time already",
     ("lcpu", "elapsed_us"): "time the processor was online, which its modes are parts of",
     ("lcpu", "busy_us"): "time dispatched, where the source does not split it into emul, "
     "user and syst (hypfs, the monitor without D0R2)",

@@ -31,7 +31,7 @@ from textual.timer import Timer
 from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
-from esatui.db.database import StoreError, damage_at
+from esatui.db.database import StoreError, damage_at, may_be_damage
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Reader, Span
 from esatui.db.reading import DamagedData
@@ -423,7 +423,8 @@ class MonitorApp(App[int]):
         when that explains it (one line, as the commands say it, never a traceback over the
         screen); otherwise the error is raised again, unless ``keep`` (an error the view
         says as it is)."""
-        found = None if self._db_path is None else damage_at(self._db_path)
+        path = self._db_path
+        found = damage_at(path) if path is not None and may_be_damage(exc) else None
         if found is None and not keep and not isinstance(exc, DamagedData):
             raise exc
         return found or str(exc)
@@ -847,7 +848,7 @@ class MonitorApp(App[int]):
     def action_page(self, direction: int) -> None:
         table = self.table
         seen = table.intervals_seen() if direction > 0 and not self.state.drilled else None
-        if seen is not None and not table.at_bottom:
+        if seen is not None and not table.at_bottom and not self._holds_oldest():
             # fewer lines below the view than a page: the next begins with its first
             # interval not shown whole (a page of its few lines is no page)
             self._shift_window(seen)
@@ -858,6 +859,13 @@ class MonitorApp(App[int]):
             self._shift_window(len({r.end_us for r in self.model.rows}))
         elif not self.state.drilled:  # a page newer: as many intervals as one shows whole
             self._shift_window(-(table.intervals_seen() or self._window()))
+
+    def _holds_oldest(self) -> bool:
+        """Whether the rows loaded reach back to the recording's oldest interval."""
+        model = self.model
+        if model is None or not model.rows or model.extent is None:
+            return False
+        return min(r.start_us for r in model.rows) <= model.extent.start_us
 
     def action_hpage(self, delta: int) -> None:
         model = self._shown_model()

@@ -152,11 +152,20 @@ class GraphScreen(Screen[ViewState | None]):
         limit: int,
     ) -> None:
         found = self.host.graph_read(state, later, length, limit)
-        if found is not None:
+        if found is None:  # no such place (the monitor said why): the reading is over
+            self.app.call_from_thread(self._answered, request)
+        else:
             self.app.call_from_thread(self._loaded, request, *found)
 
-    def _loaded(self, request: object, state: ViewState, model: ScreenModel) -> None:
+    def _answered(self, request: object) -> bool:
+        """Whether ``request`` is the reading awaited (it is over then)."""
         if request is not self._pending or not self.is_attached:
+            return False
+        self._pending = None
+        return True
+
+    def _loaded(self, request: object, state: ViewState, model: ScreenModel) -> None:
+        if not self._answered(request):
             return
         self.state, self.model = state, model
         keep, self._keep_us = self._keep_us, None
@@ -164,6 +173,7 @@ class GraphScreen(Screen[ViewState | None]):
         cursor = ends.index(keep) if keep in ends else None
         self.choice = replace(self.choice, cursor=cursor)
         self._draw()
+        self._refit()  # resized while it was read
 
     # --- drawing ------------------------------------------------------------------------
 
@@ -195,13 +205,19 @@ class GraphScreen(Screen[ViewState | None]):
         self._render_status()
 
     def on_resize(self) -> None:
-        if self.graph is None:
+        if self.graph is not None:
+            self._draw()
+        self._refit()
+
+    def _refit(self) -> None:
+        """As many intervals as the width has columns, the cursor's point kept: read again
+        where the width changed since the last reading, once no reading is under way (a
+        time key's stays the one awaited)."""
+        if self.graph is None or self._pending is not None or self.points == self._limit:
             return
-        self._draw()
-        if self.points != self._limit:  # as many intervals as the new width has columns
-            cursor = self._cursor()
-            self._keep_us = None if self.choice.cursor is None else self.graph.ends_us[cursor or 0]
-            self._fetch(self.state)
+        cursor = self._cursor()
+        self._keep_us = None if self.choice.cursor is None else self.graph.ends_us[cursor or 0]
+        self._fetch(self.state)
 
     def _cursor(self) -> int | None:
         if self.graph is None or not self.graph.points:

@@ -180,3 +180,28 @@ def test_a_database_given_twice_into_a_new_target_is_merged_once_without_a_warni
     out, err = merge(capsys, fleet, seeds[0], seeds[0])
     assert out == f"18 intervals merged into {fleet} (18 already there); nodes: VMMODEVM\n"
     assert err == ""
+
+
+@pytest.mark.parametrize("new", [True, False])
+def test_a_signal_after_the_merge_committed_keeps_it(
+    new: bool, seeds: list[Path], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Review: a signal while the committed merge was closed (its checkpoint, seconds on a
+    big merge) said "nothing merged" of a merged database, and removed a new one whole."""
+    from esatui.db.store import Store
+
+    target = tmp_path / "fleet.sqlite"
+    if not new:
+        merge(capsys, target, seeds[0])
+    real = Store.close
+
+    def close(store: Store) -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        real(store)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Store, "close", close)
+        assert main(["db", "merge", "--db", str(target), str(seeds[1])]) == 0
+    assert "intervals merged into" in capsys.readouterr().out
+    assert target.exists() and _held(target)
+    assert sql(target, "PRAGMA journal_mode") == [("delete",)]

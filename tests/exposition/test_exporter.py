@@ -436,6 +436,8 @@ def test_every_help_says_what_the_exposed_value_is() -> None:
     by_name = {f.exposed: f.help for f in families()}
     assert by_name["esatui_zcrypt_requests_total"].endswith("since the recorder started")
     assert "ratio" in by_name["esatui_lpar_processor_busy_ratio"]
+    # review: these sentences sat in the table of metric names, where nothing read them
+    assert "counted in user time already" in by_name["esatui_cpu_guest_seconds_total"]
 
 
 def test_a_source_that_stops_leaves_the_exposition_and_says_since_when() -> None:

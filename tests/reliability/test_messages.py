@@ -176,3 +176,16 @@ def test_a_fifo_or_a_device_given_as_the_database_is_named_so(
         assert done.returncode == 1
         assert done.stderr == f"esatui: error: {db} is {what}, not an esatui database\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["f"]
+
+
+def test_a_database_locked_past_the_timeout_is_no_damage() -> None:
+    """Review: every reading error looked at every table for damage, a lock held past the
+    busy timeout too (minutes on a big database, for nothing)."""
+    import sqlite3
+
+    from esatui.db.database import may_be_damage
+
+    assert not may_be_damage(sqlite3.OperationalError("database is locked"))
+    assert not may_be_damage(sqlite3.OperationalError("database table is locked: k_cpu"))
+    assert may_be_damage(sqlite3.OperationalError("no such table: k_cpu"))
+    assert may_be_damage(TypeError("unsupported operand type(s) for +: 'int' and 'str'"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Group
@@ -291,3 +292,42 @@ async def test_a_resize_refits_the_graph_to_its_width(tmp_path: Path) -> None:
         assert view.graph.ends_us[-1] == newest
         cursor = view._cursor()
         assert cursor is not None and view.graph.ends_us[cursor] == point
+
+
+async def test_a_resize_during_a_reading_keeps_the_move_and_refits_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review: a resize while a time key's reading was under way read the old place again
+    and dropped the move; one before the first reading was never refitted. The readings
+    here wait at a gate until the resize is in."""
+    import threading
+
+    from tests.fixtures.recording import host_recording
+
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=200, cpus=(0,))
+    app = MonitorApp(db, live=False, screen="ESALNXC")
+    gate = threading.Event()
+    real = app.graph_read
+
+    def gated(*args: Any) -> Any:
+        gate.wait(10)
+        return real(*args)
+
+    monkeypatch.setattr(app, "graph_read", gated)
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        await pilot.press("g")  # its first reading waits ...
+        await pilot.resize_terminal(100, 30)  # ... while the terminal shrinks
+        await pilot.pause()
+        gate.set()
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.points == 100 - 16
+        newest = view.graph.ends_us[-1]
+        gate.clear()
+        view.action_step(-1)  # "[": its reading waits ...
+        await pilot.resize_terminal(80, 24)  # ... while the terminal shrinks again
+        await pilot.pause()
+        gate.set()
+        view = await drawn(pilot)
+        assert view.graph is not None and view.graph.ends_us[-1] == newest - 60_000_000
+        assert view.graph.points == 80 - 16

@@ -150,6 +150,21 @@ async def test_page_keys_move_through_time_at_the_ends(db_path: Path) -> None:
         assert newest(app) == top  # and no further than the newest
 
 
+async def test_page_down_on_the_oldest_page_moves_the_cursor(db_path: Path) -> None:
+    """Review: on a page holding the recording's oldest interval, with fewer lines below than
+    a page, PgDn tried to go back in time, said "oldest interval" and left the cursor where
+    it was: the bottom rows could not be reached."""
+    host_recording(db_path, n_intervals=3)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(132, 36)) as pilot:
+        await settle(pilot)
+        assert app.table.intervals_seen() == 3 and not app.table.at_bottom
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert app.table.cursor > 0
+        assert newest(app) == START_US + 3 * MINUTE
+
+
 async def test_horizontal_pages(db_path: Path) -> None:
     host_recording(db_path, n_intervals=10)
     app = app_for(db_path, screen="ESALNXC")
