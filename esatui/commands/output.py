@@ -70,8 +70,10 @@ def _may_follow_at(path: Path) -> bool:
 def _write_into(path: Path, write: Callable[[TextIO], object]) -> None:
     """A device or a pipe: written into as it is (the kernel follows a /proc/self/fd link)."""
     try:
-        with path.open("w") as out:
+        with path.open("w", encoding="utf-8") as out:
             write(out)
+    except BrokenPipeError:
+        raise  # its reader went away: as on standard output, nothing more to say
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -87,7 +89,7 @@ def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
     except OSError as exc:
         raise OutputError(f"cannot write in {directory}: {exc.strerror or exc}") from None
     try:
-        with os.fdopen(fd, "w") as out:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             os.fchmod(out.fileno(), mode)
             write(out)
         Path(tmp).replace(path)
