@@ -36,6 +36,7 @@ from esatui.db.schema import (
     SCHEMA_VERSION,
     Migration,
 )
+from esatui.smallfile import kind_of
 
 if TYPE_CHECKING:
     from esatui.db.writer_lock import WriterLock
@@ -151,15 +152,6 @@ def file_uri(path: Path, mode: str) -> str:
     return f"file:{quote(str(path.absolute()))}?mode={mode}"
 
 
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
 def check_file(path: Path) -> None:
     """:class:`StoreError` unless ``path`` is a regular file (or a link to one): SQLite would
     hang reading a FIFO, and read a device as an empty or damaged database."""
@@ -171,7 +163,7 @@ def check_file(path: Path) -> None:
         raise StoreError(f"cannot use {path}: {exc.strerror or exc}") from None
     if stat.S_ISREG(mode):
         return
-    what = next((name for test, name in _KINDS if test(mode)), "no regular file")
+    what = kind_of(mode)
     hint = "; give a file name" if stat.S_ISDIR(mode) else ""
     raise StoreError(f"{path} is {what}, not an esatui database{hint}")
 
