@@ -291,6 +291,7 @@ def _prepare(
         found = version
     elif found == 0:
         raise StoreError(f"{path} is an SQLite database but not an esatui one")
+    _check_version(path, found)
     if found > version:
         raise StoreError(
             f"{path} has schema version {found}, newer than this esatui reads "
@@ -317,6 +318,14 @@ def _prepare(
         return
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def _check_version(path: Path, found: int) -> None:
+    """A schema version no esatui writes (below 1: ``PRAGMA user_version`` edited, a disk's
+    error) is damage, said the same to readers and writers (a writer made a migration's
+    backup of it at every attempt, then found no migration from it)."""
+    if found < 1:
+        raise StoreError(damaged(path, f"its schema version is {found}, which no esatui writes"))
 
 
 def rest(conn: sqlite3.Connection) -> None:
@@ -352,15 +361,15 @@ def _migrate(
     version: int,
     migrations: Mapping[int, Migration],
 ) -> None:
+    stuck = next((v for v in range(found, version) if v not in migrations), None)
+    if stuck is not None:  # said before a backup is made of a file none migrates
+        raise StoreError(f"{path}: no migration from schema version {stuck} to {stuck + 1}")
     backup = path.with_name(f"{path.name}.schema{found}.bak")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     copy_private(path, backup)
     with Transaction(conn):
         for v in range(found, version):
-            step = migrations.get(v)
-            if step is None:
-                raise StoreError(f"no migration from schema version {v} to {v + 1}")
-            step(conn)
+            migrations[v](conn)  # each step is there: _check_version
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
             (str(version),),
