@@ -46,7 +46,26 @@ def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
             return
         if path.is_symlink():
             path = Path(os.path.realpath(path))  # the file it names is replaced, the link kept
+    _refuse_database(path)
     _replace(path, write)
+
+
+SQLITE_MAGIC = b"SQLite format 3\0"  # the first 16 bytes of every SQLite database
+
+
+def _refuse_database(path: Path) -> None:
+    """A report never replaces an SQLite database (a recording, most likely: ``--output``
+    given where ``--db`` was meant); the user removes it first if that is what is wanted."""
+    try:
+        with path.open("rb") as f:
+            start = f.read(len(SQLITE_MAGIC))
+    except OSError:
+        return  # a new name, or one that cannot be read: replacing it says what is wrong
+    if start == SQLITE_MAGIC:
+        raise OutputError(
+            f"--output {path} is an SQLite database: a report does not replace it; "
+            "give another file name (or remove it first)"
+        )
 
 
 def may_follow(link: os.stat_result, directory: os.stat_result, uid: int) -> bool:

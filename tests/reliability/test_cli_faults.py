@@ -308,3 +308,24 @@ def test_the_monitor_without_a_terminal_is_one_line_and_makes_nothing(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "draws its screens on a terminal" in err[0]
     assert sorted(tmp_path.iterdir()) == made
+
+
+@pytest.mark.parametrize("how", ["file", "link"])
+def test_a_report_never_replaces_another_sqlite_database(
+    how: str, recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: --output naming another recording replaced it with the report, exit 0."""
+    other = tmp_path / "other.sqlite"
+    host_recording(other, n_intervals=2)
+    before = other.read_bytes()
+    target = other if how == "file" else tmp_path / "latest"
+    if how == "link":
+        target.symlink_to(other)
+    assert _export(recorded, target) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"esatui: error: --output {other} is an SQLite database: a report does not replace "
+        "it; give another file name (or remove it first)"
+    ]
+    assert other.read_bytes() == before
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".esatui-tmp")]
