@@ -16,6 +16,7 @@ redirect the report.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -34,6 +35,24 @@ def write_report(path: Path, text: str) -> None:
 
 def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
     """The report ``write`` writes to a text stream (an export streamed a chunk at a time)."""
+    try:
+        _write_report_with(path, write)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # looking at the name failed: "[Errno 36] File name too long: ..."
+        raise OutputError(_cannot_write(path, exc)) from None
+
+
+def _cannot_write(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ENAMETOOLONG:
+        return (
+            f"cannot write --output {str(path)[:40]}...: the name is too long "
+            f"({len(str(path))} characters; a file name is at most 255 bytes)"
+        )
+    return f"cannot write {path}: {exc.strerror or exc}"
+
+
+def _write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
     if not path.name or path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory; give a file name")
     if _may_follow_at(path):
@@ -106,7 +125,11 @@ def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".esatui-tmp", dir=directory)
     except OSError as exc:
-        raise OutputError(f"cannot write in {directory}: {exc.strerror or exc}") from None
+        # /proc says ENOENT: no file can be made there, whatever the name
+        raise OutputError(
+            f"cannot write {path}: no new file can be made in {directory} "
+            f"({exc.strerror or exc}); give a file in another directory"
+        ) from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             os.fchmod(out.fileno(), mode)
