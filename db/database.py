@@ -36,6 +36,7 @@ from esatui.db.schema import (
     SCHEMA_VERSION,
     Migration,
 )
+from esatui.smallfile import kind_of
 
 if TYPE_CHECKING:
     from esatui.db.writer_lock import WriterLock
@@ -151,15 +152,6 @@ def file_uri(path: Path, mode: str) -> str:
     return f"file:{quote(str(path.absolute()))}?mode={mode}"
 
 
-_KINDS = (
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a named pipe (FIFO)"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-)
-
-
 def check_file(path: Path) -> None:
     """:class:`StoreError` unless ``path`` is a regular file (or a link to one): SQLite would
     hang reading a FIFO, and read a device as an empty or damaged database."""
@@ -171,7 +163,7 @@ def check_file(path: Path) -> None:
         raise StoreError(f"cannot use {path}: {exc.strerror or exc}") from None
     if stat.S_ISREG(mode):
         return
-    what = next((name for test, name in _KINDS if test(mode)), "no regular file")
+    what = kind_of(mode)
     hint = "; give a file name" if stat.S_ISDIR(mode) else ""
     raise StoreError(f"{path} is {what}, not an esatui database{hint}")
 
@@ -309,6 +301,7 @@ def _prepare(
         found = version
     elif found == 0:
         raise StoreError(f"{path} is an SQLite database but not an esatui one")
+    _check_version(path, found)
     if found > version:
         raise StoreError(
             f"{path} has schema version {found}, newer than this esatui reads "
@@ -335,6 +328,14 @@ def _prepare(
         return
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
+
+
+def _check_version(path: Path, found: int) -> None:
+    """A schema version no esatui writes (below 1: ``PRAGMA user_version`` edited, a disk's
+    error) is damage, said the same to readers and writers (a writer made a migration's
+    backup of it at every attempt, then found no migration from it)."""
+    if found < 1:
+        raise StoreError(damaged(path, f"its schema version is {found}, which no esatui writes"))
 
 
 def rest(conn: sqlite3.Connection) -> None:
@@ -370,15 +371,15 @@ def _migrate(
     version: int,
     migrations: Mapping[int, Migration],
 ) -> None:
+    stuck = next((v for v in range(found, version) if v not in migrations), None)
+    if stuck is not None:  # said before a backup is made of a file none migrates
+        raise StoreError(f"{path}: no migration from schema version {stuck} to {stuck + 1}")
     backup = path.with_name(f"{path.name}.schema{found}.bak")
     conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     copy_private(path, backup)
     with Transaction(conn):
         for v in range(found, version):
-            step = migrations.get(v)
-            if step is None:
-                raise StoreError(f"no migration from schema version {v} to {v + 1}")
-            step(conn)
+            migrations[v](conn)  # each step is there: _check_version
         conn.execute(
             "INSERT OR REPLACE INTO meta (key, value) VALUES ('schema_version', ?)",
             (str(version),),

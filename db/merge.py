@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from esatui.collectors.model import Field, Kind, Role
-from esatui.db.database import database_files
+from esatui.db.database import StoreError, damaged, database_files
 from esatui.db.reading import DamagedData, Queries, stored_json
 from esatui.db.records import EntityRow, Interval
 from esatui.db.sqlite_reader import SqliteReader
@@ -180,6 +180,12 @@ def merge(
             raise ValueError(f"{path} is the database merged into")
     with contextlib.ExitStack() as readers:
         opened = [readers.enter_context(SqliteReader.open(path)) for path in sources]
+        for path, reader in zip(sources, opened, strict=True):
+            # what no recorder writes (a negative counter, an interval of no positive
+            # duration) is not copied on: the merge would spread the damage
+            what = reader.queries.damage()
+            if what is not None:
+                raise StoreError(damaged(path, what))
         made = not target.exists()
         done: list[bool] = []
 

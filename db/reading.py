@@ -321,6 +321,34 @@ class Queries:
                     if not isinstance(v, int | float) and v is not None
                 )
                 return f"a row of {table} cannot be read ({column} {value!r})"
+        return self.negative_counter()
+
+    def negative_counter(self) -> str | None:
+        """A counter's delta below 0 in a kind's table, which no recorder writes (a reset
+        starts afresh, a wrap is taken modulo): shown, it was a negative rate."""
+        present = set(self.kind_tables())
+        for kind, fields in self.kind_fields().items():
+            table = table_name(kind)
+            stored = set(self.table_columns(table)) if table in present else set()
+            counters = [
+                str(f["name"])
+                for f in fields
+                if isinstance(f, dict) and f.get("role") == Role.COUNTER.value
+            ]
+            names = [_quoted(c) for c in counters if c in stored]
+            if not names:
+                continue
+            bad = self._conn.execute(
+                f"SELECT {', '.join(names)} FROM {_quoted(table)} "
+                f"WHERE {' OR '.join(f'{c} < 0' for c in names)} LIMIT 1"
+            ).fetchone()
+            if bad is not None:
+                column, value = next(
+                    (c, v) for c, v in zip(names, bad, strict=True) if v is not None and v < 0
+                )
+                return (
+                    f"a row of {table} holds a negative counter ({column.strip(chr(34))} {value})"
+                )
         return None
 
     def table_columns(self, table: str) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -20,6 +19,7 @@ from esatui import __version__
 from esatui.commands import COMMANDS
 from esatui.commands.arguments import Parser
 from esatui.commands.common import EXIT_ERROR, EXIT_OK, EXIT_USAGE, UsageError, damage_said
+from esatui.commands.streams import StdoutError, drop_standard_output, take_standard_streams
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -36,6 +36,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    if argv is None:  # the program itself, not a test calling it
+        take_standard_streams()
     argv = _with_command(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(_command(argv))
     debug = "--debug" in argv
@@ -43,15 +45,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         run: Callable[[argparse.Namespace], int] = args.run
-        return run(args)
+        code = run(args)
+        sys.stdout.flush()  # a report that cannot be written fails here, not at exit
+        return code
     except KeyboardInterrupt:
         return EXIT_ERROR
     except BrokenPipeError:
-        # the reader (head, less) went away: not an error, and nothing more to say
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        # the reader (head, less) went away, of standard output or of an --output pipe
+        # (/dev/stdout): not an error, and nothing more to say
+        drop_standard_output()
         return EXIT_OK
     except Exception as exc:
+        if isinstance(exc, StdoutError):
+            drop_standard_output()
         if isinstance(exc, _usage_errors()):
             print(f"esatui: error: {_one_line(exc)}", file=sys.stderr)
             return EXIT_USAGE

@@ -33,9 +33,11 @@ from esatui.collectors.monitor.layout import (
     LayoutTable,
     RecordLayout,
 )
+from esatui.smallfile import KIB, SmallFileError, read_small
 
 FORMAT = "esatui-monitor-layout"
 VERSION = 1
+MAX_FILE_BYTES = 16 * 1024 * KIB  # the built-in table, every record esatui reads, is 36 KB
 
 _RECORD_KEYS = {"domain", "record", "name", "level", "length", "fields", "entries", "source", "doc"}
 _FIELD_KEYS = {"name", "offset", "type", "unit", "status", "size", "mask", "source", "doc"}
@@ -49,7 +51,9 @@ class LayoutError(ValueError):
 def load_layout_file(path: Path) -> LayoutTable:
     """The layouts of ``path`` (not merged with the built-in table)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_small(path, MAX_FILE_BYTES).decode("utf-8")
+    except SmallFileError as exc:
+        raise LayoutError(f"{path} {exc}: give a JSON layout file") from None
     except OSError as exc:
         raise LayoutError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

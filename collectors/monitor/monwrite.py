@@ -38,6 +38,7 @@ from esatui.collectors.monitor.layout import LayoutTable
 from esatui.collectors.monitor.layoutfile import builtin_layouts
 from esatui.collectors.monitor.mce import MCE_LEN, ControlElement, parse_mce
 from esatui.collectors.monitor.pipeline import feed_span
+from esatui.smallfile import kind_of
 
 BLOCK = 4096
 IPARML_LEN = 40
@@ -267,9 +268,16 @@ class MonwriteSource:
         path = self.path
         try:
             mode = path.stat().st_mode
-            if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
-                # a pipe or device: looking at its start would use up what the import reads
+            if stat.S_ISFIFO(mode):
+                # a pipe (zcat ... |): looking at its start would use up what the import reads
                 return Availability(True, f"MONWRITE stream {path}")
+            if not stat.S_ISREG(mode):
+                # a device never ends (/dev/zero was read forever), and is no MONWRITE file
+                return Availability(
+                    False,
+                    f"{path} is {kind_of(mode)}, not a MONWRITE file: give the file MONWRITE "
+                    "wrote, or a pipe (| ... monwrite:/dev/stdin)",
+                )
             with path.open("rb") as f:
                 return _look_for_control_block(f, path)
         except OSError as exc:

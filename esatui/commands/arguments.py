@@ -282,7 +282,13 @@ def prometheus_url(text: str) -> str:
     """A Prometheus server's address: an http:// or https:// URL with a host."""
     from urllib.parse import urlsplit
 
-    parts = urlsplit(text)
+    try:
+        parts = urlsplit(text)
+    except ValueError as exc:  # "Invalid IPv6 URL": argparse said "invalid prometheus_url value"
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no URL ({exc}): give the server's http:// or https:// URL "
+            "(http://prometheus:9090)"
+        ) from None
     if parts.scheme not in ("http", "https") or not parts.netloc:
         raise argparse.ArgumentTypeError(
             f"{text!r}: give the server's http:// or https:// URL (http://prometheus:9090)"

@@ -23,6 +23,7 @@ from esatui.commands.common import (
     stop_on_signals,
     warn,
 )
+from esatui.commands.streams import say_done
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -94,11 +95,11 @@ def run(args: argparse.Namespace) -> int:
     summary += f" in {recording.db_path}"
     if stats.duplicates:
         summary += f" ({stats.duplicates} already recorded)"
-    print(summary)
-    for source in sources:
-        report = getattr(source, "import_summary", None)
-        if callable(report):
-            print(f"{source.name}: {report()}")
+    reports = [getattr(source, "import_summary", None) for source in sources]
+    say_done(
+        summary,
+        *(f"{s.name}: {r()}" for s, r in zip(sources, reports, strict=True) if callable(r)),
+    )
     if silent:
         # a run that recorded nothing of a source it was asked for did not do its job
         raise RuntimeError(nothing)

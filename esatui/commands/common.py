@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from esatui.screens.model import Threshold
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+MAX_COST_TABLE_BYTES = 1 << 20  # --crypto-costs: the built-in tables take 1 KB
 DEFAULT_HF_S = 2.0  # --hf: the gauges' sampling rate, like the z/VM monitor's high frequency
 
 # The modules whose source types the app offers, in the order ``esatui sources`` lists them.
@@ -329,8 +330,14 @@ def crypto_costs(args: argparse.Namespace) -> CostTable | None:
     spec = getattr(args, "crypto_costs", None)
     if spec is None:
         return None
-    from esatui.screens.crypto_costs import CostTableError, load
+    from esatui.screens.crypto_costs import CostTableError, builtin_tables, load
+    from esatui.smallfile import SmallFileError, check_small
 
+    if spec not in builtin_tables()[0]:
+        try:  # a device (/dev/zero) was read until memory ran out, a FIFO hung
+            check_small(Path(spec), MAX_COST_TABLE_BYTES)
+        except SmallFileError as exc:
+            raise UsageError(f"--crypto-costs {spec} {exc}: give a JSON or TOML file") from None
     try:
         return load(spec)
     except CostTableError as exc:

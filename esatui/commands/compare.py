@@ -65,6 +65,17 @@ def register(sub: Subparsers) -> None:
     p.set_defaults(run=run)
 
 
+def check_databases(args: argparse.Namespace, *databases: Path) -> None:
+    """Each database compared is there and a file, said before anything else (a missing
+    ``--with-db`` was "both runs are labelled 'x'")."""
+    if getattr(args, "prometheus", None):
+        return
+    from esatui.db.database import check_file
+
+    for db in dict.fromkeys(databases):
+        check_file(db)
+
+
 def run(args: argparse.Namespace) -> int:
     from esatui.screens import catalog
     from esatui.screens.compare import compare
@@ -89,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     if second == first and (args.with_from, args.with_to) == (args.from_, args.to):
         raise UsageError("compare needs two runs: give --with-db, or --with-from/--with-to")
     check_output(args.output, first, second)
+    check_databases(args, first, second)
     labels = default_labels(first, second, args)
     if labels[0] == labels[1]:
         raise UsageError(f"both runs are labelled {labels[0]!r}: {_relabel(args, 0, 1)}")

@@ -16,6 +16,7 @@ redirect the report.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
@@ -34,6 +35,24 @@ def write_report(path: Path, text: str) -> None:
 
 def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
     """The report ``write`` writes to a text stream (an export streamed a chunk at a time)."""
+    try:
+        _write_report_with(path, write)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # looking at the name failed: "[Errno 36] File name too long: ..."
+        raise OutputError(_cannot_write(path, exc)) from None
+
+
+def _cannot_write(path: Path, exc: OSError) -> str:
+    if exc.errno == errno.ENAMETOOLONG:
+        return (
+            f"cannot write --output {str(path)[:40]}...: the name is too long "
+            f"({len(str(path))} characters; a file name is at most 255 bytes)"
+        )
+    return f"cannot write {path}: {exc.strerror or exc}"
+
+
+def _write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
     if not path.name or path.is_dir():
         raise OutputError(f"cannot write {path}: it is a directory; give a file name")
     if _may_follow_at(path):
@@ -46,7 +65,26 @@ def write_report_with(path: Path, write: Callable[[TextIO], object]) -> None:
             return
         if path.is_symlink():
             path = Path(os.path.realpath(path))  # the file it names is replaced, the link kept
+    _refuse_database(path)
     _replace(path, write)
+
+
+SQLITE_MAGIC = b"SQLite format 3\0"  # the first 16 bytes of every SQLite database
+
+
+def _refuse_database(path: Path) -> None:
+    """A report never replaces an SQLite database (a recording, most likely: ``--output``
+    given where ``--db`` was meant); the user removes it first if that is what is wanted."""
+    try:
+        with path.open("rb") as f:
+            start = f.read(len(SQLITE_MAGIC))
+    except OSError:
+        return  # a new name, or one that cannot be read: replacing it says what is wrong
+    if start == SQLITE_MAGIC:
+        raise OutputError(
+            f"--output {path} is an SQLite database: a report does not replace it; "
+            "give another file name (or remove it first)"
+        )
 
 
 def may_follow(link: os.stat_result, directory: os.stat_result, uid: int) -> bool:
@@ -70,8 +108,10 @@ def _may_follow_at(path: Path) -> bool:
 def _write_into(path: Path, write: Callable[[TextIO], object]) -> None:
     """A device or a pipe: written into as it is (the kernel follows a /proc/self/fd link)."""
     try:
-        with path.open("w") as out:
+        with path.open("w", encoding="utf-8") as out:
             write(out)
+    except BrokenPipeError:
+        raise  # its reader went away: as on standard output, nothing more to say
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
 
@@ -85,9 +125,13 @@ def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".esatui-tmp", dir=directory)
     except OSError as exc:
-        raise OutputError(f"cannot write in {directory}: {exc.strerror or exc}") from None
+        # /proc says ENOENT: no file can be made there, whatever the name
+        raise OutputError(
+            f"cannot write {path}: no new file can be made in {directory} "
+            f"({exc.strerror or exc}); give a file in another directory"
+        ) from None
     try:
-        with os.fdopen(fd, "w") as out:
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
             os.fchmod(out.fileno(), mode)
             write(out)
         Path(tmp).replace(path)

@@ -17,6 +17,7 @@ from esatui.commands.common import (
     stop_on_signals,
     warn,
 )
+from esatui.commands.streams import say_done
 
 if TYPE_CHECKING:
     from esatui.commands.arguments import Subparsers
@@ -99,8 +100,11 @@ def run(args: argparse.Namespace) -> int:
     took = time.perf_counter() - began
     if stats.stopped_sources:
         raise RuntimeError(f"simulated sources stopped: {', '.join(stats.stopped_sources)}")
-    print(said(stats, sim.label, args.db, took, start, args.duration, args.interval))
-    print(describe(sim.params))  # how far the configuration is from the calibration
+    # the second line: how far the configuration is from the calibration
+    say_done(
+        said(stats, sim.label, args.db, took, start, args.duration, args.interval),
+        describe(sim.params),
+    )
     return EXIT_OK
 
 

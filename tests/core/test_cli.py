@@ -334,6 +334,7 @@ def test_an_export_as_recorded_loads_its_own_command_alone(db_path: Path) -> Non
     assert commands <= {f"esatui.commands.{m}" for m in ("arguments", "common", "export")} | {
         "esatui.commands.output",
         "esatui.commands.streaming",
+        "esatui.commands.streams",  # the standard streams, small: io, os and sys alone
     }, commands
     for module in ("esatui.db.buckets", "esatui.db.writer_lock", "esatui.registry"):
         assert module not in loaded, module

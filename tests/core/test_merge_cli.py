@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -205,3 +206,34 @@ def test_a_signal_after_the_merge_committed_keeps_it(
     assert "intervals merged into" in capsys.readouterr().out
     assert target.exists() and _held(target)
     assert sql(target, "PRAGMA journal_mode") == [("delete",)]
+
+
+@pytest.mark.parametrize(
+    ("edit", "said"),
+    [
+        (
+            "UPDATE k_cpu SET steal_us = -60000000",
+            "a row of k_cpu holds a negative counter (steal_us -60000000)",
+        ),
+        ("UPDATE interval SET duration_us = -60000000", "duration_us -60000000"),
+    ],
+)
+def test_a_damaged_source_is_not_merged(
+    edit: str, said: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the negative values were copied into the target, shown there as negative
+    rates."""
+    from tests.fixtures.recording import host_recording
+
+    damaged = tmp_path / "damaged.sqlite"
+    host_recording(damaged, n_intervals=3)
+    conn = sqlite3.connect(damaged)
+    conn.execute(edit)
+    conn.commit()
+    conn.close()
+    target = tmp_path / "fresh.sqlite"
+    assert main(["db", "merge", str(damaged), "--db", str(target)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"esatui: error: {damaged} is damaged: ")
+    assert said in err[0] and err[0].endswith("; restore it from a backup")
+    assert not list(tmp_path.glob("fresh.sqlite*"))

@@ -273,3 +273,29 @@ def test_bytes_per_interval_of_a_host_recording(db_path: Path) -> None:
     with Store.open(db_path) as store:
         store.vacuum()
         assert store.data_bytes() / 500 < 2048
+
+
+@pytest.mark.parametrize("found", [-1, -(2**31)])
+def test_an_impossible_schema_version_is_damage_for_readers_and_writers(
+    db_path: Path, found: int
+) -> None:
+    """Before: readers said "open it once for writing to migrate it", writers "no migration
+    from schema version -1 to 0", leaving a .schema-1.bak at every attempt."""
+    host_recording(db_path, n_intervals=2)
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"PRAGMA user_version = {found}")
+    conn.commit()
+    conn.close()
+    said = f"{db_path} is damaged: its schema version is {found}, which no esatui writes; "
+    for open_it in (SqliteReader.open, Store.open):
+        with pytest.raises(StoreError) as caught:
+            open_it(db_path).close()
+        assert str(caught.value) == said + "restore it from a backup"
+    assert sorted(p.name for p in db_path.parent.iterdir() if "bak" in p.name) == []
+
+
+def test_a_writer_without_a_migration_makes_no_backup(db_path: Path) -> None:
+    Store.open(db_path).close()
+    with pytest.raises(StoreError, match="no migration from schema version"):
+        Store.open(db_path, version=SCHEMA_VERSION + 1).close()
+    assert not [p for p in db_path.parent.iterdir() if p.name.endswith(".bak")]

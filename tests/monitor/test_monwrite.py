@@ -208,7 +208,7 @@ EXPECTED = "(expected 4096-byte blocks, each control block a 40-byte IUCV parame
     ("content", "says"),
     [
         (None, "cannot read MONWRITE file {mon}: No such file or directory"),
-        (DIRECTORY, "cannot read MONWRITE file {mon}: Is a directory"),
+        (DIRECTORY, "{mon} is a directory, not a MONWRITE file"),
         pytest.param(
             UNREADABLE,
             "cannot read MONWRITE file {mon}: Permission denied",

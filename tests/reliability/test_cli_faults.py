@@ -308,3 +308,71 @@ def test_the_monitor_without_a_terminal_is_one_line_and_makes_nothing(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "draws its screens on a terminal" in err[0]
     assert sorted(tmp_path.iterdir()) == made
+
+
+@pytest.mark.parametrize("how", ["file", "link"])
+def test_a_report_never_replaces_another_sqlite_database(
+    how: str, recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: --output naming another recording replaced it with the report, exit 0."""
+    other = tmp_path / "other.sqlite"
+    host_recording(other, n_intervals=2)
+    before = other.read_bytes()
+    target = other if how == "file" else tmp_path / "latest"
+    if how == "link":
+        target.symlink_to(other)
+    assert _export(recorded, target) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        f"esatui: error: --output {other} is an SQLite database: a report does not replace "
+        "it; give another file name (or remove it first)"
+    ]
+    assert other.read_bytes() == before
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".esatui-tmp")]
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        (
+            "/proc/version",
+            "cannot write /proc/version: no new file can be made in /proc (No such file or "
+            "directory); give a file in another directory",
+        ),
+        (
+            "/tmp/" + "a" * 300,
+            "cannot write --output /tmp/" + "a" * 35 + "...: the name is too long (305 "
+            "characters; a file name is at most 255 bytes)",
+        ),
+    ],
+)
+def test_an_output_where_no_file_can_be_made_is_one_clear_line(
+    where: str, said: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "cannot write in /proc: No such file or directory" and "[Errno 36] File name
+    too long: ..." (the whole name)."""
+    assert _export(recorded, where) == 1
+    assert capsys.readouterr().err.strip().splitlines() == [f"esatui: error: {said}"]
+
+
+def test_compare_with_a_missing_database_says_so(
+    recorded: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: "both runs are labelled 'x'" for --with-db /nonexist/x.sqlite."""
+    missing = tmp_path / "nonexist" / recorded.name
+    argv = ["compare", "ESALNXC", "--db", str(recorded), "--with-db", str(missing)]
+    assert main(argv) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"esatui: error: no database at {missing}"]
+
+
+def test_a_prometheus_url_that_is_no_url_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Before: "argument --prometheus: invalid prometheus_url value: 'http://[::1'"."""
+    assert main(["export", "ESALNXC", "--prometheus", "http://[::1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err == (
+        "esatui: error: argument --prometheus: 'http://[::1' is no URL (Invalid IPv6 URL): "
+        "give the server's http:// or https:// URL (http://prometheus:9090)"
+    )
