@@ -56,13 +56,27 @@ FLAG_MARKS: tuple[tuple[Flag, str, str], ...] = (
 FLAG_WIDTH = 1 + len(FLAG_MARKS)  # a blank, then at most one letter per flag
 
 
+# Every combination's letters and names, by the flags' value: a text export looks one up
+# per row (``IntFlag``'s ``&`` is a Python call, three a row cost more than the row's cells).
+_FLAG_COMBINATIONS = range(1 << len(FLAG_MARKS))
+_FLAG_MASK = len(_FLAG_COMBINATIONS) - 1  # bits no mark shows (a damaged row's) are ignored
+_LETTERS = tuple(
+    "".join(letter for flag, letter, _ in FLAG_MARKS if flags & flag)
+    for flags in _FLAG_COMBINATIONS
+)
+_NAMES = tuple(
+    " ".join(name for flag, _, name in FLAG_MARKS if flags & flag) or None
+    for flags in _FLAG_COMBINATIONS
+)
+
+
 def flag_letters(flags: int) -> str:
-    return "".join(letter for flag, letter, _ in FLAG_MARKS if flags & flag)
+    return _LETTERS[flags & _FLAG_MASK]
 
 
 def flag_names(flags: int) -> str | None:
     """``reset``, ``gap reset`` ...; ``None`` when the row has no flag."""
-    return " ".join(name for flag, _, name in FLAG_MARKS if flags & flag) or None
+    return _NAMES[flags & _FLAG_MASK]
 
 
 def note_style(note: str) -> str:
