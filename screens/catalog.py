@@ -20,7 +20,14 @@ from esatui.screens.model import (
     Threshold,
     Value,
 )
-from esatui.screens.render import date_range, format_duration, hms, local_time, moment_text
+from esatui.screens.render import (
+    date_range,
+    format_duration,
+    hms,
+    local_time,
+    moment_text,
+    years_differ,
+)
 
 if TYPE_CHECKING:
     from esatui.screens.crypto_costs import CostTable
@@ -388,9 +395,10 @@ def empty_note(
     what the database does hold)."""
     if extent is None:
         return f"{screen.name} needs {screen.needs}: nothing recorded of it here."
+    year = years_differ(extent.start_us, extent.end_us, after_us, until_us)
     return (
-        f"{screen.name}: recorded {date_range(extent.start_us, extent.end_us)}; "
-        f"nothing {range_words(after_us, until_us)}."
+        f"{screen.name}: recorded {date_range(extent.start_us, extent.end_us, year=year)}; "
+        f"nothing {range_words(after_us, until_us, year=year)}."
     )
 
 
@@ -409,15 +417,15 @@ def _fleet_empty_note(reader: Reader, screen: ScreenDef, query: Query) -> str:
     return empty_note(screen, held, query.after_us, query.until_us)
 
 
-def range_words(after_us: int | None, until_us: int | None) -> str:
+def range_words(after_us: int | None, until_us: int | None, *, year: bool = False) -> str:
     """``from 10:00 to 11:00``, ``after 19:00``, ``up to 10:00``: a range in the user's
-    words."""
+    words (the moments with their ``year`` if asked)."""
     if after_us is not None and until_us is not None:
-        return f"from {moment_text(after_us)} to {moment_text(until_us)}"
+        return f"from {moment_text(after_us, year=year)} to {moment_text(until_us, year=year)}"
     if after_us is not None:
-        return f"after {moment_text(after_us)}"
+        return f"after {moment_text(after_us, year=year)}"
     if until_us is not None:
-        return f"up to {moment_text(until_us)}"
+        return f"up to {moment_text(until_us, year=year)}"
     return "in this range"
 
 

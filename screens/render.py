@@ -185,10 +185,19 @@ def hms(time_us: int) -> str:
     return time.strftime("%H:%M:%S", local_time(time_us))
 
 
-def moment_text(time_us: int) -> str:
-    """``01/05 10:00``: a moment as the header shows times (seconds when it has them)."""
+def moment_text(time_us: int, *, year: bool = False) -> str:
+    """``01/05 10:00``: a moment as the header shows times (seconds when it has them);
+    ``01/05/2025 10:00`` with its ``year``."""
     t = local_time(time_us)
-    return time.strftime("%m/%d %H:%M:%S" if t.tm_sec else "%m/%d %H:%M", t)
+    day = "%m/%d/%Y" if year else "%m/%d"
+    return time.strftime(f"{day} %H:%M:%S" if t.tm_sec else f"{day} %H:%M", t)
+
+
+def years_differ(*times_us: int | None) -> bool:
+    """Whether these moments (``None`` left out) are not all in one year: a message that
+    sets them side by side then gives their years (``recorded 11/22-11/23; nothing after
+    11/22`` reads as a contradiction when the two 11/22 are a year apart)."""
+    return len({local_time(t).tm_year for t in times_us if t is not None}) > 1
 
 
 def format_duration(seconds: float) -> str:
@@ -199,13 +208,15 @@ def format_duration(seconds: float) -> str:
     return f"{seconds:g}s"
 
 
-def date_range(from_us: int | None, to_us: int | None) -> str:
+def date_range(from_us: int | None, to_us: int | None, *, year: bool = False) -> str:
+    """``11/22 00:00-11/23 00:00``; ``11/22/2025 00:00-11/23/2025 00:00`` with the ``year``."""
     if from_us is None or to_us is None:
         return ""
     start, end = local_time(from_us), local_time(to_us)
-    text = time.strftime("%m/%d %H:%M", start) + "-"
+    day = "%m/%d/%Y" if year else "%m/%d"
+    text = time.strftime(f"{day} %H:%M", start) + "-"
     if (start.tm_year, start.tm_yday) != (end.tm_year, end.tm_yday):
-        text += time.strftime("%m/%d ", end)
+        text += time.strftime(f"{day} ", end)
     return text + time.strftime("%H:%M", end)
 
 

@@ -50,6 +50,7 @@ from esatui.screens.render import (
     hms,
     moment_text,
     pages,
+    years_differ,
 )
 from esatui.screens.rowkey import entity_key, key_columns, names_entity
 from esatui.screens.views.table import IntervalTable, ScreenHeader
@@ -483,14 +484,12 @@ class MonitorApp(App[int]):
         if extent is None or state.drilled:
             return state, model, ""
         moment = state.anchor_us if state.anchor_us is not None else state.until_us
-        covered = f"recorded {date_range(extent.start_us, extent.end_us)}"
+        year = years_differ(extent.start_us, extent.end_us, moment, state.after_us, state.until_us)
+        covered = f"recorded {date_range(extent.start_us, extent.end_us, year=year)}"
         if model.rows:
             if moment is not None and moment > extent.end_us and not state.following:
-                return (
-                    state,
-                    model,
-                    f"{covered}; nothing at {moment_text(moment)}: showing the newest",
-                )
+                at = moment_text(moment, year=year)
+                return state, model, f"{covered}; nothing at {at}: showing the newest"
             return state, model, ""
         moment = moment if moment is not None else state.after_us
         if moment is None:
@@ -498,9 +497,9 @@ class MonitorApp(App[int]):
         span = self._navigator(reader, state).nearest(moment)
         if span is None:
             return state, model, ""
-        asked = catalog.range_words(state.after_us, state.until_us)
+        asked = catalog.range_words(state.after_us, state.until_us, year=year)
         if state.anchor_us is not None:
-            asked = f"at {moment_text(state.anchor_us)}"
+            asked = f"at {moment_text(state.anchor_us, year=year)}"
         landed = replace(state, after_us=None, until_us=None, anchor_us=span.end_us)
         model = catalog.build_model(reader, landed.screen, self._query(landed, limit))
         # the interval holding the moment (in the first one, ending after it) is no "nothing"

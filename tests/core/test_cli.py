@@ -178,7 +178,9 @@ def test_other_errors_exit_1_with_one_line(
     code, _, err = run(
         capsys, "export", "ESALNXC", "--db", str(db_path), "--to", "2020-01-01 00:00"
     )
-    assert code == 1 and "ESALNXC: recorded 11/21 14:00-14:02; nothing up to 01/01 00:00." in err
+    assert code == 1 and (
+        "ESALNXC: recorded 11/21/2026 14:00-14:02; nothing up to 01/01/2020 00:00." in err
+    )
     code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--node", "OTHER")
     assert code == 1 and "no data for node 'OTHER'" in err
 

@@ -144,8 +144,12 @@ def test_a_range_with_nothing_says_what_the_nodes_hold(
     code = main(["export", "ESANODE", "--db", str(merged), "--from", "2030-01-01T00:00Z"])
     err = capsys.readouterr().err
     assert code == 1
-    assert err.startswith("esatui: error: ESANODE: recorded 11/20 10:00-10:10; nothing after ")
+    assert err.startswith(
+        "esatui: error: ESANODE: recorded 11/20/2026 10:00-10:10; nothing after 01/01/2030"
+    )
     with SqliteReader.open(merged) as reader:
         later = catalog.Query(after_us=1_900_000_000_000_000)
         empty = catalog.build_model(reader, "ESANODE", later)
-        assert empty.notes[0].startswith("ESANODE: recorded 11/20 10:00-10:10; nothing after ")
+        assert empty.notes[0].startswith(
+            "ESANODE: recorded 11/20/2026 10:00-10:10; nothing after 03/17/2030"
+        )

@@ -185,6 +185,20 @@ def test_export_outside_the_recording_says_what_it_covers(
     )
 
 
+def test_export_a_year_off_names_the_years(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same day of another year: without the years the message contradicts itself."""
+    from esatui.cli import main
+
+    late_recording(db_path)
+    argv = ["export", "ESALNXC", "--db", str(db_path), "--to", "2025-11-21 18:00"]
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        "esatui: error: ESALNXC: recorded 11/21/2026 17:28-18:01; nothing up to 11/21/2025 18:00.\n"
+    )
+
+
 # --- 4. interval lengths the recording can make -----------------------------------------
 
 
