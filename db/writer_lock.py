@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import socket
 import sys
 import time
 from pathlib import Path
@@ -75,7 +74,7 @@ class WriterLock:
 def _write_info(fd: int) -> None:
     command = " ".join(Path(a).name if i == 0 else a for i, a in enumerate(sys.argv))
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime())
-    text = f"pid {os.getpid()} on {socket.gethostname()} ({command[:200]}), since {stamp}\n"
+    text = f"pid {os.getpid()} on {os.uname().nodename} ({command[:200]}), since {stamp}\n"
     try:
         os.ftruncate(fd, 0)
         os.pwrite(fd, text.encode(errors="replace"), 0)
