@@ -243,17 +243,19 @@ class PrometheusReader:
         self, timeline: Timeline, runs: Sequence[_Run]
     ) -> tuple[str, list[tuple[float, float]]] | None:
         """The first timeline kind (and preferred source) with data: its source and the ends
-        of the spans where it has some, each with its span's length (s)."""
+        of the spans where it has some, each with its span's length (s). Any family of the
+        kind will do: a source may fill none of the first's fields (SMAPI's processors)."""
         for kind in timeline.kinds:
             fams = self._by_kind.get(kind)
             if not fams:
                 continue
-            family = fams[0]
+            names = "|".join(family.exposed for family in fams)
             by_source = ENTITY_LABELS[kind].by_source
             ends_by_source: dict[str, list[tuple[float, float]]] = {}
             for run in runs:
                 plan = run.plan
-                expr = f"count by (source) ({family.exposed}{{node={_quote(plan.node)}}})"
+                selector = f"{{__name__=~{_quote(names)},node={_quote(plan.node)}}}"
+                expr = f"count by (source) ({selector})"
                 for labels, points in self._range(
                     expr, run.first + plan.delay, run.last + plan.delay, plan.step
                 ):
