@@ -5,8 +5,10 @@ gauges, in base units (seconds, bytes, ratios: Prometheus's naming conventions).
 are parts of one whole share a family and differ by a label (``esatui_cpu_seconds_total``
 with ``mode="user"``, ``mode="steal"`` ...); :data:`GROUPS` says which, :data:`NAMES` names
 the few fields whose generic name (``esatui_<kind>_<field>``) would read badly. An entity's
-key and its stable attributes become labels (:data:`ENTITY_LABELS`); every series also
-carries the target labels ``node``, ``lpar`` and ``zvm_system``. This module is pure data:
+key and the attributes that identify it become labels (:data:`ENTITY_LABELS`); attributes
+that change while it exists (a card's state) are labels of its ``esatui_<kind>_info`` family
+alone, so its counters keep one series through a change. Every series also carries the
+target labels ``node``, ``lpar`` and ``zvm_system``. This module is pure data:
 ``esatui metrics`` prints it as docs/METRICS.md, and the exporter follows it.
 """
 
@@ -95,12 +97,14 @@ _UNIT_SUFFIXES = ("_us", "_ms", "_ns", "_kib", "_pct", "_count", "_time")
 
 @dataclass(frozen=True, slots=True)
 class EntityLabels:
-    """How an entity of a kind is labelled: its key (if it names something) and the
-    attributes that do not change while it exists."""
+    """How an entity of a kind is labelled: its key (if it names something), the attributes
+    that do not change while it exists (labels of every family of the kind), and those that
+    do (``state``: labels of its info family alone, which a kind with any gets)."""
 
     key: str | None
     attrs: tuple[tuple[str, str], ...] = ()  # (label, attribute)
     by_source: bool = False  # several sources fill the kind: a ``source`` label keeps them apart
+    state: tuple[tuple[str, str], ...] = ()  # (label, attribute)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -110,25 +114,43 @@ class EntityLabels:
             *(("source",) if self.by_source else ()),
         )
 
+    @property
+    def info_names(self) -> tuple[str, ...]:
+        """The labels of the kind's info family: the entity's identity, then its state."""
+        return (*self.names, *(label for label, _ in self.state))
+
+    @property
+    def labelled(self) -> tuple[tuple[str, str], ...]:
+        """Every (label, attribute) of the kind, on whichever family."""
+        return (*self.attrs, *self.state)
+
 
 _TYPE = (("type", "type"), ("type_source", "type_source"))
 _STATE = (("mode", "mode"), ("online", "online"), ("state", "state"))
 
 # Every attribute a screen reads is a label (a test holds them in step), so the screens work
-# on what Prometheus holds; an attribute that changes (a card's state) starts a new series.
+# on what Prometheus holds. A label of a counter that changed would start a new series (the
+# old one stale, rate() blind to the interval of the change): what changes is ``state``.
+# Kept as identity: a zcrypt card's type (CEX7A: its mode's letter) changes only when the
+# kernel re-creates the device, counting from 0 again; a measurement block's type and scale
+# only with the hardware (and the reader needs scale on each series to give back raw units);
+# layout and record_length only with the z/VM level, which changes what a field counts.
 ENTITY_LABELS: Mapping[str, EntityLabels] = {
     "cpu": EntityLabels("cpu", (*_TYPE, ("address", "address"))),
     # the processor's own LPAR (SMAPI and hypfs see every LPAR's): not the target label lpar
     "lcpu": EntityLabels("processor", (*_TYPE, ("processor_lpar", "lpar")), by_source=True),
     "guest": EntityLabels("guest", (("userid", "userid"),), by_source=True),
-    "zcrypt_card": EntityLabels("card", (("type", "type"), *_STATE)),
+    "zcrypt_card": EntityLabels("card", (("type", "type"),), state=_STATE),
     "zcrypt_queue": EntityLabels(
-        None, (("card", "card"), ("domain", "domain"), ("type", "type"), *_STATE)
+        None, (("card", "card"), ("domain", "domain"), ("type", "type")), state=_STATE
     ),
     "zcrypt_bus": EntityLabels(None),
     # one entity: the z/VM system's crypto facility
     "crypto": EntityLabels(None, (("layout", "layout"), ("record_length", "record_length"))),
-    "crypto_ap": EntityLabels("ap", (("type", "type"), ("mode", "mode"), ("scale", "scale"))),
+    # mode: reconfigured on the SE, the same card (its functions tell what it measures)
+    "crypto_ap": EntityLabels(
+        "ap", (("type", "type"), ("scale", "scale")), state=(("mode", "mode"),)
+    ),
     # the monitor's per-processor and per-lock records; layout: which record layout read them
     "paging_enc": EntityLabels("processor", (("layout", "layout"),)),
     "spin_lock": EntityLabels("lock", (("layout", "layout"),)),
@@ -369,6 +391,7 @@ class Family:
     group_label: str | None
     members: tuple[Member, ...]
     maximum: bool = False  # a gauge's maximum in the interval (its average is another family)
+    state: tuple[str, ...] = ()  # an info family's labels that change while the entity exists
 
     @property
     def exposed(self) -> str:
@@ -376,6 +399,11 @@ class Family:
 
     @property
     def help(self) -> str:
+        if self.state:
+            return (
+                f"1 for each {self.kind}, its state as labels ({', '.join(self.state)}): "
+                "join it to the kind's other series on the rest"
+            )
         if not self.members:
             return f"1 for each {self.kind} (its attributes as labels)"
         if self.maximum:
@@ -430,17 +458,18 @@ def _family(kind: Kind, name: str, group: Group | None, fields: list[Field]) -> 
 
 
 def families() -> tuple[Family, ...]:
-    """Every family, kind by kind in :data:`EXPOSED_KINDS` order, fields in declared order."""
+    """Every family, kind by kind in :data:`EXPOSED_KINDS` order: its info family (a kind of
+    attributes alone, or with a state), then its fields' in declared order."""
     maxima = read_maxima()
     out: list[Family] = []
     for kind in EXPOSED_KINDS:
+        spec = ENTITY_LABELS[kind.name]
+        if not kind.fields or spec.state:
+            state = tuple(label for label, _ in spec.state)
+            name = f"{PREFIX[kind.name]}_info"
+            labels = spec.info_names
+            out.append(Family(name, kind.name, MetricType.GAUGE, "", labels, None, (), state=state))
         if not kind.fields:
-            labels = ENTITY_LABELS[kind.name].names
-            out.append(
-                Family(
-                    f"{PREFIX[kind.name]}_info", kind.name, MetricType.GAUGE, "", labels, None, ()
-                )
-            )
             continue
         groups = [g for g in GROUPS if g.kind == kind.name]
         grouped = {f for g in groups for f in g.members}

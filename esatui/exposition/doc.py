@@ -51,6 +51,21 @@ ESACRYQ panels; README "Many systems" shows them at work.
   sources describe (logical processors, guests) carry `source`, so the monitor's and
   SMAPI's view of one processor stay two series. Names follow Prometheus's conventions:
   `esatui_` prefix, base unit in the name, `_total` on counters.
+- State is no label of a counter. An entity's counters and gauges carry what identifies it
+  alone; what changes while it exists, a zcrypt card's or APQN's `mode`, `online` and
+  `state` and a measurement block's `mode`, are labels of the kind's info family
+  (`esatui_zcrypt_card_info`, `esatui_zcrypt_info`, `esatui_crypto_ap_info`: 1 for each
+  entity, as kube-state-metrics' `*_info`). An APQN that goes offline keeps one
+  `esatui_zcrypt_requests_total` series, continuous through the change (its info series
+  moves to the new state), so `rate()` across it is right. Join the state in by the
+  identity, e.g. requests by state:
+  `sum by (node, state) (rate(esatui_zcrypt_requests_total[5m]) * on (node, card, domain)
+  group_left (state) esatui_zcrypt_info)`. Kept as labels, since they change only when the
+  thing is another: a zcrypt device's `type` (CEX7A: its mode's letter; the kernel
+  re-creates a device whose type or functions change, its counters from 0), a measurement
+  block's `type` and `scale` (the hardware's), and the monitor kinds' `layout` and
+  `record_length` (the z/VM level, which decides what a field counts). Such a change
+  starts new series.
 - A CPU's `esatui_cpu_seconds_total` modes are /proc/stat's, which add up to its time
   (`sum by (cpu)` of their rates is 1); guest time (running a KVM guest), which the kernel
   counts in user too (guest_nice in nice), is `esatui_cpu_guest_seconds_total{mode="user"|
@@ -83,7 +98,8 @@ ESACRYQ panels; README "Many systems" shows them at work.
   screens' headers; `esatui_source_last_interval_end_timestamp_seconds{source}` (gauge) is
   the end of the source's newest interval (Unix time; `source="esatui"` is the recorder's
   own pass). Gauges whose interval maximum a screen shows get a `_max` family beside
-  their average, and kinds of attributes alone that a screen reads an `_info` family.
+  their average, and kinds of attributes alone that a screen reads, or with a state, an
+  `_info` family.
 - Staleness. A source that stops giving intervals (hung, or its device gone) leaves the
   exposition: its series, its `esatui_source_measured_seconds_total` and its
   `esatui_config_info` are no longer shown once the recorder has run two of the source's

@@ -13,8 +13,8 @@ takes, so a scrape never blocks the recorder and the recorder never waits for a 
 
 An entity keeps its running totals and its labels from interval to interval: adding an
 interval touches each of its values once, and labels are made again only when the entity's
-attributes change (a changed label starts a new series; an attribute that is no label
-changes nothing).
+attributes change. A changed state (a card going offline) moves its info series alone; its
+counters go on in the same series. A changed identity label starts new series.
 """
 
 from __future__ import annotations
@@ -142,8 +142,8 @@ class _Last:
 @dataclass(frozen=True, slots=True)
 class _Route:
     """Where one value of an entity goes: its family, the group's label value, the field
-    (None: an info family, 1 while the entity is there) and the factor to the base unit
-    (None: the entity's own scale)."""
+    (None: an info family, 1 while the entity is there, labelled with its state too) and the
+    factor to the base unit (None: the entity's own scale)."""
 
     family: int
     value: str | None
@@ -186,17 +186,18 @@ class _Entity:
     """One entity of one source: its labels and its series' values in the field's unit
     (counters' deltas are summed as integers where they are, so totals are exact)."""
 
-    __slots__ = ("_series", "attrs", "labels", "scale", "totals")
+    __slots__ = ("_series", "attrs", "labels", "scale", "state", "totals")
 
     def __init__(self, row: EntityRow, source: str) -> None:
         self.attrs: Mapping[str, str] = row.attrs
         self.labels = _entity_labels(row, source)
+        self.state = _state_labels(row)
         self.scale = _scale(row)
         self.totals: dict[str, Value] = {}
         self._series: tuple[Labels, list[_Series]] | None = None
 
     def series(self, target: Labels, routes: _KindRoutes) -> list[_Series]:
-        """Its series, made again only when the target labels or its scale change."""
+        """Its series, made again only when the target labels or its attributes change."""
         if self._series is None or self._series[0] != target:
             made: list[_Series] = []
             labels = (*target, *self.labels)
@@ -204,14 +205,19 @@ class _Entity:
                 factor = route.factor if route.factor is not None else self.scale
                 if factor is None:
                     continue  # the block's time unit is not known: no seconds to give
-                full = labels if route.value is None else (*labels, route.value)
+                if route.field is None:
+                    full = (*labels, *self.state)
+                else:
+                    full = labels if route.value is None else (*labels, route.value)
                 made.append((route.family, full, route.field, factor[0], factor[1]))
             self._series = (target, made)
         return self._series[1]
 
     def rescale(self, row: EntityRow) -> None:
-        """New attributes that keep the labels: a new scale converts what is summed."""
+        """New attributes that keep the identity labels: a new state for the info series,
+        a new scale converts what is summed."""
         self.attrs = row.attrs
+        self.state = _state_labels(row)
         scale = _scale(row)
         if scale != self.scale and scale is not None and self.scale is not None:
             ratio = self.scale[0] / scale[0]
@@ -417,6 +423,10 @@ def _entity_labels(row: EntityRow, source: str) -> Labels:
     if spec.by_source:
         out.append(source)
     return tuple(out)
+
+
+def _state_labels(row: EntityRow) -> Labels:
+    return tuple(row.attrs.get(attr, "") for _, attr in ENTITY_LABELS[row.kind].state)
 
 
 def _scale(row: EntityRow) -> Factor | None:

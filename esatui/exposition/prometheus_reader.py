@@ -12,6 +12,8 @@ half interval: contrib/prometheus.yml) a span's counters are exactly the deltas 
 recorded, as its SQLite export shows them; a decrease (the recorder restarted) counts as
 the value after it, as the interval builder counts a reset. Gauges are the series at
 t + D (one interval) or their average and maximum over the bucket's scrapes (a bucket).
+An entity's attributes are its series' labels, its state those of its info family's
+series at t + D (a bucket: at its end, as the database takes its newest row's).
 These are range queries at the span's length, one per metric family a screen reads;
 buckets are read in runs of one length, so a bucket on the local calendar that holds a
 daylight-saving change (a day of 23 or 25 hours, see ``db/calendar.py``) is a range query of
@@ -69,6 +71,10 @@ class _Run:
     plan: _Plan
     first: float
     last: float
+
+
+# one span's entities: kind -> source -> key -> (attrs, values)
+_SpanRows = dict[str, dict[str, dict[str, tuple[dict[str, str], dict[str, Value]]]]]
 
 
 def _quote(value: str) -> str:
@@ -243,17 +249,19 @@ class PrometheusReader:
         self, timeline: Timeline, runs: Sequence[_Run]
     ) -> tuple[str, list[tuple[float, float]]] | None:
         """The first timeline kind (and preferred source) with data: its source and the ends
-        of the spans where it has some, each with its span's length (s)."""
+        of the spans where it has some, each with its span's length (s). Any family of the
+        kind will do: a source may fill none of the first's fields (SMAPI's processors)."""
         for kind in timeline.kinds:
             fams = self._by_kind.get(kind)
             if not fams:
                 continue
-            family = fams[0]
+            names = "|".join(family.exposed for family in fams)
             by_source = ENTITY_LABELS[kind].by_source
             ends_by_source: dict[str, list[tuple[float, float]]] = {}
             for run in runs:
                 plan = run.plan
-                expr = f"count by (source) ({family.exposed}{{node={_quote(plan.node)}}})"
+                selector = f"{{__name__=~{_quote(names)},node={_quote(plan.node)}}}"
+                expr = f"count by (source) ({selector})"
                 for labels, points in self._range(
                     expr, run.first + plan.delay, run.last + plan.delay, plan.step
                 ):
@@ -285,35 +293,15 @@ class PrometheusReader:
             for r in window.backend
             if isinstance(r, _Run) and r.first <= ends[-1] and r.last >= ends[0]
         ]
-        # per span: kind -> source -> key -> (attrs, values)
-        rows: list[dict[str, dict[str, dict[str, tuple[dict[str, str], dict[str, Value]]]]]] = [
-            {} for _ in ends
-        ]
+        rows: list[_SpanRows] = [{} for _ in ends]
         bucketed = window.timeline.length_us is not None
         measured: dict[str, dict[float, int]] = {}
         for plan, first, last in runs:
             for source, durations in self._measured(plan, first, last).items():
                 measured.setdefault(source, {}).update(durations)
         for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
-            for family, (plan, first, last) in itertools.product(self._by_kind.get(kind, []), runs):
-                for labels, points in self._family_points(family, plan, first, last, bucketed):
-                    source = labels.get("source", SOURCE_OF.get(kind, ""))
-                    key, attrs = _entity(kind, labels)
-                    named = _field(family, labels)
-                    if named is None:
-                        continue  # derived (the screens compute it) or unknown: not a field
-                    field, max_field = named
-                    for t, value, peak in points:
-                        i = index.get(round(t, 3))
-                        if i is None:
-                            continue
-                        entity = rows[i].setdefault(kind, {}).setdefault(source, {})
-                        _, values = entity.setdefault(key, (attrs, {}))
-                        if field is None:
-                            continue  # an info family: the entity and its attributes only
-                        values[field] = value
-                        if max_field is not None:
-                            values[max_field] = peak
+            for family, run in itertools.product(self._by_kind.get(kind, []), runs):
+                self._add_family(rows, index, kind, family, run, bucketed)
         out: list[Slot] = []
         for end, span, by_kind in zip(ends, window.spans, rows, strict=True):
             at = round(end, 3)
@@ -340,6 +328,39 @@ class PrometheusReader:
             out.append(Slot(span.start_us, span.end_us, duration, span.flags, data))
         out.reverse()
         return out
+
+    def _add_family(
+        self,
+        rows: list[_SpanRows],
+        index: Mapping[float, int],
+        kind: str,
+        family: Family,
+        run: tuple[_Plan, float, float],
+        bucketed: bool,
+    ) -> None:
+        """A family's values, and the attributes its labels carry, into each span's
+        entities (span end -> ``index`` in ``rows``)."""
+        plan, first, last = run
+        for labels, points in self._family_points(family, plan, first, last, bucketed):
+            source = labels.get("source", SOURCE_OF.get(kind, ""))
+            key, attrs = _entity(kind, labels)
+            named = _field(family, labels)
+            if named is None:
+                continue  # derived (the screens compute it) or unknown: not a field
+            field, max_field = named
+            for t, value, peak in points:
+                i = index.get(round(t, 3))
+                if i is None:
+                    continue
+                entity = rows[i].setdefault(kind, {}).setdefault(source, {})
+                known, values = entity.setdefault(key, (attrs, {}))
+                if field is None:  # an info family: the entity and its state
+                    if known is not attrs:
+                        entity[key] = ({**known, **attrs}, values)
+                    continue
+                values[field] = value
+                if max_field is not None:
+                    values[max_field] = peak
 
     def _counter_deltas(
         self, selector: str, plan: _Plan, first: float, last: float
@@ -368,7 +389,10 @@ class PrometheusReader:
     ) -> Iterator[tuple[dict[str, str], list[tuple[float, Value, Value]]]]:
         """Each series of a family: (span end, value in the field's unit, maximum)."""
         selector = f"{family.exposed}{{node={_quote(plan.node)}}}"
-        fixed = family.members[0].factor if family.members else (1.0, 1.0)
+        if not family.members:
+            yield from self._info_points(selector, plan, first, last, bucketed)
+            return
+        fixed = family.members[0].factor
         if family.type is MetricType.COUNTER:
             for labels, deltas in self._counter_deltas(selector, plan, first, last):
                 factor = fixed or _scale(labels)
@@ -413,6 +437,23 @@ class PrometheusReader:
                     for t, v in points
                 ],
             )
+
+    def _info_points(
+        self, selector: str, plan: _Plan, first: float, last: float, bucketed: bool
+    ) -> Iterator[tuple[dict[str, str], list[tuple[float, Value, Value]]]]:
+        """An info family's series at every span's end: the entity and its attributes then.
+        A bucket holds every entity seen in it, with the attributes it has at the bucket's
+        end where it is still there (yielded last: they win), as the database gives the
+        attributes of an entity's newest row."""
+        queries = [_merged(selector)]
+        if bucketed:
+            queries.insert(0, _merged(f"last_over_time({selector}[{_duration(plan.step)}])"))
+        for expr in queries:
+            for named, points in self._range(
+                expr, first + plan.delay, last + plan.delay, plan.step
+            ):
+                labels = {k: v for k, v in named.items() if k != "__name__"}
+                yield labels, [(t - plan.delay, 1, 1) for t, _ in points]
 
     def config_at(self, node: str, time_us: int) -> dict[str, str]:
         delay = _delay(self.interval_s(node)) if node in self.nodes() else 0.0
@@ -555,9 +596,11 @@ def _scale(labels: Mapping[str, str]) -> tuple[float, float] | None:
 
 
 def _entity(kind: str, labels: Mapping[str, str]) -> tuple[str, dict[str, str]]:
+    """An entity's key and the attributes a series of it carries (its state: the info
+    family's series)."""
     spec = ENTITY_LABELS[kind]
     key = KEY_FORMAT[kind].format_map(labels)
-    attrs = {attr: labels[label] for label, attr in spec.attrs if labels.get(label)}
+    attrs = {attr: labels[label] for label, attr in spec.labelled if labels.get(label)}
     return key, attrs
 
 

@@ -57,7 +57,8 @@ def test_every_field_is_in_one_family_and_names_are_unique() -> None:
 
 
 def test_every_attribute_and_maximum_a_screen_reads_is_exposed() -> None:
-    """So every screen works on what Prometheus holds."""
+    """So every screen works on what Prometheus holds: an attribute on every series of its
+    kind, or (one that changes) on its info family."""
     from esatui.exposition.catalog import ENTITY_LABELS
     from esatui.screens import catalog
 
@@ -66,7 +67,7 @@ def test_every_attribute_and_maximum_a_screen_reads_is_exposed() -> None:
         for reads in screen.reads:
             if reads.kind not in ENTITY_LABELS:
                 continue  # a kind with nothing to expose
-            labelled = {attr for _, attr in ENTITY_LABELS[reads.kind].attrs}
+            labelled = {attr for _, attr in ENTITY_LABELS[reads.kind].labelled}
             assert set(reads.attrs) <= labelled, (screen.name, reads.kind)
             for field in reads.fields:
                 if field.endswith("_max"):
@@ -495,3 +496,89 @@ def test_guest_time_is_a_family_of_its_own() -> None:
     family = next(f for f in families() if f.exposed == "esatui_cpu_guest_seconds_total")
     assert _field(family, {"mode": "user"}) == ("guest_us", None)
     assert _field(family, {"mode": "nice"}) == ("guest_nice_us", None)
+
+
+def queue_row(
+    state: str, requests: int | None, flags: int = 0, card_type: str = "CEX7A"
+) -> EntityRow:
+    attrs = {
+        "card": "01",
+        "domain": "0010",
+        "type": card_type,
+        "mode": "ACCEL",
+        "online": "1" if state == "online" else "0",
+        "state": state,
+        "driver": "cex4queue",
+    }
+    values = {"request_count": requests, "pending_count": 0.5}
+    return EntityRow("zcrypt_queue", "01.0010", attrs, values, flags=flags)
+
+
+def text_of(exporter: Exporter) -> list[str]:
+    """The sample lines of the Prometheus text format, as node_exporter's textfile holds."""
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(exporter)
+    text = generate_latest(registry).decode()
+    return [line for line in text.splitlines() if line.startswith("esatui_zcrypt")]
+
+
+QUEUE_LABELS = 'card="01",domain="0010",lpar="LP01",node="LNX1",type="CEX7A",zvm_system=""'
+
+
+def test_a_queue_that_goes_offline_keeps_its_counter_series() -> None:
+    """The state is the info family's label alone: the counter and the gauge keep their one
+    series and their totals through the change; the info series is the new state's."""
+    exporter = Exporter()
+    exporter.interval(interval(60, queue_row("online", None, Flag.NEW), source="zcrypt"))
+    exporter.interval(interval(120, queue_row("online", 500), source="zcrypt"))
+    before = text_of(exporter)
+    exporter.interval(interval(180, queue_row("offline", 300), source="zcrypt"))
+    info = 'esatui_zcrypt_info{card="01",domain="0010",lpar="LP01",mode="ACCEL",'
+    assert before == [
+        f'{info}node="LNX1",online="1",state="online",type="CEX7A",zvm_system=""}} 1.0',
+        f"esatui_zcrypt_requests_total{{{QUEUE_LABELS}}} 500.0",
+        f"esatui_zcrypt_queued{{{QUEUE_LABELS}}} 0.5",
+    ]
+    assert text_of(exporter) == [
+        f'{info}node="LNX1",online="0",state="offline",type="CEX7A",zvm_system=""}} 1.0',
+        f"esatui_zcrypt_requests_total{{{QUEUE_LABELS}}} 800.0",
+        f"esatui_zcrypt_queued{{{QUEUE_LABELS}}} 0.5",
+    ]
+    exporter.interval(interval(240, queue_row("online", 100), source="zcrypt"))
+    assert f"esatui_zcrypt_requests_total{{{QUEUE_LABELS}}} 900.0" in text_of(exporter)
+
+
+def test_a_device_re_created_as_another_type_is_new_series() -> None:
+    """type is the device's identity: the kernel re-creates a card whose type or functions
+    change (its counters from 0), and esatui's series start again with it."""
+    exporter = Exporter()
+    exporter.interval(interval(60, queue_row("online", 500), source="zcrypt"))
+    exporter.interval(interval(120, queue_row("online", 7, card_type="CEX7C"), source="zcrypt"))
+    requests = [line for line in text_of(exporter) if "_requests_total" in line]
+    relabelled = QUEUE_LABELS.replace('type="CEX7A"', 'type="CEX7C"')
+    assert requests == [f"esatui_zcrypt_requests_total{{{relabelled}}} 7.0"]
+
+
+def test_a_measurement_block_keeps_its_series_through_a_mode_change() -> None:
+    """crypto_ap: mode (the card reconfigured on the SE) is its info family's; type and the
+    block's scale, which convert its raw times to seconds, stay on every series."""
+    exporter = Exporter()
+
+    def block(mode: str, count: int) -> EntityRow:
+        attrs = {"type": "13", "mode": mode, "scale": "0.5", "valid": "ffffffff", "layout": "x"}
+        values = {"rsa2048_crt_count": count, "rsa2048_crt_time": 2 * count}
+        return EntityRow("crypto_ap", "0a", attrs, values)
+
+    exporter.interval(interval(60, block("accel", 10), source="monitor"))
+    exporter.interval(interval(120, block("cca", 5), source="monitor"))
+    samples = exposed(exporter)
+    count = {k: v for k, v in samples.items() if k[0] == "esatui_crypto_ap_operations_total"}
+    assert list(count.values()) == [15.0]
+    (labels,) = [dict(k[1]) for k in count]
+    assert "mode" not in labels and labels["scale"] == "0.5" and labels["type"] == "13"
+    busy = [v for k, v in samples.items() if k[0] == "esatui_crypto_ap_busy_seconds_total"]
+    assert busy == [15.0]  # 30 raw units of 0.5 s
+    modes = [dict(k[1])["mode"] for k in samples if k[0] == "esatui_crypto_ap_info"]
+    assert modes == ["cca"]

@@ -85,6 +85,26 @@ def wait_until(check: Any, timeout_s: float, what: str) -> None:
     pytest.fail(f"timed out waiting for {what}")
 
 
+def start_prometheus(tmp: Path, ports: list[int]) -> tuple[subprocess.Popen[bytes], str]:
+    """The distribution's Prometheus on loopback, scraping ``ports`` (its data below
+    ``tmp``): the process and its URL."""
+    config = tmp / "prometheus.yml"
+    config.write_text(scrape_config(ports))
+    web = free_port()
+    server = subprocess.Popen(
+        [
+            prometheus_binary(),
+            f"--config.file={config}",
+            f"--storage.tsdb.path={tmp / 'tsdb'}",
+            f"--web.listen-address=127.0.0.1:{web}",
+            "--log.level=warn",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return server, f"http://127.0.0.1:{web}"
+
+
 def scrape_config(ports: list[int]) -> str:
     """contrib/prometheus.yml, pointed at the test's nodes and scraping every second."""
     text = (ROOT / "contrib" / "prometheus.yml").read_text()
@@ -100,7 +120,7 @@ def scrape_config(ports: list[int]) -> str:
 
 @pytest.fixture(scope="module")
 def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
-    binary = prometheus_binary()
+    prometheus_binary()  # before any recorder starts
     tmp = tmp_path_factory.mktemp("fleet")
     env = {**os.environ, "TZ": "UTC"}
     ports = [free_port() for _ in NODES]
@@ -131,21 +151,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fleet]:
         )
         for (node, scenario), port in zip(NODES.items(), ports, strict=True)
     ]
-    config = tmp / "prometheus.yml"
-    config.write_text(scrape_config(ports))
-    web = free_port()
-    server = subprocess.Popen(
-        [
-            binary,
-            f"--config.file={config}",
-            f"--storage.tsdb.path={tmp / 'tsdb'}",
-            f"--web.listen-address=127.0.0.1:{web}",
-            "--log.level=warn",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{web}"
+    server, url = start_prometheus(tmp, ports)
     try:
         wait_until(
             lambda: urllib.request.urlopen(f"{url}/-/ready", timeout=2).status == 200,
@@ -350,26 +356,30 @@ def test_the_staleness_alerts_of_the_docs_are_quiet_while_sources_record(fleet: 
 DOC_QUERIES = {
     # one view per z/VM system of what every guest of it exports
     "sum by (zvm_system) (max by (zvm_system, phase) "
-    "(rate(esatui_crypto_service_seconds_total[5m])))": "zvm_system",
+    "(rate(esatui_crypto_service_seconds_total[5m])))": ("zvm_system", "zvm_system"),
     # a virtual CPU's real type, from z/VM
     'sum by (node, vcpu_type) (rate(esatui_cpu_seconds_total{mode!~"idle|iowait|steal"}[5m]) '
     "* on (node, address) group_left (vcpu_type) label_replace(label_replace(esatui_vcpu_info, "
-    '"address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))': "node",
+    '"address", "$1", "vcpu", "(.+)"), "vcpu_type", "$1", "type", "(.+)"))': ("node", "vcpu_type"),
+    # an APQN's requests by its state, from the info family
+    "sum by (node, state) (rate(esatui_zcrypt_requests_total[5m]) * on (node, card, domain) "
+    "group_left (state) esatui_zcrypt_info)": ("node", "state"),
 }
 
 
 def test_the_fleet_queries_of_the_docs_answer(fleet: Fleet) -> None:
-    """docs/METRICS.md's queries across nodes and for a virtual CPU's type: in the doc, and
-    answered for every node (the simulated systems all call themselves SIMVM)."""
+    """docs/METRICS.md's queries across nodes, for a virtual CPU's type and for an APQN's
+    state: in the doc, and answered for every node (the simulated systems all call
+    themselves SIMVM), each answer with its label."""
     doc = " ".join((ROOT / "docs" / "METRICS.md").read_text().split())
     at = fleet.stopped_at - 2 * SCRAPE_S
-    for expr, by in DOC_QUERIES.items():
+    for expr, (by, label) in DOC_QUERIES.items():
         assert expr in doc
         found = fleet.query(expr.replace("[5m]", f"[{BUCKET_S}s]"), at)
         assert found, expr
+        assert all(r["metric"].get(label) for r in found), found
         if by == "node":
             assert {r["metric"]["node"] for r in found} == set(NODES), found
-            assert all(r["metric"].get("vcpu_type") for r in found), found
 
 
 def test_contrib_scrape_config_is_valid() -> None:
