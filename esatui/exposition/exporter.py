@@ -213,16 +213,11 @@ class _Entity:
             self._series = (target, made)
         return self._series[1]
 
-    def rescale(self, row: EntityRow) -> None:
-        """New attributes that keep the identity labels: a new state for the info series,
-        a new scale converts what is summed."""
+    def restate(self, row: EntityRow) -> None:
+        """New attributes that keep the identity labels (``scale`` is one: a new scale is a
+        new series): a new state for the info series, the totals kept."""
         self.attrs = row.attrs
         self.state = _state_labels(row)
-        scale = _scale(row)
-        if scale != self.scale and scale is not None and self.scale is not None:
-            ratio = self.scale[0] / scale[0]
-            self.totals = {k: v * ratio for k, v in self.totals.items() if v is not None}
-        self.scale = scale
         self._series = None
 
     def add(self, values: Mapping[str, Value], routes: _KindRoutes) -> None:
@@ -313,7 +308,7 @@ class Exporter:
                 entity = _Entity(row, source)
             elif row.attrs is not entity.attrs and row.attrs != entity.attrs:
                 if _entity_labels(row, source) == entity.labels:
-                    entity.rescale(row)
+                    entity.restate(row)
                 else:
                     entity = _Entity(row, source)  # a new series: its own total from here
             derived = DERIVED.get(row.kind)
