@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     first = db_path(args)
     second: Path = args.with_db or first
     if second == first and (args.with_from, args.with_to) == (args.from_, args.to):
-        raise UsageError("compare needs two runs: give --with-db, or --with-from/--with-to")
+        raise UsageError(_same_runs(args, first))
     check_output(args.output, first, second)
     check_databases(args, first, second)
     labels = default_labels(first, second, args)
@@ -128,6 +128,16 @@ def run(args: argparse.Namespace) -> int:
 
         write_report(args.output, text)
     return EXIT_OK
+
+
+def _same_runs(args: argparse.Namespace, db: Path) -> str:
+    """Why two runs that are one are refused: the second named nothing, or named the first."""
+    if args.with_db is None and args.with_from is None and args.with_to is None:
+        return "compare needs two runs: give --with-db, or --with-from/--with-to"
+    return (
+        f"both runs are {db} over the same range: give the second another database "
+        "(--with-db) or range (--with-from/--with-to)"
+    )
 
 
 def _relabel(args: argparse.Namespace, *runs: int) -> str:
