@@ -12,6 +12,21 @@ from dataclasses import replace
 
 from esatui.db.reader import Extent, Reader, Span, Timeline, Window
 
+# A live recorder's intervals run a little long or short of its --interval (60.00025 s is
+# its 1m): a length this close to a multiple of the recorded one is that multiple.
+LENGTH_SLACK = 0.01
+
+
+def shorter_than_recorded(length_us: float, recorded_us: int) -> bool:
+    """``length_us`` cannot be made of the recorded intervals: it is shorter than one."""
+    return length_us < recorded_us * (1 - LENGTH_SLACK)
+
+
+def multiple_of_recorded(length_us: float, recorded_us: int) -> bool:
+    """``length_us`` holds a whole number of the recorded intervals, within the slack."""
+    whole = max(1, round(length_us / recorded_us))
+    return abs(length_us - whole * recorded_us) <= LENGTH_SLACK * length_us
+
 
 class Navigator:
     """The spans of one timeline (one screen's rows at one interval length)."""

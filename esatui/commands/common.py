@@ -306,13 +306,14 @@ def say_node_chosen(reader: Reader, node: str | None, fleet: bool) -> None:
 def check_length(recorded_us: int | None, length_s: float | None) -> None:
     """``--interval-len`` shorter than the recorded intervals cannot be made from them; one
     that is no multiple of them is made, with a warning."""
+    from esatui.db.navigator import multiple_of_recorded, shorter_than_recorded
     from esatui.screens.render import format_duration
 
     if recorded_us is None or length_s is None:
         return
     recorded = format_duration(round(recorded_us / 1e6, 3))
-    if length_s * 1e6 >= recorded_us:
-        if round(length_s * 1e6) % recorded_us:
+    if not shorter_than_recorded(length_s * 1e6, recorded_us):
+        if not multiple_of_recorded(length_s * 1e6, recorded_us):
             warn(
                 f"--interval-len {format_duration(length_s)} is no multiple of the recorded "
                 f"intervals ({recorded}): each holds the intervals that end in it, so some hold "

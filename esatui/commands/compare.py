@@ -56,7 +56,10 @@ def register(sub: Subparsers) -> None:
         "--node", type=A.node_name, help="the node of both runs (default: each database's own)"
     )
     p.add_argument(
-        "--format", choices=("text", "csv", "json"), default="text", help="(default text)"
+        "--format",
+        choices=("text", "csv", "json", "jsonl"),
+        default="text",
+        help="(default text; jsonl: JSON's rows, one a line)",
     )
     p.add_argument("--output", type=Path, help="write to this file (default: standard output)")
     p.add_argument("--option", action="append", default=[], help=A.VIEW_OPTION_HELP)
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     first = db_path(args)
     second: Path = args.with_db or first
     if second == first and (args.with_from, args.with_to) == (args.from_, args.to):
-        raise UsageError("compare needs two runs: give --with-db, or --with-from/--with-to")
+        raise UsageError(_same_runs(args, first))
     check_output(args.output, first, second)
     check_databases(args, first, second)
     labels = default_labels(first, second, args)
@@ -128,6 +131,16 @@ def run(args: argparse.Namespace) -> int:
 
         write_report(args.output, text)
     return EXIT_OK
+
+
+def _same_runs(args: argparse.Namespace, db: Path) -> str:
+    """Why two runs that are one are refused: the second named nothing, or named the first."""
+    if args.with_db is None and args.with_from is None and args.with_to is None:
+        return "compare needs two runs: give --with-db, or --with-from/--with-to"
+    return (
+        f"both runs are {db} over the same range: give the second another database "
+        "(--with-db) or range (--with-from/--with-to)"
+    )
 
 
 def _relabel(args: argparse.Namespace, *runs: int) -> str:
@@ -194,6 +207,8 @@ def render(comparison: Comparison, fmt: str) -> str:
         return render_csv(comparison)
     if fmt == "json":
         return render_json(comparison)
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, allow_nan=False) + "\n" for r in json_rows(comparison))
     return render_text(comparison)
 
 
@@ -236,29 +251,34 @@ def render_json(comparison: Comparison) -> str:
     """``{"screen", "title", "runs": [{label, database, node, from, to}, ...], "rows":
     [{<key columns>, "entity", "column", "header", "unit", "values": {label: value},
     "delta_pct"}]}``."""
+    document = {
+        "screen": comparison.screen,
+        "title": comparison.title,
+        "runs": [_run(s) for s in (comparison.a, comparison.b)],
+        "rows": json_rows(comparison),
+    }
+    return json.dumps(document, indent=1, allow_nan=False) + "\n"
+
+
+def json_rows(comparison: Comparison) -> list[dict[str, object]]:
+    """JSON's ``rows`` (and JSON lines' lines): one per metric and entity."""
     from esatui.screens.compare import metric
     from esatui.screens.rowkey import entity_text
 
     keys = [c.id for c in comparison.keys]
     a, b = comparison.a.label, comparison.b.label
-    document = {
-        "screen": comparison.screen,
-        "title": comparison.title,
-        "runs": [_run(s) for s in (comparison.a, comparison.b)],
-        "rows": [
-            {
-                **dict(zip(keys, line.key_values, strict=True)),
-                "entity": entity_text(line.entity) or None,
-                "column": line.column.id,
-                "header": metric(line.column),
-                "unit": line.column.unit,
-                "values": {a: line.a, b: line.b},
-                "delta_pct": line.delta_pct,
-            }
-            for line in comparison.lines
-        ],
-    }
-    return json.dumps(document, indent=1, allow_nan=False) + "\n"
+    return [
+        {
+            **dict(zip(keys, line.key_values, strict=True)),
+            "entity": entity_text(line.entity) or None,
+            "column": line.column.id,
+            "header": metric(line.column),
+            "unit": line.column.unit,
+            "values": {a: line.a, b: line.b},
+            "delta_pct": line.delta_pct,
+        }
+        for line in comparison.lines
+    ]
 
 
 def _run(side: Side) -> dict[str, object]:

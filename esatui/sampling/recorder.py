@@ -22,7 +22,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from esatui.collectors.base import (
     SYSTEM_CLOCK,
@@ -58,6 +58,10 @@ NODE_KEYS = ("node", "system_name")
 
 
 DEADLINE_SHARE = 0.5  # of the interval (of the --hf period for gauges) a pass waits
+# A wait returns a little after its boundary: a sample read within this share of the
+# interval after it is stamped with it, so the interval ends on its minute and `--interval-len`
+# buckets (by end) hold it, not the next one; its duration stays the one measured.
+BOUNDARY_SLACK = 0.05
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,7 @@ class Recorder:
         )
         self._late = {s.name: Warnings(warn, s.name) for s in self._polled}
         self._workers: Workers | None = None
+        self._boundary_us: int | None = None  # the one the full pass under way was asked at
         self._last_age_prune = float("-inf")
         self._costs: dict[str, _Cost] = {s.name: _Cost() for s in sources}
         self._gauge_sources = list(self._polled)
@@ -234,6 +239,7 @@ class Recorder:
                     next_hf += self._hf_s
             if self._clock.wait(stop, boundary - self._now()):
                 return
+            self._boundary_us = round(boundary * 1e6)
             self._pass(full=True)
             if not self._polled:
                 return  # every source has stopped (refused credentials, device gone)
@@ -262,7 +268,7 @@ class Recorder:
         elapsed_ms = (time.perf_counter() - started) * 1000
         own = self._self_sample(elapsed_ms, full=full)
         if full:
-            interval = self._self_builder.add(own)
+            interval = self._self_builder.add(self._stamped(own))
             if interval is not None:
                 held.append(interval)
         else:
@@ -284,7 +290,7 @@ class Recorder:
                 waiting.discard(answer.worker.source.name)
                 if full:
                     self._late[answer.worker.source.name].clear("late")
-            interval = self._answered(answer)
+            interval = self._answered(answer, on_time=answer.ticket == ticket)
             if interval is not None:
                 if waiting:
                     self._write([interval])  # not held back for the others
@@ -319,9 +325,9 @@ class Recorder:
             key="late",
         )
 
-    def _answered(self, answer: Answer) -> Interval | None:
-        """A source's answer (this pass's or a late one): into its builder; the interval it
-        closes, to be written."""
+    def _answered(self, answer: Answer, *, on_time: bool = False) -> Interval | None:
+        """A source's answer (this pass's, ``on_time``, or a late one): into its builder;
+        the interval it closes, to be written."""
         source = answer.worker.source
         if source not in self._polled:
             return None  # stopped meanwhile
@@ -342,9 +348,19 @@ class Recorder:
         self._learn_node(sample)
         builder = self._builders[source.name]
         if answer.full:
-            return builder.add(sample)
+            return builder.add(self._stamped(sample) if on_time else sample)
         builder.add_gauges(sample)
         return None
+
+    def _stamped(self, sample: Sample) -> Sample:
+        """``sample`` with the boundary its pass was asked at as its time, if it was read
+        within :data:`BOUNDARY_SLACK` of it."""
+        boundary = self._boundary_us
+        if boundary is None or sample.time_us == boundary:
+            return sample
+        if abs(sample.time_us - boundary) > self._interval_s * 1e6 * BOUNDARY_SLACK:
+            return sample
+        return replace(sample, time_us=boundary)
 
     def _stop_source(self, source: PolledSource) -> None:
         if source in self._polled:

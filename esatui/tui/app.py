@@ -32,7 +32,7 @@ from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from esatui.db.database import StoreError, damage_at, may_be_damage
-from esatui.db.navigator import Navigator
+from esatui.db.navigator import Navigator, shorter_than_recorded
 from esatui.db.reader import Reader, Span
 from esatui.db.reading import DamagedData
 from esatui.db.records import Interval
@@ -545,7 +545,7 @@ class MonitorApp(App[int]):
         while (
             recorded is not None
             and moved.interval_len_us is not None
-            and moved.interval_len_us < recorded
+            and shorter_than_recorded(moved.interval_len_us, recorded)
         ):
             if direction < 0:
                 return replace(moved, interval_len_us=None)

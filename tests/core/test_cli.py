@@ -491,3 +491,30 @@ def test_an_interval_length_of_no_multiple_of_the_recorded_warns(
         code, out, err = run(capsys, *argv)
         assert code == 0 and out
         assert ("is no multiple of the recorded intervals (1m)" in err) == warned
+
+
+def test_interval_len_of_a_live_recording_whose_intervals_run_a_little_long(
+    capsys: pytest.CaptureFixture[str], db_path: Path
+) -> None:
+    """Before: a live recorder's 60 s intervals last 60.00025 s, so `--interval-len 1m` was
+    refused as shorter than the recorded intervals (1m) and every `15m` warned it was no
+    multiple of them."""
+    from dataclasses import replace
+
+    from esatui.collectors.host import CPU
+    from esatui.db.store import Store
+    from tests.fixtures.recording import host_samples, write
+
+    samples = host_samples(6, (0, 1), 60, START_US)
+    drifting = [replace(s, time_us=START_US + i * 60_000_250) for i, s in enumerate(samples)]
+    with Store.open(db_path) as store:
+        write(store, "host", (CPU,), drifting)
+    for length in ("1m", "15m", "1h"):
+        argv = ["export", "ESALNXC", "--db", str(db_path), "--interval-len", length]
+        code, out, err = run(capsys, *argv)
+        assert (code, err) == (0, ""), length
+        assert out
+    code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--interval-len", "90")
+    assert code == 0 and "is no multiple of the recorded intervals (1m)" in err
+    code, _, err = run(capsys, "export", "ESALNXC", "--db", str(db_path), "--interval-len", "50")
+    assert code == 2 and "shorter than the recorded intervals (1m)" in err

@@ -223,6 +223,39 @@ def test_bad_arguments_say_why_in_one_line(
     assert says in err and len(err.strip().splitlines()) == 1 and out == ""
 
 
+@pytest.mark.parametrize(
+    "second",
+    [
+        ["--with-db", "{db}"],
+        ["--from", "14:01", "--with-from", "14:01"],
+        ["--to", "14:02", "--with-db", "{db}", "--with-to", "14:02"],
+    ],
+)
+def test_a_second_run_that_is_the_first_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], second: list[str]
+) -> None:
+    """Before: `--with-db` naming `--db` again was told to give --with-db."""
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=2, cpus=(0,))
+    extra = [a.format(db=db) for a in second]
+    got, out, err = run(capsys, "compare", "ESALNXC", "--db", str(db), *extra)
+    assert got == 2 and out == ""
+    assert f"both runs are {db} over the same range" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_jsonl_is_json_rows_one_a_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: compare refused --format jsonl, which export takes, for a pipeline's jq."""
+    db = host_recording(tmp_path / "h.sqlite", n_intervals=4, cpus=(0, 1))
+    argv = ["compare", "ESALNXC", "--db", str(db), "--to", "2026-11-21T14:02"]
+    argv += ["--with-from", "2026-11-21T14:02"]
+    code, out, err = run(capsys, *argv, "--format", "json")
+    assert code == 0, err
+    rows = json.loads(out)["rows"]
+    code, out, err = run(capsys, *argv, "--format", "jsonl")
+    assert code == 0, err
+    assert [json.loads(line) for line in out.splitlines()] == rows and len(rows) > 2
+
+
 def test_a_fleet_screen_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = host_recording(tmp_path / "h.sqlite", n_intervals=2, cpus=(0,))
     got, _, err = run(capsys, "compare", "ESANODE", "--db", str(db), "--with-from", "14:01")

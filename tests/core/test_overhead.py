@@ -130,3 +130,30 @@ def test_one_commit_a_pass_for_a_single_source(tmp_path: Path) -> None:
         stats = recorder.run(threading.Event(), count=3)
     assert commits == [["host", "esatui"]] * 3
     assert stats.written == 6
+
+
+def test_live_intervals_end_on_their_boundaries(tmp_path: Path) -> None:
+    """Before: a real wait returns a little after the boundary, so each interval ended
+    0.3 ms past its minute and `--interval-len 1m` put it in the next minute's bucket:
+    every aggregated row one recorded interval late."""
+
+    class Late(SimClock):
+        def wait(self, stop: threading.Event, seconds: float) -> bool:
+            return super().wait(stop, seconds + 0.0003)
+
+    clock = Late(START_US)
+    root = tmp_path / "root"
+    shutil.copytree(DATA / "host" / "trees" / "util-linux-s390-zvm", root)
+    shutil.copy("/proc/stat", root / "proc" / "stat")
+    db = tmp_path / "late.sqlite"
+    with Store.open(db) as store:
+        host = HostSource(SourceContext(root, clock=clock))
+        Recorder(store, [host], interval_s=60, hf_s=None, clock=clock).run(
+            threading.Event(), count=3
+        )
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESAOVHD", catalog.Query())
+        bucketed = catalog.build_model(reader, "ESAOVHD", catalog.Query(interval_len_us=60_000_000))
+    ends = [row.end_us for row in model.rows]
+    assert len(ends) == 3 and all(end % 60_000_000 == 0 for end in ends)
+    assert [row.end_us for row in bucketed.rows] == ends

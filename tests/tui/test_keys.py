@@ -414,6 +414,29 @@ async def test_interval_length_keys(db_path: Path) -> None:
         assert app._message == "as recorded: the shortest"
 
 
+async def test_plus_keeps_1m_on_a_live_recording_whose_intervals_run_long(
+    db_path: Path,
+) -> None:
+    """Before: intervals of 60.00025 s made 1m "shorter than recorded": `+` skipped to 5m."""
+    from dataclasses import replace
+
+    samples = host_samples(20, (0, 1), 60, START_US)
+    drifting = [replace(s, time_us=START_US + i * 60_000_250) for i, s in enumerate(samples)]
+    with Store.open(db_path) as store:
+        store.register("host", (CPU,))
+        builder = IntervalBuilder("host", (CPU,), node="LNXT01")
+        for sample in drifting:
+            interval = builder.add(sample)
+            if interval is not None:
+                store.write(interval)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("plus")
+        await settle(pilot)
+        assert length(app) == MINUTE
+
+
 def length(app: MonitorApp) -> int | None:
     """The interval length shown (read afresh: a key changes it)."""
     return app.state.interval_len_us
