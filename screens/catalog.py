@@ -396,9 +396,17 @@ def empty_note(
     if extent is None:
         return f"{screen.name} needs {screen.needs}: nothing recorded of it here."
     year = years_differ(extent.start_us, extent.end_us, after_us, until_us)
+    within = (
+        after_us is not None
+        and until_us is not None
+        and extent.start_us <= after_us
+        and until_us < extent.end_us
+    )
+    # a range shorter than an interval, inside the recording: no interval *ends* in it
+    why = ": no recorded interval ends in it (rows are at their interval's end)" if within else ""
     return (
         f"{screen.name}: recorded {date_range(extent.start_us, extent.end_us, year=year)}; "
-        f"nothing {range_words(after_us, until_us, year=year)}."
+        f"nothing {range_words(after_us, until_us, year=year)}{why}."
     )
 
 

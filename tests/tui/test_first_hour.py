@@ -185,6 +185,21 @@ def test_export_outside_the_recording_says_what_it_covers(
     )
 
 
+def test_export_of_a_range_inside_one_interval_says_none_ends_in_it(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Inside the recording, but no interval's end in it: not a contradiction to read."""
+    from esatui.cli import main
+
+    late_recording(db_path)
+    argv = ["export", "ESALNXC", "--db", str(db_path), "--from", "2026-11-21 17:40:10"]
+    assert main([*argv, "--to", "2026-11-21 17:40:20"]) == 1
+    assert capsys.readouterr().err == (
+        "esatui: error: ESALNXC: recorded 11/21 17:28-18:01; nothing from 11/21 17:40:10 to "
+        "11/21 17:40:20: no recorded interval ends in it (rows are at their interval's end).\n"
+    )
+
+
 def test_export_a_year_off_names_the_years(
     db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
