@@ -22,7 +22,7 @@ from esatui.screens.esacryq import BusSettings, _runs, change_note, zcrypt_req_s
 from esatui.screens.model import Drill, Row
 from esatui.screens.render import STYLE_NOTE, header_lines, pages
 from esatui.tui.state import ViewState
-from tests.fixtures.cryq_recording import CryptoGuest, record
+from tests.fixtures.cryq_recording import MAX_LAG_US, CryptoGuest, record
 from tests.fixtures.reading import load_slots
 from tests.screens.golden import check
 
@@ -48,7 +48,11 @@ def export(capsys: pytest.CaptureFixture[str], db_path: Path, *args: str) -> str
 
 
 def interval_of(guest: CryptoGuest, time_us: int) -> int:
-    return next(k for k, t in guest.script.full_us.items() if t == time_us)
+    """The interval whose closing sample a row's time is: the recorder stamps a sample read
+    up to 50 ms late (the fixture's lag) with the minute it was asked at."""
+    return next(
+        k for k, t in guest.script.full_us.items() if 0 <= t - time_us <= MAX_LAG_US
+    )
 
 
 def iso_us(text: str) -> int:
