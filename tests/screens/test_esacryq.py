@@ -50,9 +50,7 @@ def export(capsys: pytest.CaptureFixture[str], db_path: Path, *args: str) -> str
 def interval_of(guest: CryptoGuest, time_us: int) -> int:
     """The interval whose closing sample a row's time is: the recorder stamps a sample read
     up to 50 ms late (the fixture's lag) with the minute it was asked at."""
-    return next(
-        k for k, t in guest.script.full_us.items() if 0 <= t - time_us <= MAX_LAG_US
-    )
+    return next(k for k, t in guest.script.full_us.items() if 0 <= t - time_us <= MAX_LAG_US)
 
 
 def iso_us(text: str) -> int:
