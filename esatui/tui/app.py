@@ -713,7 +713,8 @@ class MonitorApp(App[int]):
             spans.append((x, x + c.cell_width))
             x += c.cell_width + 1
         self._layout = Layout(model, columns, hpage, len(all_pages), width)
-        on_newest = self.table.at_top
+        # (of the table before: back from a drill, its cursor says nothing of this view)
+        on_newest = self.table.at_top and self._select is None
         self.table.set_content(shown, spans, self._select)
         self._select = None
         if on_newest and self.state.following:
@@ -858,6 +859,8 @@ class MonitorApp(App[int]):
             self._shift_window(len({r.end_us for r in self.model.rows}))
         elif not self.state.drilled:  # a page newer: as many intervals as one shows whole
             self._shift_window(-(table.intervals_seen() or self._window()))
+        else:  # the drilled interval's end: say why nothing moved
+            self._say("one interval drilled into: [ and ] step to its neighbours")
 
     def _holds_oldest(self) -> bool:
         """Whether the rows loaded reach back to the recording's oldest interval."""
@@ -869,7 +872,13 @@ class MonitorApp(App[int]):
     def action_hpage(self, delta: int) -> None:
         model = self._shown_model()
         n = len(pages(model, self._content_width())) if model else 1
-        self.state = self.state.page(delta, n)
+        moved = self.state.page(delta, n)
+        if moved.hpage == min(self.state.hpage, n - 1):
+            end = "first" if delta < 0 else "last"
+            self._say("the only horizontal page" if n == 1 else f"{end} horizontal page of {n}")
+            return
+        self._forget_said()
+        self.state = moved
         self._render()  # a load under way keeps this page (on_loaded)
 
     def _after_load(self, action: Callable[[], None]) -> bool:

@@ -26,13 +26,14 @@ HELP_KEYS = (
         "drill down (on a column that leads somewhere, ESASSUM's, ESACPUU's Syst, ESAPOLL's "
         "CP cost: into that column's screen)",
     ),
-    ("Esc, F3", "back (from a drill-down, and from a screen jumped to)"),
+    ("Esc, F3", "back (from a drill-down, and from a screen jumped to), to the row left"),
     ("Up, Down", "move the row cursor"),
     ("Tab, Shift+Tab", "move the column cursor"),
     (
         "PgUp/PgDn, F7/F8",
         "page up / down (at the top, PgUp goes on to newer intervals; near the "
-        "bottom, PgDn to older ones, from the interval the screen cut)",
+        "bottom, PgDn to older ones, from the interval the screen cut; a drilled "
+        "interval: [ and ] step)",
     ),
     ("Left/Right, F10/F11", "horizontal pages"),
     (": or a screen name", "jump to a screen: type its name (usr2, lnxc, ESACPUU ...)"),

@@ -138,15 +138,17 @@ class IntervalTable(ScrollView, can_focus=True):
         return [r for r in self._rows[top : top + height] if r is not None]
 
     def _find(self, row: Row) -> int | None:
+        """The line of ``row``'s interval and entity, else of its interval's first row (a
+        screen of other entities: the cursor keeps its time)."""
         keys = key_columns(self._body.columns)
+        first = None
         for i, candidate in enumerate(self._rows):
-            if (
-                candidate is not None
-                and candidate.end_us == row.end_us
-                and _same(keys, candidate, row)
-            ):
+            if candidate is None or candidate.end_us != row.end_us:
+                continue
+            if _same(keys, candidate, row):
                 return i
-        return None
+            first = i if first is None else first
+        return first
 
     def _first_row(self) -> int:
         for i, row in enumerate(self._rows):

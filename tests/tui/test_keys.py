@@ -80,6 +80,45 @@ async def test_enter_drills_and_escape_comes_back(db_path: Path) -> None:
         assert app.model.name == "ESASSUM"
 
 
+async def test_escape_comes_back_to_the_row_with_the_drilled_cursor_unmoved(
+    db_path: Path,
+) -> None:
+    """Review: Esc right after Enter (the cursor still on the drilled view's first row) put
+    the cursor on the newest row, not on the row drilled from."""
+    host_recording(db_path, n_intervals=20)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down", "enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"
+        row = app.table.selected_row
+        assert row is not None and row.end_us == START_US + 18 * MINUTE
+
+
+async def test_a_screen_jumped_to_keeps_the_cursors_interval(db_path: Path) -> None:
+    """Review: `:cpuu` from ESASSUM's third row put the cursor on ESACPUU's newest interval
+    (its rows name processors, ESASSUM's none), and Esc then on ESASSUM's newest."""
+    host_recording(db_path, n_intervals=20)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "down")
+        await pilot.press("colon", *"lnxc", "enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        row = app.table.selected_row
+        assert row is not None and row.end_us == START_US + 18 * MINUTE
+        await pilot.press("escape")
+        await settle(pilot)
+        row = app.table.selected_row
+        assert app.model.name == "ESASSUM"
+        assert row is not None and row.end_us == START_US + 18 * MINUTE
+
+
 async def test_column_cursor_drills_into_that_columns_screen(db_path: Path) -> None:
     host_recording(db_path, n_intervals=10)
     app = app_for(db_path)
@@ -184,6 +223,34 @@ async def test_horizontal_pages(db_path: Path) -> None:
         await pilot.press("f10")
         await settle(pilot)
         assert "ESALNXC 2/3" in app.header.text_lines[0]
+
+
+async def said(pilot: Pilot[int], *keys: str) -> str:
+    """The status line after ``keys``."""
+    await pilot.press(*keys)
+    await settle(pilot)
+    return str(pilot.app.query_one("#status").render())
+
+
+async def test_keys_that_cannot_move_say_why(db_path: Path) -> None:
+    """Review: Left/Right past the first or last horizontal page, and PgUp/PgDn at the ends
+    of a drilled interval, did nothing and said nothing."""
+    host_recording(db_path, n_intervals=10)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=(50, 30)) as pilot:
+        await settle(pilot)
+        assert "first horizontal page of 3" in await said(pilot, "left")
+        assert "horizontal page" not in await said(pilot, "right")  # it moved: gone
+        assert "last horizontal page of 3" in await said(pilot, "right", "right")
+        assert "ESALNXC 3/3" in app.header.text_lines[0]
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "the only horizontal page" in await said(pilot, "right")
+        # to the drilled interval's last CPU, then nothing further
+        await said(pilot, "enter")
+        assert "[ and ] step" in await said(pilot, "pagedown", "pagedown")
+        assert app.state.drilled
 
 
 async def test_jump_to_a_screen_by_name(db_path: Path) -> None:
