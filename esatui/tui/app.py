@@ -305,6 +305,7 @@ class MonitorApp(App[int]):
         self._pending: object = None  # the request whose model is awaited
         self._fetched = 0  # how many intervals the newest request asked for
         self._select: Row | None = None  # the row the next render puts the cursor on
+        self._select_column: str | None = None  # and the column (by id)
         self._to_newest = False  # the next render shows the window's newest lines ([ ])
         self._queued: list[Callable[[], None]] = []  # keys waiting for the load under way
         self._recorder_thread: threading.Thread | None = None
@@ -583,7 +584,8 @@ class MonitorApp(App[int]):
         if state.screen == self.state.screen:
             state = replace(state, hpage=self.state.hpage)  # paged (F10/F11) while it loaded
         self._select = state.selected  # back from a drill: the row it was drilled from
-        self.state = replace(state, selected=None)
+        self._select_column = state.column  # and its column
+        self.state = replace(state, selected=None, column=None)
         self.model = message.model
         if message.notice:
             self._message = message.notice
@@ -715,11 +717,17 @@ class MonitorApp(App[int]):
         self._layout = Layout(model, columns, hpage, len(all_pages), width)
         # (of the table before: back from a drill, its cursor says nothing of this view)
         on_newest = self.table.at_top and self._select is None
+        kept = self._select_column or self._column_id()
+        self._select_column = None
         self.table.set_content(shown, spans, self._select)
         self._select = None
         if on_newest and self.state.following:
             self.table.move(-len(shown.lines))  # following live: stay on the newest interval
         self._columns = columns
+        # the column cursor stays on its column by id (another screen, page or layout: on
+        # none where it has no such column), never on whatever sits at its old place
+        ids = [c.id for c in columns]
+        self.table.column_cursor = ids.index(kept) if kept in ids else None
         self._render_header()
         self._render_status()
 
@@ -805,6 +813,11 @@ class MonitorApp(App[int]):
 
     # --- actions ----------------------------------------------------------------------
 
+    def _column_id(self) -> str | None:
+        """The id of the column under the column cursor, if any."""
+        index = self.table.column_cursor
+        return self._columns[index].id if index is not None and index < len(self._columns) else None
+
     def action_column(self, delta: int) -> None:
         columns = self._columns
         if not columns:
@@ -834,7 +847,7 @@ class MonitorApp(App[int]):
             self._say(f"{self.state.screen} has no drill-down here")
             return
         try:
-            self.reload(replace(self.state, selected=row).drill(target))
+            self.reload(replace(self.state, selected=row, column=self._column_id()).drill(target))
         except KeyError:
             self._say(f"{target.screen} is not available in this esatui")
 

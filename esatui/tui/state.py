@@ -40,6 +40,7 @@ class ViewState:
     node: str | None = None  # a node drilled into (ESANODE); None: the monitor's own
     # the row the cursor was on when a drill left this view: Esc puts it back there
     selected: Row | None = field(default=None, compare=False)
+    column: str | None = field(default=None, compare=False)  # and the column cursor's id
 
     @property
     def following(self) -> bool:

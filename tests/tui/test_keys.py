@@ -855,3 +855,31 @@ async def test_a_damaged_database_is_one_line_in_the_status(
         await settle(pilot)
         status = str(app.query_one("#status").render())
         assert f"{db_path} is damaged: {says}" in status and "restore it from a backup" in status
+
+
+def column_id(app: MonitorApp) -> str | None:
+    index = app.table.column_cursor
+    return None if index is None else app._columns[index].id
+
+
+async def test_the_column_cursor_keeps_its_column_across_a_drill(db_path: Path) -> None:
+    """Review: Enter from a column of ESASSUM left the column cursor at the same place on the
+    drilled screen, on another column or a key (where Tab never stops, and `d` then said
+    "Tab to a column first" under the cursor)."""
+    host_recording(db_path, n_intervals=10)
+    app = app_for(db_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("tab", "tab")
+        assert column_id(app) == "busy_ifl"  # this Linux's IFLs
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        assert app.table.column_cursor is None  # no busy_ifl there
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"
+        assert column_id(app) == "busy_ifl"  # back where it was
+        await pilot.press("plus")
+        await settle(pilot)
+        assert column_id(app) == "busy_ifl"  # the same screen laid out again
