@@ -79,7 +79,7 @@ class HostSource:
 
     def probe(self) -> Availability:
         path = self._ctx.path("/proc/stat")
-        if not os.path.exists(path):
+        if not path.exists():
             return Availability(False, f"{path} does not exist: not a Linux /proc")
         if not os.access(path, os.R_OK):
             return Availability(False, f"{path} is not readable")
