@@ -115,6 +115,7 @@ def test_probe_says_why_when_proc_stat_is_missing(tmp_path: Path) -> None:
     assert not found.available
     assert found.reason.endswith("proc/stat does not exist: not a Linux /proc")
 
+
 def test_this_machine() -> None:
     source = HostSource(SourceContext(Path("/")))
     sample = source.sample()
