@@ -852,6 +852,10 @@ class MonitorApp(App[int]):
             self._say(f"{target.screen} is not available in this esatui")
 
     def action_go_back(self) -> None:
+        if self._marks.started:  # a comparison half marked: Esc drops it, the view stays
+            self._marks = Marks()
+            self._say("range marks cleared")
+            return
         back = self.state.go_back()
         if back is None:
             self._say("nothing to go back to")

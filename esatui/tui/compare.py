@@ -37,6 +37,11 @@ class Marks:
         return Marks(ranges), said
 
     @property
+    def started(self) -> bool:
+        """Whether a range is marked, or its first row: a comparison under way."""
+        return bool(self.ranges) or self.first is not None
+
+    @property
     def pair(self) -> tuple[Range, Range] | None:
         return (self.ranges[0], self.ranges[1]) if len(self.ranges) == 2 else None
 

@@ -52,7 +52,8 @@ HELP_KEYS = (
     (
         "m",
         "mark a range: m on its first and on its last row, then on another's: the two "
-        "compared side by side, with the delta in % (Esc returns)",
+        "compared side by side, with the delta in % (Esc returns; Esc before that drops "
+        "the marks)",
     ),
     (
         "d",

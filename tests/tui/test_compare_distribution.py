@@ -44,6 +44,26 @@ async def table_keys_do_nothing(pilot: Pilot[int], view: TextView) -> None:
     assert app.state == state and app._marks == marks
 
 
+async def test_escape_drops_a_half_marked_comparison(db_path: Path) -> None:
+    """Review: a started mark could not be undone (Esc left the view and kept the marks)."""
+    host_recording(db_path, n_intervals=20, cpus=(0, 1))
+    app = MonitorApp(db_path, live=False, screen="ESASSUM")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("down", "enter")  # a view to go back from
+        await settle(pilot)
+        assert app.model is not None and app.model.name == "ESALNXC"
+        await pilot.press("m", "down", "m", "m")
+        await pilot.press("escape")
+        await settle(pilot)
+        assert app.model.name == "ESALNXC" and app._message == "range marks cleared"
+        await pilot.press("m")
+        assert "first range from" in app._message  # marking begins again
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        assert app.model.name == "ESASSUM"  # with no marks, Esc goes back
+
+
 async def test_marking_two_ranges_shows_their_comparison(db_path: Path) -> None:
     host_recording(db_path, n_intervals=20, cpus=(0, 1))
     app = MonitorApp(db_path, live=False, screen="ESALNXC")
