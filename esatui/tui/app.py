@@ -554,9 +554,14 @@ class MonitorApp(App[int]):
             if longer.interval_len_us == moved.interval_len_us:
                 break
             moved = longer
-        if moved.interval_len_us == state.interval_len_us:  # at an end of the ladder: said
+        length = moved.interval_len_us
+        if length == state.interval_len_us:  # at an end of the ladder: said
             ends = "the longest interval length" if direction > 0 else "as recorded: the shortest"
             self.post_message(Notice(ends))
+        elif length is not None and recorded is not None and round(length / recorded) == 1:
+            # the rows look as recorded: say why, lest the key seem to have done nothing
+            said = format_duration(length / 1e6)
+            self.post_message(Notice(f"{said}: the recorded intervals' length, one a row"))
         return moved
 
     def _gone(self) -> bool:

@@ -502,6 +502,10 @@ async def test_plus_keeps_1m_on_a_live_recording_whose_intervals_run_long(
         await pilot.press("plus")
         await settle(pilot)
         assert length(app) == MINUTE
+        assert app._message == "1m: the recorded intervals' length, one a row"
+        await pilot.press("plus")
+        await settle(pilot)
+        assert length(app) == 5 * MINUTE and app._message == ""
 
 
 def length(app: MonitorApp) -> int | None:
