@@ -755,6 +755,12 @@ class MonitorApp(App[int]):
         if not self._gone():  # the table's message may come as the app closes its screens
             self._render_header()
 
+    def on_interval_table_moved(self, message: IntervalTable.Moved) -> None:
+        """A message about an earlier key is past once the user moves on."""
+        if self._message and not self._gone():
+            self._forget_said()
+            self._render_status()
+
     def on_interval_table_resized(self, message: IntervalTable.Resized) -> None:
         if self._gone():
             return
@@ -875,7 +881,9 @@ class MonitorApp(App[int]):
             # interval not shown whole (a page of its few lines is no page)
             self._shift_window(seen)
         elif (direction > 0 and not table.at_bottom) or (direction < 0 and not table.at_top):
+            self._forget_said()
             table.page(direction)
+            self._render_status()
         elif not self.state.drilled and direction > 0 and self.model and self.model.rows:
             # the page just before the oldest interval shown (or "oldest interval")
             self._shift_window(len({r.end_us for r in self.model.rows}))

@@ -103,6 +103,9 @@ class IntervalTable(ScrollView, can_focus=True):
     class Resized(Message):
         """The table's size changed: its pages and header are laid out again."""
 
+    class Moved(Message):
+        """The user moved the cursor (a key, a click), not the table's new content."""
+
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._body = Body([], [])
@@ -220,7 +223,10 @@ class IntervalTable(ScrollView, can_focus=True):
         return len({r.end_us for r in self._rows[:bottom] if r is not None} - cut) or None
 
     def action_move(self, delta: int) -> None:
+        before = self.cursor
         self.move(delta)
+        if self.cursor != before:
+            self.post_message(self.Moved())
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.scroll_to_region(Region(0, new, 1, 1), animate=False, force=True)
@@ -246,6 +252,7 @@ class IntervalTable(ScrollView, can_focus=True):
         line = int(self.scroll_offset.y) + event.y
         if 0 <= line < len(self._rows) and self._rows[line] is not None:
             self.cursor = line
+            self.post_message(self.Moved())
         x = int(self.scroll_offset.x) + event.x
         for i, (start, end) in enumerate(self._spans):
             if start <= x < end:

@@ -887,3 +887,21 @@ async def test_the_column_cursor_keeps_its_column_across_a_drill(db_path: Path) 
         await pilot.press("plus")
         await settle(pilot)
         assert column_id(app) == "busy_ifl"  # the same screen laid out again
+
+
+async def test_a_message_about_a_key_goes_once_the_cursor_moves(db_path: Path) -> None:
+    """Review: "the only horizontal page" (or any message of a key) stayed on the status
+    line after later moves of the cursor, as if about them."""
+    host_recording(db_path, n_intervals=30)
+    app = app_for(db_path, screen="ESALNXC")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("left")
+        assert "horizontal page" in app._message
+        await pilot.press("down")
+        await settle(pilot)
+        assert app._message == ""
+        await pilot.press("left")
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert app._message == ""
