@@ -170,15 +170,19 @@ async def test_a_replay_range_outside_the_recording_shows_the_nearest(db_path: P
         assert newest(app) == LATE + 2 * MINUTE
 
 
-def test_export_outside_the_recording_says_what_it_covers(
-    db_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def export_error(db_path: Path, capsys: pytest.CaptureFixture[str], *asked: str) -> str:
+    """What `export ESALNXC` of the late recording over the range ``asked`` says, failing."""
     from esatui.cli import main
 
     late_recording(db_path)
-    argv = ["export", "ESALNXC", "--db", str(db_path), "--from", "2026-11-21 10:00"]
-    assert main([*argv, "--to", "2026-11-21 11:00"]) == 1
-    err = capsys.readouterr().err
+    assert main(["export", "ESALNXC", "--db", str(db_path), *asked]) == 1
+    return capsys.readouterr().err
+
+
+def test_export_outside_the_recording_says_what_it_covers(
+    db_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    err = export_error(db_path, capsys, "--from", "2026-11-21 10:00", "--to", "2026-11-21 11:00")
     assert err == (
         "esatui: error: ESALNXC: recorded 11/21 17:28-18:01; nothing from 11/21 10:00 to "
         "11/21 11:00.\n"
@@ -189,12 +193,8 @@ def test_export_of_a_range_inside_one_interval_says_none_ends_in_it(
     db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Inside the recording, but no interval's end in it: not a contradiction to read."""
-    from esatui.cli import main
-
-    late_recording(db_path)
-    argv = ["export", "ESALNXC", "--db", str(db_path), "--from", "2026-11-21 17:40:10"]
-    assert main([*argv, "--to", "2026-11-21 17:40:20"]) == 1
-    assert capsys.readouterr().err == (
+    asked = ("--from", "2026-11-21 17:40:10", "--to", "2026-11-21 17:40:20")
+    assert export_error(db_path, capsys, *asked) == (
         "esatui: error: ESALNXC: recorded 11/21 17:28-18:01; nothing from 11/21 17:40:10 to "
         "11/21 17:40:20: no recorded interval ends in it (rows are at their interval's end).\n"
     )
@@ -204,12 +204,7 @@ def test_export_a_year_off_names_the_years(
     db_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The same day of another year: without the years the message contradicts itself."""
-    from esatui.cli import main
-
-    late_recording(db_path)
-    argv = ["export", "ESALNXC", "--db", str(db_path), "--to", "2025-11-21 18:00"]
-    assert main(argv) == 1
-    assert capsys.readouterr().err == (
+    assert export_error(db_path, capsys, "--to", "2025-11-21 18:00") == (
         "esatui: error: ESALNXC: recorded 11/21/2026 17:28-18:01; nothing up to 11/21/2025 18:00.\n"
     )
 
