@@ -175,17 +175,19 @@ def polling_levels(
     d: CryptoDeltas, values: Mapping[str, Cell], thresholds: Mapping[str, Threshold]
 ) -> dict[str, Level]:
     """Highlights of the polling columns in ``values``: a DQ/operation ratio only where its
-    unsuccessful dequeues cost (``dq_per_op`` gated by ``unsucc_dq_s``), DSERV's share only
-    where the wait itself matters (``dserv_pct`` gated by ``dserv_us``), the CPU an
-    operation costs only where the guests' polling does (``busy_per_kvnq`` gated by
-    ``unsucc_dq_s``)."""
+    unsuccessful dequeues cost (``dq_per_op`` gated by ``unsucc_dq_s``) and those only where
+    they are many an operation too (``unsucc_dq_s`` gated by the guests' ``dq_per_op``: a
+    busy system makes one an operation by design), DSERV's share only where the wait itself
+    matters (``dserv_pct`` gated by ``dserv_us``), the CPU an operation costs only where the
+    guests' polling does (``busy_per_kvnq`` gated by ``unsucc_dq_s``)."""
     levels: dict[str, Level] = {}
     for side in ("virt", "real"):
         cid = f"dq_per_op_{side}"
         if cid in values:
             levels[cid] = gated_level(thresholds, "dq_per_op", values[cid], 2, excess_dq_s(d, side))
     if "unsucc_dq_s" in values:
-        levels["unsucc_dq_s"] = thresholds["unsucc_dq_s"].level(values["unsucc_dq_s"], 1)
+        unsucc, ratio = values["unsucc_dq_s"], dq_per_op_virt(d)
+        levels["unsucc_dq_s"] = gated_level(thresholds, "unsucc_dq_s", unsucc, 1, ratio)
     if "dserv_pct" in values:
         dserv = service_times(d).dserv
         levels["dserv_pct"] = gated_level(thresholds, "dserv_pct", values["dserv_pct"], 1, dserv)

@@ -116,7 +116,8 @@ COLUMNS = (
         threshold="unsucc_dq_s",
         provisional=True,
         doc="guest dequeues that found no reply, per second (CRYNOVPR − CRYNOVPC): what "
-        "polling costs the guests and CP",
+        "polling costs the guests and CP (marked only when the guests' dequeues per "
+        "operation reach dq_per_op: the kernel makes one an operation by design)",
     ),
     Column(
         "poll_ms",
