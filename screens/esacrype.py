@@ -368,7 +368,7 @@ class EconomicsFacts:
     def notes(self) -> tuple[str, ...]:
         if not self.rows:
             empty = "No per-AP crypto measurement records (D5R10) in this range."
-            return (self.table.describe(), empty) if self.slots else ()
+            return (empty, self.table.describe()) if self.slots else ()
         return _notes(self.table, self.unpriced, self.lpar)
 
     @property

@@ -169,3 +169,18 @@ def test_replay_refuses_a_bad_table_before_the_app_starts(
     code = main(["replay", "--db", str(seed000_db), "--crypto-costs", "/nonexistent.json"])
     _out, err = capsys.readouterr()
     assert code == EXIT_USAGE and "no such file and no built-in table" in err
+
+
+def test_without_adapter_records_the_export_says_which_are_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A recording with D5R9 but no D5R10 (seed 000's 03/06 ESACRYPT alone): the export's
+    one line names the missing records, as ESACRYPA's does, not the cost table."""
+    intervals = F.esacrypt_intervals(F.SEED000_0306_ESACRYPT, F.SEED000_0306_DATE)
+    mon = F.write_monwrite(tmp_path / "d5r9.mon", intervals)
+    db = tmp_path / "db.sqlite"
+    assert main(["collect", "--source", f"monwrite:{mon}", "--db", str(db)]) == 0
+    capsys.readouterr()
+    assert main(["export", "ESACRYPE", "--db", str(db)]) == 1
+    err = capsys.readouterr().err
+    assert "no ESACRYPE data: No per-AP crypto measurement records (D5R10)" in err, err
