@@ -101,8 +101,9 @@ class SimParams:
     paging_in_s: float = 0.0
     """Pages CP reads back a second (decrypted when ``paging_cipher`` is on)."""
     lock_hold_us: float = HOLD_US
-    """µs CP holds the scheduler lock per dispatch on one processor (grows with more):
-    lower plays z/VM 4.4.0's scheduler lock improvement, 0 turns contention off."""
+    """µs CP holds the scheduler lock per dispatch on one processor (grows with more): 0.211
+    for z/VM 4.4.0's improved lock and later (the default), 0.72 plays z/VM 4.3.0's (seed
+    001's 16-way at 33%), 0 turns contention off."""
 
     def __post_init__(self) -> None:
         # Integers given for float parameters (poll_timeout_us=50) are normalised.
