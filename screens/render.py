@@ -335,9 +335,12 @@ def header_lines(
     n_pages: int,
     width: int,
     shown: tuple[int, int] | None = None,
+    height: int | None = None,
 ) -> list[Line]:
     """The two-line screen header, notes, group headers, column headers and the rule.
-    ``shown``: the (start, end) of the rows on view, when not all of them are (the TUI)."""
+    ``shown``: the (start, end) of the rows on view, when not all of them are (the TUI);
+    ``height``: the most lines the header may take (the TUI's room above the rows it keeps),
+    its notes cut to fit with a line saying how many more there are."""
     name = model.name + (f" {page + 1}/{n_pages}" if n_pages > 1 else "")
     left1 = f"Screen: {name} esatui {__version__}  "
     right1 = date_range(*shown) if shown else date_range(model.from_us, model.to_us)
@@ -350,9 +353,12 @@ def header_lines(
         for left, right in ((left1, right1), (left2, right2))
         for text in _title_lines(left, right, width)
     ]
-    for note in model.notes:
-        style = note_style(note)
-        lines += [((part, style),) for part in wrap_note(note, width)]
+    notes: list[Line] = [
+        ((part, style),)
+        for note in model.notes
+        for style in (note_style(note),)
+        for part in wrap_note(note, width)
+    ]
     depth = max((len(c.groups) for c in columns), default=0)
     heads = [_group_line(columns, level).rstrip() for level in range(depth)]
     top = _cells(columns, [_align(c, c.header[0]) for c in columns]).rstrip()
@@ -363,11 +369,28 @@ def header_lines(
             heads[-1] = merged
         else:
             heads.append(top)
+    if height is None:
+        lines += notes
+    else:
+        lines += _notes_in(notes, height - len(lines) - len(heads) - 2, width)
     lines += [((h, STYLE_GROUP),) for h in heads]
     lines.append(((bottom, STYLE_HEAD),))
     rule = " ".join("-" * c.cell_width for c in columns)
     lines.append(((rule, STYLE_RULE),))
     return lines
+
+
+def _notes_in(notes: list[Line], room: int, width: int) -> list[Line]:
+    """``notes`` in at most ``room`` lines (one at least): the first ones, then a line
+    saying how many more there are and where they are read whole."""
+    if len(notes) <= max(room, 1):
+        return notes
+    kept = notes[: max(room - 1, 0)]
+    more = len(notes) - len(kept)
+    said = f"… {more} more lines of notes: a wider window or the export shows them"
+    if len(said) > width:
+        said = f"… {more} more note lines: widen or export"[:width]
+    return [*kept, ((said, STYLE_NOTE),)]
 
 
 def wrap_note(note: str, width: int) -> list[str]:

@@ -187,6 +187,7 @@ class MonitorCommands(Provider):
 _READING_ERRORS = (sqlite3.Error, DamagedData, TypeError, ValueError, ArithmeticError)
 LOAD_GROUP = "load"  # the workers that read the database and build screen models
 RECORDER_CLOSE_S = 10.0  # how long letting go of the database waits for the recorder
+ROWS_BELOW_NOTES = 8  # a screen's notes give way to this many rows of its table (40 columns)
 
 # The actions the command palette offers: name, what it does (its key), the action.
 ACTIONS = (
@@ -745,9 +746,11 @@ class MonitorApp(App[int]):
         shown = (
             (min(r.start_us for r in visible), max(r.end_us for r in visible)) if visible else None
         )
+        status = self.query_one("#status", Static).outer_size.height
+        room = self.size.height - status - ROWS_BELOW_NOTES
         self.header.set_lines(
             header_lines(
-                layout.model, layout.columns, layout.page, layout.pages, layout.width, shown
+                layout.model, layout.columns, layout.page, layout.pages, layout.width, shown, room
             )
         )
 

@@ -48,3 +48,26 @@ async def test_esacrypa_pages_at_80_columns(tmp_path: Path) -> None:
         await settle(pilot)
         assert "ESACRYPA 2/3" in app.header.text_lines[0]
         assert any("RSA 2048" in line for line in app.header.text_lines)
+
+
+async def test_long_notes_give_way_to_the_rows_in_a_narrow_window(tmp_path: Path) -> None:
+    """ESAPOLL's notes (what drives the latency, the cost, the trade-off) wrap to more lines
+    than a 40-column window has: the header keeps the first ones and says how many more
+    there are, the table keeps eight rows; 80 columns show every note as before."""
+    db = tmp_path / "p.sqlite"
+    sim = ["sim", "--scenario", "seed002-t3-polling", "--set", "poll_timeout_us=50"]
+    assert main([*sim, "--duration", "12m", "--db", str(db)]) == 0
+    app = MonitorApp(db, live=False, screen="ESAPOLL")
+    async with app.run_test(size=(40, 24)) as pilot:
+        await settle(pilot)
+        assert app.model is not None and len(app.model.rows) >= 10
+        head = app.header.text_lines
+        (said,) = [line for line in head if line.startswith("… ")]
+        assert said.endswith("more note lines: widen or export")
+        assert all(len(line) <= 40 for line in head)
+        assert app.table.size.height >= 8
+        assert len([t for t in app.table.text_lines[:8] if t.strip()]) == 8
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        notes = [line for line in app.header.text_lines if "more note" in line or "notes:" in line]
+        assert notes == []
