@@ -89,6 +89,12 @@ class HostSource:
         data = self._stat.read()
         time_us, mono_ns = self._ctx.clock.time_us(), self._ctx.clock.mono_ns()
         stat = parse_proc_stat(data)
+        if not stat.cpus:
+            # the kernel prints a line for every online CPU and one is always online: an
+            # empty or foreign file is no sample (skipped with this reason), never zero CPUs
+            raise ValueError(
+                f"{self._ctx.path('/proc/stat')} has no cpuN line: not the kernel's /proc/stat"
+            )
         reads = 1
         cpus = frozenset(stat.cpus)
         if (
