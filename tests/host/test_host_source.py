@@ -158,3 +158,33 @@ def test_collect_from_a_tree_whose_proc_stat_is_empty_fails_in_one_line(
     assert last.endswith(f"has no cpuN line: not the kernel's /proc/stat); {db} not kept")
     assert "Traceback" not in err
     assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "label"),
+    [
+        (b"", "CPU"),  # a capture whose cpuinfo is lost: no architecture claimed
+        (b"processor\t: 0\nvendor_id\t: GenuineIntel\n", "X86"),
+        (b"processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n", "CPU"),
+    ],
+)
+def test_a_captured_tree_is_not_labelled_by_this_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpuinfo: bytes, label: str
+) -> None:
+    """Before: a tree below ``--root`` whose /proc/cpuinfo does not say IBM/S390 took the
+    architecture of the machine running esatui (an aarch64 capture read on x86 became
+    ``X86``, and so did the real util-linux z/VM capture, shared/samples/trees/
+    util-linux-s390-zvm, with its cpuinfo emptied); now only the tree's own cpuinfo says."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "ppc64le")  # whatever runs the test
+    root, _ = make_root(tmp_path, "util-linux-s390-zvm")
+    (root / "proc/cpuinfo").write_bytes(cpuinfo)
+    sample = HostSource(SourceContext(root)).sample()
+    assert sample.config is not None and sample.config["host.arch"] == label
+    assert {r.attrs["type"] for r in sample.readings} == {label}
+    # this machine's own tree keeps this machine's label
+    from esatui.collectors.cpuinfo import parse_cpuinfo
+    from esatui.collectors.host import arch_label
+
+    assert arch_label(parse_cpuinfo(cpuinfo.decode())) == "PPC"
