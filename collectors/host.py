@@ -52,9 +52,22 @@ def user_hz() -> int:
     return os.sysconf("SC_CLK_TCK")
 
 
-def arch_label(cpuinfo: CpuInfo) -> str:
-    """The generic CPU label of the architecture the (possibly captured) tree comes from."""
-    machine = "s390" if cpuinfo.vendor.startswith("IBM/S390") else platform.machine()
+# /proc/cpuinfo's vendor_id of x86 processors (arch/x86/kernel/cpu: the CPUID vendor string)
+_X86_VENDORS = frozenset(
+    {"GenuineIntel", "AuthenticAMD", "HygonGenuine", "CentaurHauls", "Shanghai"}
+)
+
+
+def arch_label(cpuinfo: CpuInfo, *, local: bool = True) -> str:
+    """The generic CPU label of the architecture the (possibly captured) tree comes from:
+    this machine's only when the tree is this machine's (``local``); a captured tree is
+    known by its own /proc/cpuinfo, else given the generic ``CPU``."""
+    if cpuinfo.vendor.startswith("IBM/S390"):
+        machine = "s390"
+    elif local:
+        machine = platform.machine()
+    else:
+        machine = "x86" if cpuinfo.vendor in _X86_VENDORS else ""
     for prefix, label in _ARCH_LABELS.items():
         if machine.startswith(prefix):
             return label
@@ -89,6 +102,12 @@ class HostSource:
         data = self._stat.read()
         time_us, mono_ns = self._ctx.clock.time_us(), self._ctx.clock.mono_ns()
         stat = parse_proc_stat(data)
+        if not stat.cpus:
+            # the kernel prints a line for every online CPU and one is always online: an
+            # empty or foreign file is no sample (skipped with this reason), never zero CPUs
+            raise ValueError(
+                f"{self._ctx.path('/proc/stat')} has no cpuN line: not the kernel's /proc/stat"
+            )
         reads = 1
         cpus = frozenset(stat.cpus)
         if (
@@ -135,8 +154,9 @@ class HostSource:
         self._facts, n = read_cpu_facts(self._ctx.path("/sys/devices/system/cpu"))
         reads += n
         hostname = texts.get("/proc/sys/kernel/hostname", "").strip() or self._unnamed(sysinfo)
-        self._config = host_config(sysinfo, cpuinfo, hostname)
-        label = arch_label(cpuinfo)
+        local = self._ctx.root == Path("/")
+        self._config = host_config(sysinfo, cpuinfo, hostname, local=local)
+        label = arch_label(cpuinfo, local=local)
         self._attrs = {n: cpu_attrs(self._facts.get(n), label) for n in cpus}
         self._known_cpus = cpus
         return reads
@@ -155,11 +175,13 @@ def node_name(sysinfo: SysInfo, hostname: str) -> str:
     return sysinfo.vm[0].name if sysinfo.vm and sysinfo.vm[0].name else hostname
 
 
-def host_config(sysinfo: SysInfo, cpuinfo: CpuInfo, hostname: str) -> dict[str, str]:
+def host_config(
+    sysinfo: SysInfo, cpuinfo: CpuInfo, hostname: str, *, local: bool = True
+) -> dict[str, str]:
     config = sysinfo.config()
     config["node"] = node_name(sysinfo, hostname)
     config["host.hostname"] = hostname
-    config["host.arch"] = arch_label(cpuinfo)
+    config["host.arch"] = arch_label(cpuinfo, local=local)
     if cpuinfo.ids:
         config["host.virtual_cpus"] = "yes" if cpuinfo.is_virtual else "no"
         # the machine type of every processor's identification line (STIDP), for when

@@ -30,6 +30,7 @@ TYPE_SOURCES = {
     "hypfs:tree": "the hypervisor file system (s390_hypfs)",
     "monitor": "z/VM monitor records (D1R5, D0R2)",
     "smapi": "SMAPI System_Performance_Information_Query",
+    "smapi:System_Performance_Info_Query": "SMAPI System_Performance_Info_Query",
 }
 
 TYPE_ORDER = ("CP", "IFL", "ZIIP", "ZAAP", "ICF")

@@ -177,14 +177,23 @@ def _guest_reading(rec: Diag2fcRecord) -> Reading:
     )
 
 
+# The type source of processors read from the legacy query (z/VM levels without DETAILED_CPU)
+LEGACY_TYPE_SOURCE = f"{SOURCE_NAME}:System_Performance_Info_Query"
+
+
 def _lcpu_reading(
-    lpar: str, cpu_id: str, cpu_type: str, busy: float | None, overhead: float | None
+    lpar: str,
+    cpu_id: str,
+    cpu_type: str,
+    busy: float | None,
+    overhead: float | None,
+    type_source: str = SOURCE_NAME,
 ) -> Reading:
     return Reading(
         kind=LCPU.name,
         key=f"{lpar}/{cpu_id}",
         values={"busy_pct": busy, "overhead_pct": overhead},
-        attrs={"type": cpu_type, "lpar": lpar, "type_source": SOURCE_NAME},
+        attrs={"type": cpu_type, "lpar": lpar, "type_source": type_source},
     )
 
 
@@ -311,7 +320,9 @@ class SmapiSource:
         self._warn.clear("lcpus")
         lpar = self._lpar_name or "-"
         return [
-            _lcpu_reading(lpar, _hex_id(p.address), p.cpu_type, p.busy_pct, None)
+            _lcpu_reading(
+                lpar, _hex_id(p.address), p.cpu_type, p.busy_pct, None, LEGACY_TYPE_SOURCE
+            )
             for p in parse_legacy_procs(legacy.output.get("procs", []))
             if p.address
         ]

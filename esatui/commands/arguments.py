@@ -271,10 +271,15 @@ def source_options(p: argparse.ArgumentParser) -> None:
 
 
 def root_dir(text: str) -> Path:
-    """``--root``: a directory that exists (else every source would be 'not available')."""
+    """``--root``: a directory that exists (else every source would be 'not available');
+    an empty name is refused, not taken as ``.`` (the current directory's files as the
+    system's)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty name: give a directory")
     path = Path(text)
     if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{text!r}: no such directory")
+        why = "not a directory" if path.exists() else "no such directory"
+        raise argparse.ArgumentTypeError(f"{text!r}: {why}")
     return path
 
 

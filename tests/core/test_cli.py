@@ -101,6 +101,10 @@ def test_collect_below_a_root(
         (["export", "ESALNXC", "--prometheus", "http://127.0.0.1:9"], "give one"),
         (["collect", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
         (["sources", "--root", "/nonexistent/root"], "'/nonexistent/root': no such directory"),
+        # before: "no such directory" for a file that exists (a captured /proc/sysinfo given
+        # as the root), and "" taken as the current directory
+        (["collect", "--root", "/proc/cpuinfo"], "'/proc/cpuinfo': not a directory"),
+        (["sources", "--root", ""], "--root: an empty name: give a directory"),
         (["live", "--prometheus", "http://127.0.0.1:9"], "no --db, --source"),
         # before: an SQLite overflow, exit 1, or an export that never ended
         (["export", "ESALNXC", "--from", "99999999999d ago"], "at most 36525d (a century)"),

@@ -122,3 +122,69 @@ def test_this_machine() -> None:
     assert sample.readings
     assert sample.mono_ns is not None
     assert all(r.values["idle_us"] is not None for r in sample.readings)
+
+
+@pytest.mark.parametrize("content", [b"", b"intr 0\nctxt 1\n", b"garbage\x00\xff\n"])
+def test_a_proc_stat_without_cpu_lines_is_no_sample(tmp_path: Path, content: bytes) -> None:
+    """Before: an empty or foreign /proc/stat in a captured tree (the real util-linux z/VM
+    dump of shared/samples/trees/util-linux-s390-zvm, SOURCES.md) gave a sample of zero
+    CPUs, so ``collect --source host`` said it recorded the host and exited 0 with nothing
+    of it; the kernel prints a ``cpuN`` line for every online CPU and one is always online."""
+    root, _ = make_root(tmp_path, "util-linux-s390-zvm")
+    (root / "proc/stat").write_bytes(content)
+    with pytest.raises(ValueError, match="has no cpuN line: not the kernel's /proc/stat"):
+        HostSource(SourceContext(root)).sample()
+
+
+def test_collect_from_a_tree_whose_proc_stat_is_empty_fails_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: exit 0, ``2 intervals recorded (sources: host, esatui)`` and a database with no
+    CPU in it; the README: a collect that recorded nothing of a source it was given is exit
+    1, and a new database holding esatui's own rows alone is not kept."""
+    from esatui.cli import main
+
+    root, _ = make_root(tmp_path, "util-linux-s390-zvm")
+    (root / "proc/stat").write_bytes(b"")
+    db = tmp_path / "zvm.sqlite"
+    argv = ["collect", "--source", "host", "--root", str(root), "--db", str(db)]
+    code = main([*argv, "--interval", "0.2", "--count", "2"])
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert out == ""
+    *skipped, last = err.splitlines()
+    assert skipped and all(": host: sample skipped: " in line for line in skipped), err
+    assert last.startswith("esatui: error: nothing was recorded from host (sample skipped: ")
+    assert last.endswith(f"has no cpuN line: not the kernel's /proc/stat); {db} not kept")
+    assert "Traceback" not in err
+    assert not db.exists()
+
+
+@pytest.mark.parametrize(
+    ("cpuinfo", "label"),
+    [
+        (b"", "CPU"),  # a capture whose cpuinfo is lost: no architecture claimed
+        (b"processor\t: 0\nvendor_id\t: GenuineIntel\n", "X86"),
+        (b"processor\t: 0\nBogoMIPS\t: 50.00\nCPU implementer\t: 0x41\n", "CPU"),
+    ],
+)
+def test_a_captured_tree_is_not_labelled_by_this_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cpuinfo: bytes, label: str
+) -> None:
+    """Before: a tree below ``--root`` whose /proc/cpuinfo does not say IBM/S390 took the
+    architecture of the machine running esatui (an aarch64 capture read on x86 became
+    ``X86``, and so did the real util-linux z/VM capture, shared/samples/trees/
+    util-linux-s390-zvm, with its cpuinfo emptied); now only the tree's own cpuinfo says."""
+    import platform
+
+    monkeypatch.setattr(platform, "machine", lambda: "ppc64le")  # whatever runs the test
+    root, _ = make_root(tmp_path, "util-linux-s390-zvm")
+    (root / "proc/cpuinfo").write_bytes(cpuinfo)
+    sample = HostSource(SourceContext(root)).sample()
+    assert sample.config is not None and sample.config["host.arch"] == label
+    assert {r.attrs["type"] for r in sample.readings} == {label}
+    # this machine's own tree keeps this machine's label
+    from esatui.collectors.cpuinfo import parse_cpuinfo
+    from esatui.collectors.host import arch_label
+
+    assert arch_label(parse_cpuinfo(cpuinfo.decode())) == "PPC"

@@ -256,6 +256,49 @@ def test_legacy_fallback_without_detailed_cpu(server: SmapiTestServer) -> None:
     assert server.received[-3].function == "System_Performance_Info_Query"
 
 
+def test_legacy_processors_say_which_query_typed_them() -> None:
+    """Before: processors read from System_Performance_Info_Query (a z/VM level without
+    DETAILED_CPU) carried the type source ``smapi``, so ESACPUU and ESASSUM noted "CPU types
+    from SMAPI System_Performance_Information_Query", the query that had just failed. The
+    answers are the recorded z/VM 7.1 ones (tests/data/smapi: System_Information_Query-1 and
+    System_Performance_Info_Query-1, lllucius/pysmapi, shared/samples/SOURCES.md):
+    ``PROC 0000-046% IFL  VM`` ... four IFLs at 46, 47, 36 and 33%."""
+    from esatui.screens.common import type_notes
+    from tests.smapi.conftest import DATA
+
+    warnings: list[str] = []
+    with SmapiTestServer(userid="MAINT", password=b"maint") as srv:
+        srv.load_recordings(
+            DATA / f"{name}-1.json"
+            for name in ("System_Information_Query", "System_Performance_Info_Query")
+        )
+        srv.unsupported.add("System_Performance_Information_Query")
+        source = build_source(
+            f"smapi:127.0.0.1:{srv.port}",
+            user="maint",
+            environ={PASSWORD_ENV: "maint"},
+            guests="MAINT",
+            read_timeout=1.0,
+            retries=0,
+            ctx=SourceContext(warn=warnings.append),
+        )
+        sample = source.sample()
+    assert warnings[0].startswith("smapi: DETAILED_CPU not available")
+    lcpus = {r.key: r for r in sample.readings if r.kind == "lcpu"}
+    assert {k: r.values["busy_pct"] for k, r in lcpus.items()} == {
+        "-/0": 46.0,
+        "-/1": 47.0,
+        "-/2": 36.0,
+        "-/3": 33.0,
+    }
+    sources = {r.attrs["type_source"] for r in lcpus.values()}
+    assert {r.attrs["type"] for r in lcpus.values()} == {"IFL"}
+    assert sources == {"smapi:System_Performance_Info_Query"}
+    assert type_notes(sources) == ("CPU types from SMAPI System_Performance_Info_Query.",)
+    assert sample.config is not None and sample.config["vm_level"] == "z/VM 7.1.0 SL 1801"
+    assert sample.config["machine_type"] == "2964"
+
+
 def test_no_active_guests(server: SmapiTestServer) -> None:
     for guest in server.guests.values():
         guest.logged_on = False
