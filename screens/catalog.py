@@ -268,7 +268,7 @@ class HeaderFacts:
 
     machine: str  # machine type, e.g. 8561
     system: str  # LPAR name, else the serial
-    level: str  # z/VM level, e.g. z/VM 7.2.0
+    level: str  # the hypervisor this Linux runs under: z/VM 7.2.0, KVM/Linux on z/VM 6.4.0
 
     @classmethod
     def of(cls, config: Mapping[str, str]) -> HeaderFacts:
@@ -276,13 +276,7 @@ class HeaderFacts:
         if level and not level.startswith("z/VM"):
             level = f"z/VM {level}"
         if not level:
-            # the innermost z/VM level this Linux runs under (VM00 may be a KVM guest)
-            programs = [
-                v
-                for k, v in sorted(config.items())
-                if k.startswith("vm") and k.endswith(".control_program")
-            ]
-            level = next((p for p in programs if p.startswith("z/VM")), "")
+            level = _hypervisors(config)
         return cls(
             machine=_first(config, "machine.type", "machine_type", "host.machine_type"),
             system=_first(
@@ -290,6 +284,21 @@ class HeaderFacts:
             ),
             level=level,
         )
+
+
+def _hypervisors(config: Mapping[str, str]) -> str:
+    """The hypervisor this Linux runs under (/proc/sysinfo's VM00), and the z/VM under it
+    where VM00 is another (a KVM guest in a z/VM guest: ``KVM/Linux on z/VM 6.4.0``, as
+    lscpu names VM00 the hypervisor); empty in an LPAR."""
+    programs = [
+        v
+        for k, v in sorted(config.items())
+        if k.startswith("vm") and k.endswith(".control_program")
+    ]
+    if not programs or programs[0].startswith("z/VM"):
+        return programs[0] if programs else ""
+    under = next((p for p in programs[1:] if p.startswith("z/VM")), "")
+    return f"{programs[0]} on {under}" if under else programs[0]
 
 
 def recorded_length_us(reader: Reader, screen: ScreenDef, node: str | None) -> int | None:
