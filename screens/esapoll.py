@@ -302,7 +302,7 @@ def operation_cost(d: C.CryptoDeltas, cpu: K.CpuTime | None) -> K.OperationCost:
 
 # --- the explanation ---------------------------------------------------------------------
 
-# seed 002 Table 1: on-demand NQ cut NSERV 80-95%; interrupts cut RSERV 42-61%
+# seed 002: on-demand NQ cut NSERV 80-95%; interrupts cut RSERV 42% (Table 3) to 61% (1-2)
 _INTERRUPT_LIKE_DQ = 1.05  # CP dequeues per operation at or below this: no CP DQ polling
 _POLLING_MATTERS_PCT = 25.0  # without the split: guest wait beyond CP worth naming
 

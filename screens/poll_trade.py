@@ -22,7 +22,10 @@ from esatui.screens.crypto_cost import OperationCost
 # showed as more CP busy per 1000 VNQ (Tables 1-2, ~46,700/s); below it (Table 3, 6,666/s)
 # CP used less. Between the two the direction is not published: 20,000/s splits them.
 HIGH_RATE_VNQ_S = 20_000.0
-RSERV_CUT = (0.42, 0.61)  # interrupts, Tables 3 and 1-2
+# interrupts against the baseline: RSERV -61.0% and -61.1% at ~46,700/s (Tables 1-2), -42.1%
+# at 6,666/s (Table 3); each goes with its rate's CP change
+RSERV_CUT_HIGH_RATE = 0.61
+RSERV_CUT_LOW_RATE = 0.42
 CP_MORE_INTERRUPTS = (0.49, 0.66)  # Tables 1-2
 CP_LESS_INTERRUPTS = 0.21  # Table 3
 NSERV_CUT = (0.94, 0.96)
@@ -121,12 +124,13 @@ def trade_off(
             f"Trade-off: PTF UM35974's on-demand NQ: NSERV −{_range(nserv, NSERV_CUT)} µs/op.",
         )
     if name == "RSERV" and facts.polling != "off":
-        rserv = st.rserv or 0.0
+        high = rate is not None and rate >= HIGH_RATE_VNQ_S
+        cut = (st.rserv or 0.0) * (RSERV_CUT_HIGH_RATE if high else RSERV_CUT_LOW_RATE)
         how = "SET CRYPTO POLLING OFF" if facts.ptf is not False else "PTF UM35974's interrupts"
         return fit(
-            f"Trade-off: {how} would cut RSERV {_range(rserv, RSERV_CUT)} µs/op for "
+            f"Trade-off: {how} would cut RSERV ~{cut:.0f} µs/op for "
             f"{_cp_change(cost, rate, CP_MORE_INTERRUPTS)}.",
-            f"Trade-off: {how}: RSERV −{_range(rserv, RSERV_CUT)} µs/op.",
+            f"Trade-off: {how}: RSERV −{cut:.0f} µs/op.",
         )
     total = cost.total_us_op
     spent = f" ({_cpu(total)} CPU/op)" if total is not None else ""
