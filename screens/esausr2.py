@@ -108,7 +108,10 @@ SCREEN = ScreenDef(
     kinds=(),
     columns=COLUMNS,
     build=_build,
-    needs="hypfs in a z/VM guest or SMAPI",
+    needs=(
+        "hypfs in a z/VM guest, or SMAPI's guest query "
+        "(System_Image_Performance_Query: collect warns when it fails)"
+    ),
     prefer=PREFER,
     row_columns=ROW_COLUMNS,
     streams=True,
