@@ -45,6 +45,16 @@ class DamagedData(Exception):
         super().__init__(f"{where} is damaged: {what} cannot be read; restore it from a backup")
 
 
+class NegativeCounter(ValueError):
+    """A counter's delta below 0 among the rows read, which no recorder writes (a reset
+    starts afresh, a wrap is taken modulo): shown, it would be a negative rate. A
+    ``ValueError``, so what reads it looks for the damage and names it
+    (:meth:`Queries.damage`)."""
+
+    def __init__(self, table: str) -> None:
+        super().__init__(f"a negative counter in {table}")
+
+
 # The times a screen can show (datetime's years 1 to 9999): a stored time outside them is
 # damage, as is an interval of no positive duration (the recorder never writes one).
 EARLIEST_US = -62_135_596_800_000_000
@@ -326,30 +336,36 @@ class Queries:
     def negative_counter(self) -> str | None:
         """A counter's delta below 0 in a kind's table, which no recorder writes (a reset
         starts afresh, a wrap is taken modulo): shown, it was a negative rate."""
-        present = set(self.kind_tables())
+        present = {*self.kind_tables(), *(t for x in TIERS for t in self.tier_tables(x))}
         for kind, fields in self.kind_fields().items():
-            table = table_name(kind)
-            stored = set(self.table_columns(table)) if table in present else set()
             counters = [
                 str(f["name"])
                 for f in fields
                 if isinstance(f, dict) and f.get("role") == Role.COUNTER.value
             ]
-            names = [_quoted(c) for c in counters if c in stored]
-            if not names:
-                continue
-            bad = self._conn.execute(
-                f"SELECT {', '.join(names)} FROM {_quoted(table)} "
-                f"WHERE {' OR '.join(f'{c} < 0' for c in names)} LIMIT 1"
-            ).fetchone()
-            if bad is not None:
-                column, value = next(
-                    (c, v) for c, v in zip(names, bad, strict=True) if v is not None and v < 0
-                )
-                return (
-                    f"a row of {table} holds a negative counter ({column.strip(chr(34))} {value})"
-                )
+            tables = (table_name(kind), *(rollup_table(kind, x) for x in TIERS))
+            for table in (t for t in tables if t in present):  # a rollup holds their sums
+                found = self._negative_in(table, counters)
+                if found is not None:
+                    return f"a row of {table} holds a negative counter ({found})"
         return None
+
+    def _negative_in(self, table: str, counters: Sequence[str]) -> str | None:
+        """The first of ``table``'s ``counters`` below 0, as "name value"."""
+        stored = set(self.table_columns(table))
+        names = [_quoted(c) for c in counters if c in stored]
+        if not names:
+            return None
+        bad = self._conn.execute(
+            f"SELECT {', '.join(names)} FROM {_quoted(table)} "
+            f"WHERE {' OR '.join(f'{c} < 0' for c in names)} LIMIT 1"
+        ).fetchone()
+        if bad is None:
+            return None
+        column, value = next(
+            (c, v) for c, v in zip(names, bad, strict=True) if v is not None and v < 0
+        )
+        return f"{column.strip(chr(34))} {value}"
 
     def table_columns(self, table: str) -> list[str]:
         return [row[1] for row in self._conn.execute(f"PRAGMA table_info({table})")]
@@ -658,16 +674,38 @@ class Queries:
         if not interval_ids or not self._has_table(table):
             return []
         select = ", ".join((*ROW_META, *columns))
+        counters = self.layout(kind).counters
         out: list[RawRow] = []
         ids = sorted(interval_ids)
         for start in range(0, len(ids), _CHUNK):
             chunk = ids[start : start + _CHUNK]
+            where = f"interval_id IN ({','.join('?' * len(chunk))})"
+            self._refuse_negative(f"{table} r WHERE {where}", table, counters, chunk)
             out += self._conn.execute(
-                f"SELECT {select} FROM {table} WHERE interval_id IN ({','.join('?' * len(chunk))})"
-                " ORDER BY interval_id, entity_id",
+                f"SELECT {select} FROM {table} WHERE {where} ORDER BY interval_id, entity_id",
                 chunk,
             ).fetchall()
         return out
+
+    def _refuse_negative(
+        self,
+        source: str,
+        table: str,
+        counters: Sequence[str],
+        params: Sequence[object] | Mapping[str, object],
+    ) -> None:
+        """Raise :class:`NegativeCounter` if a row of ``source`` (``<table> r ... WHERE
+        ...``, the rows about to be read) holds a counter below 0: SQLite looks, over rows
+        it has just read, for a few % of reading them, and no Python sees each value."""
+        if (
+            counters
+            and self._conn.execute(
+                f"SELECT 1 FROM {source} AND ({' OR '.join(f'r.{c} < 0' for c in counters)})"
+                " LIMIT 1",
+                params,
+            ).fetchone()
+        ):
+            raise NegativeCounter(table)
 
     def raw_row_at(
         self,
@@ -746,24 +784,23 @@ class Queries:
         duration: bool,
     ) -> tuple[str, list[object]]:
         """The ``SELECT`` of :meth:`entity_rows` (``entity_id``) or :meth:`every_entity_rows`
-        (``None``), and its parameters."""
+        (``None``), and its parameters, once the rows it reads hold no negative counter."""
         have = {*self.columns(kind), "flags", "hf_n"}  # a row's own flags and samples too
         picked = [f"r.{f}" if f in have else "NULL" for f in fields]
         every = entity_id is None
         head = ["i.end_us", *(["r.entity_id"] if every else [])]
         select = ", ".join([*head, *(["i.duration_us"] if duration else []), *picked])
-        sql = (
-            f"SELECT {select} FROM interval i JOIN {table_name(kind)} r ON r.interval_id = i.id"
-            " WHERE i.node_id = ? AND i.source = ?"
-        )
+        table = table_name(kind)
+        rows = f"interval i JOIN {table} r ON r.interval_id = i.id"
+        rows += " WHERE i.node_id = ? AND i.source = ?"
         params: list[object] = [node_id, source]
         if not every:
-            sql += " AND r.entity_id = ?"
+            rows += " AND r.entity_id = ?"
             params.append(entity_id)
-        sql += _ending_in("i.end_us", after_us, until_us, params) + " ORDER BY i.end_us"
-        if every:
-            sql += ", r.entity_id"  # the key's order: no sorting
-        return sql, params
+        rows += _ending_in("i.end_us", after_us, until_us, params)
+        self._refuse_negative(rows, table, self.layout(kind).counters, params)
+        order = " ORDER BY i.end_us" + (", r.entity_id" if every else "")  # the key's order
+        return f"SELECT {select} FROM {rows}{order}", params
 
     # --- entities and configuration ---------------------------------------------------
 
@@ -968,10 +1005,12 @@ class Queries:
             *(wn_column(g) for g in gauges),
             *(max_column(g) for g in gauges),
         ]
+        table = rollup_table(kind, "d")
+        days = "node_id = ? AND source = ? AND day_end_us > ? AND day_end_us <= ?"
+        params = (node_id, source, after_us, until_us)
+        self._refuse_negative(f"{table} r WHERE {days}", table, counters, params)
         return self._conn.execute(
-            f"SELECT {', '.join(select)} FROM {rollup_table(kind, 'd')} WHERE node_id = ?"
-            " AND source = ? AND day_end_us > ? AND day_end_us <= ?",
-            (node_id, source, after_us, until_us),
+            f"SELECT {', '.join(select)} FROM {table} WHERE {days}", params
         ).fetchall()
 
     def rollup_has(self, kind: str, columns: Sequence[str], tier: str = "h") -> bool:
@@ -1059,9 +1098,10 @@ class Queries:
             *(f"SUM({wn_column(g)})" for g in gauges),
             *(f"MAX({max_column(g)})" for g in gauges),
         ]
+        table = rollup_table(kind, run.tier)
+        self._refuse_negative(f"{table} r WHERE {_ends(run.tier)}", table, counters, run.params())
         return self._conn.execute(
-            f"SELECT {', '.join(select)} FROM {rollup_table(kind, run.tier)}"
-            f" WHERE {_ends(run.tier)}"
+            f"SELECT {', '.join(select)} FROM {table} WHERE {_ends(run.tier)}"
             " GROUP BY b, entity_id",
             run.params(),
         ).fetchall()
@@ -1084,10 +1124,11 @@ class Queries:
             *(f"SUM(r.{c})" for c in counters),
             *(f"MAX(r.{max_column(g)})" for g in gauges),
         ]
+        table = table_name(kind)
+        rows = f"{table} r JOIN interval i ON i.id = r.interval_id WHERE {_RAW}"
+        self._refuse_negative(rows, table, counters, run.params())
         return self._conn.execute(
-            f"SELECT {', '.join(select)} FROM {table_name(kind)} r"
-            f" JOIN interval i ON i.id = r.interval_id WHERE {_RAW} GROUP BY b, r.entity_id",
-            run.params(),
+            f"SELECT {', '.join(select)} FROM {rows} GROUP BY b, r.entity_id", run.params()
         ).fetchall()
 
     def kind_flags(self, kind: str, run: HourRun) -> list[tuple[int, int, int, int]]:

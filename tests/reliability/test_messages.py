@@ -96,6 +96,11 @@ def test_a_damaged_database_is_one_sentence_and_exit_1(
     [
         ("DROP TABLE k_cpu", "its k_cpu table is missing"),
         ("UPDATE k_cpu SET user_us = 'abc'", "a row of k_cpu cannot be read (user_us 'abc')"),
+        (  # shown, it was a negative rate
+            "UPDATE k_cpu SET user_us = -500000"
+            " WHERE interval_id = (SELECT max(interval_id) FROM k_cpu)",
+            "a row of k_cpu holds a negative counter (user_us -500000)",
+        ),
         ("UPDATE interval SET duration_us = 'x'", "interval 1 cannot be read ("),
         (
             "UPDATE interval SET end_us = 9223372036854775807"
@@ -123,6 +128,39 @@ def test_a_damaged_row_or_table_names_the_database_in_one_sentence(
     assert code == 1
     assert line.startswith(f"esatui: error: {recorded} is damaged: {says}")
     assert "restore it from a backup" in line
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "how"),
+    [
+        ("k_cpu", "interval_id", ()),
+        ("k_cpu", "interval_id", ("--interval-len", "5m")),  # summed by SQL from the rows
+        ("k_cpu", "interval_id", ("--interval-len", "5m", "--stats", "p99,max")),
+        ("h_cpu", "hour_end_us", ("--interval-len", "3h")),  # from the hourly rollup
+        ("q_cpu", "quarter_end_us", ("--interval-len", "15m")),  # quarters: 15-minute buckets
+    ],
+)
+def test_a_negative_counter_is_damage_in_every_way_of_reading(
+    table: str,
+    key: str,
+    how: tuple[str, ...],
+    db_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A counter below 0, which no recorder writes (docs/RELIABILITY.md), among the rows
+    read: before, ESALNXC showed user -0.8% (a negative rate), and a bucket's sum with it."""
+    host_recording(db_path, n_intervals=150)  # two and a half hours: rollups too
+    conn = sqlite3.connect(db_path)
+    conn.execute(f"UPDATE {table} SET user_us = -5 WHERE {key} = (SELECT min({key}) FROM {table})")
+    conn.commit()
+    conn.close()
+    code = main(["export", "ESALNXC", "--db", str(db_path), "--format", "csv", *how])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert err == (
+        f"esatui: error: {db_path} is damaged: a row of {table} holds a negative counter"
+        " (user_us -5); restore it from a backup\n"
+    )
 
 
 def test_a_truncated_database_is_one_sentence(
