@@ -227,3 +227,35 @@ def test_a_database_locked_past_the_timeout_is_no_damage() -> None:
     assert not may_be_damage(sqlite3.OperationalError("database table is locked: k_cpu"))
     assert may_be_damage(sqlite3.OperationalError("no such table: k_cpu"))
     assert may_be_damage(TypeError("unsupported operand type(s) for +: 'int' and 'str'"))
+
+
+def test_every_reader_of_an_entitys_rows_refuses_a_negative_counter(db_path: Path) -> None:
+    """The rows ``d``, ``--stats`` and graphs read an entity at a time, or every entity of a
+    kind as a stream: a negative counter among them is refused, wherever it is in the row."""
+    from esatui.db.reading import NegativeCounter, Queries
+
+    host_recording(db_path, n_intervals=5)
+    conn = sqlite3.connect(db_path)
+    entity = conn.execute("SELECT max(entity_id) FROM k_cpu").fetchone()[0]
+    node = conn.execute("SELECT id FROM node").fetchone()[0]
+    fields = ["user_us", "system_us", "steal_us"]
+    queries = Queries(conn)
+
+    def rows() -> list[object]:
+        one = queries.entity_rows("cpu", "host", node, entity, fields, None, None, duration=True)
+        every = list(queries.every_entity_rows("cpu", "host", node, fields, None, None))
+        return [*one, *every]
+
+    assert len(rows()) == 5 + 20
+    conn.execute(
+        "UPDATE k_cpu SET steal_us = -1 WHERE entity_id = ?"
+        " AND interval_id = (SELECT max(interval_id) FROM k_cpu)",
+        (entity,),
+    )
+    with pytest.raises(NegativeCounter, match="a negative counter in k_cpu"):
+        queries.entity_rows("cpu", "host", node, entity, fields, None, None, duration=True)
+    with pytest.raises(NegativeCounter):
+        list(queries.every_entity_rows("cpu", "host", node, fields, None, None))
+    # a field that is no counter is not looked at: the interval's own flags
+    assert queries.entity_rows("cpu", "host", node, entity, ["flags"], None, None)
+    conn.close()
