@@ -189,10 +189,24 @@ def source_options(
         smapi_guests=getattr(args, "smapi_guests", "*"),
         smapi_tls=getattr(args, "smapi_tls", False),
         smapi_ca=getattr(args, "smapi_ca", None),
-        monitor_layout=getattr(args, "monitor_layout", None),
+        monitor_layout=monitor_layout(args),
         progress=progress,
         interval_s=getattr(args, "interval", None),
     )
+
+
+def monitor_layout(args: argparse.Namespace) -> Path | None:
+    """``--monitor-layout``, read and checked whether or not a monitor source runs (a
+    mistyped file was ignored where none did, as ``--crypto-costs`` never is)."""
+    path: Path | None = getattr(args, "monitor_layout", None)
+    if path is not None:
+        from esatui.collectors.monitor.layoutfile import LayoutError, load_layout_file
+
+        try:
+            load_layout_file(path)
+        except LayoutError as exc:
+            raise UsageError(str(exc)) from None
+    return path
 
 
 def gauge_rate(args: argparse.Namespace) -> float:

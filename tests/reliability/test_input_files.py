@@ -71,14 +71,29 @@ def test_a_monwrite_import_of_a_device_is_refused_before_the_database(
     assert not list(tmp_path.glob("c.sqlite*"))
 
 
+@pytest.mark.parametrize("source", ["sim:mode-vm-day", "host"])
 @pytest.mark.parametrize("layout", ["/dev/zero", "fifo", "big"])
 def test_a_layout_file_that_is_no_small_file_is_refused_before_the_database(
-    layout: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    layout: str, source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """Refused whether or not a monitor source runs: with the host source alone a mistyped
+    or unusable file was ignored, exit 0 (an outside check)."""
     path = {"fifo": _fifo, "big": _big}.get(layout, lambda _: Path(layout))(tmp_path)
     db = tmp_path / "c.sqlite"
-    argv = ["collect", "--source", "sim:mode-vm-day", "--count", "1", "--db", str(db)]
+    argv = ["collect", "--source", source, "--count", "1", "--interval", "1", "--db", str(db)]
     assert main([*argv, "--monitor-layout", str(path)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith(f"esatui: error: {path} is ")
+    assert not list(tmp_path.glob("c.sqlite*"))
+
+
+def test_a_missing_layout_file_is_refused_with_the_host_source_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "c.sqlite"
+    missing = tmp_path / "layuots.json"
+    argv = ["collect", "--source", "host", "--count", "1", "--interval", "1", "--db", str(db)]
+    assert main([*argv, "--monitor-layout", str(missing)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"esatui: error: {missing}: cannot read: No such file or directory"]
     assert not list(tmp_path.glob("c.sqlite*"))
