@@ -20,7 +20,7 @@ processors 3,100 spins a second of 2.8 µs, 0.86% of one processor (seed 001's 8
 of 2.037 µs, 1.012%); at the 16-way's 1.96 times the rate on 16 processors 20,000 of 19.6 µs,
 39% (seed 001: 13,174/s of 24.989 µs, 32.92%). z/VM 4.4.0's scheduler lock improvement took
 that 16-way to 5.186% at 1.73 times its throughput (seed 001's Table 4): ``HOLD_US`` (0.211 µs)
-is the hold that gives 5.186% there, and the default, since every level the simulator plays
+gives 5.17% there, and is the default, since every level the simulator plays
 (z/VM 6.3 and later) has the improvement. The spinning is CP's own time (``syst``), taken
 from the processors' wait, spread over them evenly; the model has no other lock, so D0R23's
 other entries get fixed small shares of it.
@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 HOLD_US_430 = 0.72  # z/VM 4.3.0's scheduler lock: seed 001's 8-way and 16-way
-HOLD_US = 0.211  # z/VM 4.4.0 and later: seed 001's 16-way at 5.186% after the improvement
+HOLD_US = 0.211  # z/VM 4.4.0 and later: seed 001's 16-way after the improvement (5.186%)
 BOUNCE = 0.14
 QUEUE = 2.0
 MAX_BUSY = 0.95  # past this the lock is a queue, not a spin: the model stops there
