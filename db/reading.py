@@ -106,6 +106,11 @@ def _ending_in(
     return sql
 
 
+def _below_zero(columns: Iterable[str]) -> str:
+    """The SQL condition that one of ``columns`` is below 0."""
+    return " OR ".join(f"{c} < 0" for c in columns)
+
+
 class IntervalInfo(NamedTuple):
     """A recorded interval. A tuple: a slot reading makes one for every interval of every
     source it places (a frozen dataclass's ``__init__`` cost three times as much)."""
@@ -359,8 +364,7 @@ class Queries:
         if not names:
             return None
         bad = self._conn.execute(
-            f"SELECT {', '.join(names)} FROM {_quoted(table)} "
-            f"WHERE {' OR '.join(f'{c} < 0' for c in names)} LIMIT 1"
+            f"SELECT {', '.join(names)} FROM {_quoted(table)} WHERE {_below_zero(names)} LIMIT 1"
         ).fetchone()
         if bad is None:
             return None
@@ -697,13 +701,12 @@ class Queries:
         params: Sequence[object] | Mapping[str, object],
     ) -> None:
         """Raise :class:`NegativeCounter` if a row of ``source`` (``<table> r ... WHERE
-        ...``, the rows about to be read) holds a counter below 0: SQLite looks, over rows
-        it has just read, for a few % of reading them, and no Python sees each value."""
+        ...``, the rows about to be read) holds a counter below 0: SQLite looks over those
+        rows for a few % of reading them, and no Python sees each value."""
         if (
             counters
             and self._conn.execute(
-                f"SELECT 1 FROM {source} AND ({' OR '.join(f'r.{c} < 0' for c in counters)})"
-                " LIMIT 1",
+                f"SELECT 1 FROM {source} AND ({_below_zero(f'r.{c}' for c in counters)}) LIMIT 1",
                 params,
             ).fetchone()
         ):
@@ -726,6 +729,11 @@ class Queries:
             " WHERE i.node_id = ? AND i.source = ? AND i.end_us = ? AND r.entity_id = ?",
             (node_id, source, end_us, entity_id),
         ).fetchone()
+        if row is None:
+            return None
+        counters = set(self.layout(kind).counters)
+        at = [len(ROW_META) + i for i, c in enumerate(columns) if c in counters]
+        self._no_negative([row], kind, at)
         return row
 
     def entity_rows(

@@ -187,7 +187,7 @@ class MonitorCommands(Provider):
 _READING_ERRORS = (sqlite3.Error, DamagedData, TypeError, ValueError, ArithmeticError)
 LOAD_GROUP = "load"  # the workers that read the database and build screen models
 RECORDER_CLOSE_S = 10.0  # how long letting go of the database waits for the recorder
-ROWS_BELOW_NOTES = 8  # a screen's notes give way to this many rows of its table (40 columns)
+ROWS_BELOW_NOTES = 8  # a screen's notes give way to this many rows of its table (narrow windows)
 
 # The actions the command palette offers: name, what it does (its key), the action.
 ACTIONS = (

@@ -256,6 +256,11 @@ def test_every_reader_of_an_entitys_rows_refuses_a_negative_counter(db_path: Pat
         queries.entity_rows("cpu", "host", node, entity, fields, None, None, duration=True)
     with pytest.raises(NegativeCounter):
         list(queries.every_entity_rows("cpu", "host", node, fields, None, None))
+    end = conn.execute(
+        "SELECT end_us FROM interval WHERE id = (SELECT max(interval_id) FROM k_cpu)"
+    )
+    with pytest.raises(NegativeCounter):  # a bucket's single row, read as recorded
+        queries.raw_row_at("cpu", node, "host", end.fetchone()[0], entity, fields)
     # a field that is no counter is not looked at: the interval's own flags
     assert queries.entity_rows("cpu", "host", node, entity, ["flags"], None, None)
     conn.close()
