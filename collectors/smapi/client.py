@@ -88,6 +88,7 @@ class SmapiClient:
         retry_delays: Sequence[float] = (0.5, 1.0, 2.0),
         max_output: int = MAX_OUTPUT,
         sleep: Callable[[float], None] = time.sleep,
+        on_retry: Callable[[str], None] | None = None,
     ) -> None:
         self.transport = transport
         self.userid = userid
@@ -98,6 +99,7 @@ class SmapiClient:
         self.retry_delays = tuple(retry_delays) or (0.0,)
         self.max_output = max_output
         self._sleep = sleep
+        self.on_retry = on_retry  # told why, before each wait to try again
         self.calls = 0  # connections made, for the source's ``reads``
 
     def __repr__(self) -> str:
@@ -110,13 +112,20 @@ class SmapiClient:
         while True:
             try:
                 response = self._call_once(function, target, body, params)
-            except SmapiConnectionRefused:
+            except SmapiConnectionRefused as refused:
                 if attempt >= self.retries:
                     raise
+                reason = str(refused)
             else:
                 if not response.outcome.reissue or attempt >= self.retries:
                     return response
-            self._sleep(self.retry_delays[min(attempt, len(self.retry_delays) - 1)])
+                reason = f"{function} answered rc {response.rc} rs {response.rs} "
+                reason += f"({response.outcome.meaning})"
+            delay = self.retry_delays[min(attempt, len(self.retry_delays) - 1)]
+            if self.on_retry is not None:
+                left = self.retries - attempt
+                self.on_retry(f"{reason}: trying again in {delay:g} s ({left} more at most)")
+            self._sleep(delay)
             attempt += 1
 
     def _call_once(

@@ -54,6 +54,7 @@ from esatui.collectors.smapi.transport import (
 SOURCE_NAME = "smapi"
 IUCV_TARGET = "MAINT"  # what zthin's smcli names as target over IUCV
 DETAILED_CPU = "DETAILED_CPU=SHOW=YES"
+RETRY = "retry"  # the warning key of a call being tried again
 
 # Sample.config keys (docs/SMAPI.md): the machine line of every screen header.
 CONFIG_KEYS = (
@@ -218,6 +219,7 @@ class SmapiSource:
         self.guests = guests or GuestSelection()
         self.ctx = ctx or SourceContext()
         self._warn = Warnings(self.ctx.warn, self.name)
+        client.on_retry = self._retrying
         self.system_refresh_s = system_refresh_s
         self._clock = clock or (lambda: self.ctx.clock.mono_ns() / 1e9)
         self._system: SystemInfo | None = None
@@ -245,6 +247,7 @@ class SmapiSource:
         self._refresh_system()
         readings = self._lcpus()
         guest_readings = self._guests()
+        self._warn.clear(RETRY)
         time_us, mono_ns = self.ctx.clock.time_us(), self.ctx.clock.mono_ns()
         return Sample(
             source=self.name,
@@ -262,6 +265,11 @@ class SmapiSource:
 
     def close(self) -> None:
         """Nothing to release: every SMAPI request has its own connection."""
+
+    def _retrying(self, why: str) -> None:
+        """Said at the first retry of a sample: a retried call can outlast the recorder's
+        deadline, whose own message would not say why."""
+        self._warn(why, key=RETRY)
 
     # --- the parts of a sample -------------------------------------------------------------
 

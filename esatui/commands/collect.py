@@ -129,31 +129,30 @@ def recorded_summary(intervals: int, written: int, sources: list[str]) -> str:
 
 
 def why(source: object, said: LastWords) -> str:
-    """Why a source recorded nothing: its last warning (the one before the recorder's
-    "still sampling" where it said one: a refused connection, retried), else what its
-    import read."""
-    from esatui.sampling.recorder import STILL_SAMPLING
-
+    """Why a source recorded nothing: its own last warning (a refused connection, retried)
+    and the recorder's after it (late, still sampling), else what its import read."""
     name: str = getattr(source, "name", "?")
-    if name in said.last:
-        if said.last[name] == STILL_SAMPLING and name in said.before:
-            return f"{said.before[name]}; {STILL_SAMPLING}"
-        return said.last[name]
+    if name in said.tail:
+        return "; ".join(said.tail[name])
     report = getattr(source, "import_summary", None)
     return str(report()) if callable(report) else "no interval ended"
 
 
 class LastWords:
-    """The warning line, remembering each source's last word (for the final error)."""
+    """The warning line, remembering what was last said of each source: its own last word
+    and the recorder's words after it (for the final error)."""
 
     def __init__(self) -> None:
-        self.last: dict[str, str] = {}
-        self.before: dict[str, str] = {}  # the word before the last
+        self.tail: dict[str, list[str]] = {}
 
     def __call__(self, message: str) -> None:
+        from esatui.sampling.recorder import recorders_word
+
         name, sep, rest = message.partition(": ")
         if sep:
-            if name in self.last:
-                self.before[name] = self.last[name]
-            self.last[name] = rest
+            tail = self.tail.setdefault(name, [])
+            if not recorders_word(rest):
+                tail.clear()
+            if rest not in tail:
+                tail.append(rest)
         warn(message)

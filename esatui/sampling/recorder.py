@@ -52,9 +52,16 @@ OnInterval = Callable[[Interval], None]
 SELF_SOURCE = "esatui"
 # said of a source whose call was under way at the end: not why it recorded nothing
 STILL_SAMPLING = "still sampling at the end; not waited for"
+OVERDUE = "no sample within"  # how a pass's deadline missed is said: the source's why is elsewhere
 # Config keys that name the system a source reads: this Linux (host) or the z/VM system
 # (monitor); the first one a sample carries names the node of the whole recording.
 NODE_KEYS = ("node", "system_name")
+
+
+def recorders_word(message: str) -> bool:
+    """Whether ``message``, said of a source, is the recorder's (its call late or under way
+    at the end) rather than the source's own."""
+    return message == STILL_SAMPLING or message.startswith(OVERDUE)
 
 
 DEADLINE_SHARE = 0.5  # of the interval (of the --hf period for gauges) a pass waits
@@ -319,7 +326,7 @@ class Recorder:
     def _overdue(self, name: str) -> None:
         self.stats.overdue += 1
         self._late[name](
-            f"no sample within {self._interval_s * DEADLINE_SHARE:g} s (half the interval): "
+            f"{OVERDUE} {self._interval_s * DEADLINE_SHARE:g} s (half the interval): "
             "skipped; the other sources' intervals close on time, and its late answer "
             "closes its next one",
             key="late",

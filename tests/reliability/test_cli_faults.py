@@ -93,6 +93,26 @@ def test_a_smapi_server_that_never_answers_holds_nothing_up(
     record_figure(f"SMAPI {kind}", "2 of 2 host intervals on time, exit 1")
 
 
+@pytest.mark.slow
+def test_a_refused_smapi_connection_is_said_at_its_first_retry(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: the retries (0.5, 1 and 2 s) outlasted a 1-second interval, and the run said
+    only that no sample came within 0.5 s, and that nothing was recorded for that reason."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]  # bound, never listening: connections are refused
+        monkeypatch.setenv("ESATUI_SMAPI_PASSWORD", "secret")
+        args = ["collect", "--db", str(db_path), "--interval", "1", "--count", "1",
+                "--source", "host", "--source", f"smapi:127.0.0.1:{port}",
+                "--smapi-user", "ESATUI"]  # fmt: skip
+        assert main(args) == 1
+    err = capsys.readouterr().err.splitlines()
+    refused = f"SMAPI server 127.0.0.1:{port} refused the connection"
+    assert f"esatui: smapi: {refused}: trying again in 0.5 s (3 more at most)" in err
+    assert err[-1].startswith(f"esatui: error: nothing was recorded from smapi ({refused}")
+
+
 def test_the_password_in_clear_text_to_another_host_is_said_once() -> None:
     said: list[str] = []
     ctx = SourceContext(warn=said.append)

@@ -127,6 +127,28 @@ def test_reissue_is_retried_a_bounded_number_of_times(server: SmapiTestServer) -
     assert response.outcome.reissue
 
 
+def test_each_retry_is_told_why_before_its_wait(server: SmapiTestServer) -> None:
+    told: list[str] = []
+    server.misbehave(Misbehave.REISSUE)
+    client = _client(server.port, retries=2, retry_delays=(0.1, 0.2), sleep=lambda _: None)
+    client.on_retry = told.append
+    assert client.call("Image_CPU_Query", "LINUX01").check().output.get("number_cpus") == 2
+    assert told == [
+        "Image_CPU_Query answered rc 900 rs 99 (server busy or restarting: reissue the "
+        "request): trying again in 0.1 s (2 more at most)"
+    ]
+    told.clear()
+    refused = _client(_free_port(), retries=2, retry_delays=(0.5, 1.0), sleep=lambda _: None)
+    refused.on_retry = told.append
+    with pytest.raises(SmapiConnectionRefused):
+        refused.call("Image_CPU_Query", "LINUX01")
+    assert [line.split(": ", 1)[1] for line in told] == [
+        "trying again in 0.5 s (2 more at most)",
+        "trying again in 1 s (1 more at most)",
+    ]
+    assert all("refused the connection" in line for line in told)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
