@@ -24,7 +24,13 @@ from esatui.db.slots import Slot
 from esatui.screens.catalog import Built, Context, Query, Reads, ScreenDef
 from esatui.screens.common import TIME, interval_row, per_second
 from esatui.screens.crypto_costs import CostTable, default_table
-from esatui.screens.esacpuu import LCPU_ONE_SOURCE, LCPU_READS, own_processors
+from esatui.screens.esacpuu import (
+    LCPU_ONE_SOURCE,
+    LCPU_READS,
+    core_of,
+    own_processors,
+    thread_bits,
+)
 from esatui.screens.esacpuu import PREFER as LCPU_PREFER
 from esatui.screens.esacrypa import (
     CRYPTO_AP,
@@ -179,24 +185,37 @@ def function_work(slot: Slot) -> tuple[list[FunctionWork], int]:
 
 @dataclass(frozen=True)
 class Lpar:
-    """The LPAR's processors of the type the software would run on."""
+    """The LPAR's processors of the type the software would run on: its cores, and with
+    multithreading the threads the monitor recorded of them (0 without)."""
 
     cpu_type: str
     count: int
+    threads: int = 0
 
 
 def lpar_processors(slot: Slot, config: Mapping[str, str], table: CostTable) -> Lpar | None:
-    """The table's processor type if the LPAR has it, else its most numerous type."""
+    """The table's processor type if the LPAR has it, else its most numerous type.
+
+    The monitor's D0R2 is written per thread; hypfs, SMAPI and vmcp give cores. A table's
+    milliseconds are a whole processor's (the built-in ones are of a z12, which has no
+    multithreading), so the LPAR is counted in cores whichever source recorded it."""
     cpus = slot.get(LCPU_READS.kind, LCPU_PREFER)
     if cpus is None or not cpus.rows:
         return None
-    types = Counter(e.attrs.get("type", "") for e in own_processors(cpus, config))
-    types.pop("", None)
-    if not types:
+    bits = thread_bits(config) if cpus.source == "monitor" else 0
+    threads: dict[str, int] = Counter()
+    cores: dict[str, set[object]] = {}
+    for entity in own_processors(cpus, config):
+        cpu_type = entity.attrs.get("type", "")
+        if cpu_type:
+            threads[cpu_type] += 1
+            cores.setdefault(cpu_type, set()).add(core_of(entity, bits) if bits else entity.key)
+    if not cores:
         return None
     wanted = table.cpu_type.upper()
-    chosen = wanted if wanted in types else types.most_common(1)[0][0]
-    return Lpar(chosen, types[chosen])
+    chosen = wanted if wanted in cores else max(cores, key=lambda t: len(cores[t]))
+    count = len(cores[chosen])
+    return Lpar(chosen, count, threads[chosen] if threads[chosen] != count else 0)
 
 
 def economics(
@@ -306,6 +325,12 @@ def _notes(table: CostTable, unpriced: frozenset[str], lpar: Lpar | None) -> tup
             f"CPUs and %LPAR in {lpar.cpu_type}s, this LPAR has {lpar.count}; "
             "adapter figures count every partition sharing the cards."
         )
+        if lpar.threads:
+            notes.append(
+                f"Multithreading: the {lpar.count} are cores ({lpar.threads} threads), since "
+                "the table's figures are a whole processor's; provisional: no source prices "
+                "software crypto per thread."
+            )
     else:
         notes.append("Adapter figures count every partition sharing the cards.")
     return tuple(notes)

@@ -163,6 +163,25 @@ def test_the_saving_in_the_lpars_processors(
     assert "CPUs and %LPAR in IFLs, this LPAR has 2" in doc["notes"][-1]
 
 
+def test_with_multithreading_the_saving_counts_cores(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The same LPAR with SMT-2: the monitor records four IFL threads of two cores. Before,
+    the saving was over the four threads (half the figure hypfs' cores gave)."""
+    from tests.sim.recorded import sim
+
+    db = tmp_path / "smt.sqlite"
+    start = ("--start", "2026-01-05T09:00Z", "--set", "smt=true")
+    sim(capsys, db, "--scenario", "mode-vm-day", *start, duration="3m")
+    doc = _export(capsys, db)
+    crt = next(r for r in doc["rows"] if r["function"] == "RSA 2048 CRT")
+    assert crt["saved_pct"] == pytest.approx(crt["sw_cpu_pct"] / 2, abs=0.01)
+    notes = doc["notes"]
+    assert "CPUs and %LPAR in IFLs, this LPAR has 2" in notes[-2]
+    assert notes[-1].startswith("Multithreading: the 2 are cores (4 threads)")
+    assert "provisional" in notes[-1]
+
+
 def test_replay_refuses_a_bad_table_before_the_app_starts(
     seed000_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
