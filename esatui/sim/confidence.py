@@ -18,6 +18,7 @@ from functools import cache
 from importlib import resources
 from typing import Literal
 
+from esatui.sim.locks import HOLD_US, HOLD_US_430
 from esatui.sim.params import SimParams, parse_lpar_cpus
 
 Standing = Literal["inside", "near", "outside"]
@@ -92,6 +93,13 @@ def _checks(p: SimParams) -> list[tuple[Standing, str]]:
         add("near", f"profile {p.profile} (published: steady runs)")
     if p.vse_guests:
         add("near", f"{p.vse_guests} z/VSE guests (published: Linux guests only)")
+    hold = _numeric(p.lock_hold_us, (HOLD_US, HOLD_US), (0.0, HOLD_US_430))
+    held = "; a busier lock spins more but never slows the operations" if hold == "outside" else ""
+    add(
+        hold,
+        f"lock_hold_us {p.lock_hold_us:g} (seed 001: {HOLD_US:g} since z/VM 4.4.0, "
+        f"{HOLD_US_430:g} before{held})",
+    )
     return out
 
 
