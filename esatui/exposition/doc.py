@@ -44,7 +44,8 @@ ESACRYQ panels; README "Many systems" shows them at work.
 - Values a source could not read are absent, never 0. A series appears with the first
   interval that has its value: the delta of that first interval is in the counter but not in
   Prometheus's `increase()` (which needs two samples), as for any new counter. An entity that
-  leaves its source's interval (a guest logged off, a card gone) leaves the exposition.
+  leaves its source's interval (a guest logged off, a card gone) leaves the exposition;
+  back (a CPU set online again), its counters go on from where they were.
 - Labels: every series carries the target labels `node` (as recorded: `--node`, else the
   VM00 or host name), `lpar` and `zvm_system` (empty until a source names them: the LPAR from
   /proc/sysinfo, SMAPI, the monitor or hypfs; the z/VM system from the monitor). Kinds that several

@@ -6,10 +6,11 @@ its interval deltas since the exporter started, so PromQL's ``increase()`` over 
 the sum of the deltas esatui recorded in it, and ``rate()`` is what esatui's screens show;
 a reset esatui saw is already a delta (never negative), so the series only grows. A gauge's
 series is its average over the latest interval. An entity that leaves its source's interval
-leaves the exposition. The recorder's part is one append of the (immutable) interval to a
-queue: the intervals are added to the series by whoever shows them next (a scrape, the
-textfile, or the exposition's own thread after each pass), under a lock the recorder never
-takes, so a scrape never blocks the recorder and the recorder never waits for a scrape.
+leaves the exposition (back, its counters go on from its totals). The recorder's part is
+one append of the (immutable) interval to a queue: the intervals are added to the series by
+whoever shows them next (a scrape, the textfile, or the exposition's own thread after each
+pass), under a lock the recorder never takes, so a scrape never blocks the recorder and the
+recorder never waits for a scrape.
 
 An entity keeps its running totals and its labels from interval to interval: adding an
 interval touches each of its values once, and labels are made again only when the entity's
@@ -249,6 +250,9 @@ class Exporter:
         self._routes = _kind_routes(self.families)
         self._pending: deque[Interval] = deque()
         self._entities: dict[str, dict[tuple[str, str], _Entity]] = {}  # per source
+        # entities that left their source's interval, kept for their totals: one that comes
+        # back goes on from them, so a range over its leaving and return is its deltas
+        self._gone: dict[str, dict[tuple[str, str], _Entity]] = {}  # per source
         self._config: dict[str, str] = {}  # every source's facts, the latest of each key
         self._configs: dict[str, dict[str, str]] = {}  # each source's latest facts
         self._measured: dict[str, int] = {}  # each source's intervals' durations, summed (µs)
@@ -285,9 +289,15 @@ class Exporter:
             )
             if source == PASS_SOURCE:
                 self._pass_end_us = interval.end_us
-            self._entities[source] = self._add_rows(
-                interval.rows, source, self._entities.get(source, {}), interval.duration_us
+            previous = self._entities.get(source, {})
+            gone = self._gone.setdefault(source, {})
+            current = self._add_rows(
+                interval.rows, source, {**gone, **previous}, interval.duration_us
             )
+            for key in current.keys() & gone.keys():
+                del gone[key]
+            gone.update((key, e) for key, e in previous.items() if key not in current)
+            self._entities[source] = current
 
     def _add_rows(
         self,

@@ -11,7 +11,9 @@ total through t, and nothing of the next interval. With a scrape at least that o
 half interval: contrib/prometheus.yml) a span's counters are exactly the deltas the node
 recorded, as its SQLite export shows them; a decrease (the recorder restarted) counts as
 the value after it, as the interval builder counts a reset. Gauges are the series at
-t + D (one interval) or their average and maximum over the bucket's scrapes (a bucket).
+t + D (one interval) or their average and maximum over the scrapes of the bucket's own
+intervals (a bucket: not the first scrapes after its start, which still show the previous
+bucket's last interval).
 An entity's attributes are its series' labels, its state those of its info family's
 series at t + D (a bucket: at its end, as the database takes its newest row's).
 These are range queries at the span's length, one per metric family a screen reads;
@@ -62,6 +64,15 @@ class _Plan:
     step: float  # span length (s)
     delay: float  # D (s): how long after a span's end its counters are read
     node: str
+    interval: float  # the node's recorder interval (s)
+
+    @property
+    def bucket_range(self) -> str:
+        """The range, read at a bucket's end + D, of the scrapes of the bucket's own
+        intervals: those from half the lead (interval - D) after its first interval ended.
+        Before that a scrape still shows the previous bucket's last interval."""
+        lead = self.interval - self.delay
+        return _duration(self.step - 1.5 * lead)
 
 
 @dataclass(frozen=True)
@@ -184,7 +195,7 @@ class PrometheusReader:
         assert timeline.node is not None
         interval = self.interval_s(timeline.node)
         step = interval if timeline.length_us is None else timeline.length_us / 1e6
-        return _Plan(step, _delay(interval), timeline.node)
+        return _Plan(step, _delay(interval), timeline.node, interval)
 
     def _last_data_s(self, node: str) -> float | None:
         found = self._instant(
@@ -401,7 +412,7 @@ class PrometheusReader:
                     yield labels, [(t, round(d * per / times), None) for t, d in deltas]
             return
         if bucketed:
-            step = _duration(plan.step)
+            step = plan.bucket_range
             over = "max_over_time" if family.maximum else "avg_over_time"
             averages = self._range(
                 _merged(f"{over}({selector}[{step}])"),
@@ -447,7 +458,7 @@ class PrometheusReader:
         attributes of an entity's newest row."""
         queries = [_merged(selector)]
         if bucketed:
-            queries.insert(0, _merged(f"last_over_time({selector}[{_duration(plan.step)}])"))
+            queries.insert(0, _merged(f"last_over_time({selector}[{plan.bucket_range}])"))
         for expr in queries:
             for named, points in self._range(
                 expr, first + plan.delay, last + plan.delay, plan.step

@@ -582,3 +582,17 @@ def test_a_measurement_block_keeps_its_series_through_a_mode_change() -> None:
     assert busy == [15.0]  # 30 raw units of 0.5 s
     modes = [dict(k[1])["mode"] for k in samples if k[0] == "esatui_crypto_ap_info"]
     assert modes == ["cca"]
+
+
+def test_an_entity_that_comes_back_goes_on_from_its_totals() -> None:
+    """A CPU set offline and online again: its counters go on from where they were, so
+    a range over its absence (a bucket read from Prometheus) is the deltas recorded in it,
+    not the new total less the old one."""
+    exporter = Exporter()
+    exporter.interval(interval(60, cpu_row(None, None, Flag.NEW)))
+    exporter.interval(interval(120, cpu_row(5_000_000, 0)))
+    exporter.interval(interval(180))  # offline
+    assert cpu_key("user") not in exposed(exporter)
+    exporter.interval(interval(240, cpu_row(None, None, Flag.NEW)))
+    exporter.interval(interval(300, cpu_row(1_000_000, 0)))
+    assert exposed(exporter)[cpu_key("user")] == 6.0
