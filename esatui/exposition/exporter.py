@@ -291,12 +291,12 @@ class Exporter:
                 self._pass_end_us = interval.end_us
             previous = self._entities.get(source, {})
             gone = self._gone.setdefault(source, {})
-            current = self._add_rows(
-                interval.rows, source, {**gone, **previous}, interval.duration_us
-            )
+            known = {**gone, **previous} if gone else previous  # usually none are gone
+            current = self._add_rows(interval.rows, source, known, interval.duration_us)
             for key in current.keys() & gone.keys():
                 del gone[key]
-            gone.update((key, e) for key, e in previous.items() if key not in current)
+            for key in previous.keys() - current.keys():
+                gone[key] = previous[key]
             self._entities[source] = current
 
     def _add_rows(
