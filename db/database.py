@@ -55,6 +55,7 @@ def database_files(path: Path) -> tuple[Path, ...]:
 
 
 SHARING = "docs/RELIABILITY.md, 'Sharing a recording'"
+NOT_UTF8 = "it holds text that is not UTF-8"
 
 
 class StoreError(Exception):
@@ -110,6 +111,11 @@ def connect(
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise _unusable(path, exc, readonly) from None
+    except UnicodeDecodeError:
+        # SQLite's own message on a malformed schema quotes the damaged bytes, which
+        # Python cannot decode: the message is lost, the damage is not
+        conn.close()
+        raise StoreError(f"{path} is not a usable esatui database ({NOT_UTF8})") from None
     except StoreError:
         conn.close()
         raise
@@ -266,12 +272,24 @@ def damage_at(path: Path) -> str | None:
     except StoreError:
         return None  # what is wrong with the file is said where it is opened
     try:
-        what = Queries(conn).damage()
+        what = Queries(conn).damage() or _malformed(conn)
     except sqlite3.DatabaseError as exc:
         what = _plain(str(exc))
+    except UnicodeDecodeError:
+        what = NOT_UTF8
     finally:
         conn.close()
     return None if what is None else damaged(path, what)
+
+
+def _malformed(conn: sqlite3.Connection) -> str | None:
+    """SQLite's own check, where the tables' rows hold nothing no recorder writes: a
+    damaged index (a copy cut short, a disk's error) is read only by the queries that use
+    it, which then fail with no word of which database. As the look at every row before
+    it, it reads the whole file, once, after a failure."""
+    found = conn.execute("PRAGMA quick_check(1)").fetchone()
+    said = "ok" if found is None else str(found[0]).removeprefix("*** in database main ***")
+    return None if said == "ok" else f"SQLite's check finds it malformed ({_plain(said)})"
 
 
 def _plain(text: str) -> str:

@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = "--debug" in argv
     args: argparse.Namespace | None = None
     try:
-        args = parser.parse_args(argv)
+        args = _parsed(parser, argv)
         run: Callable[[argparse.Namespace], int] = args.run
         code = run(args)
         sys.stdout.flush()  # a report that cannot be written fails here, not at exit
@@ -66,6 +66,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         said = damage_said(args, exc) or _one_line(exc)
         print(f"esatui: error: {said}", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _parsed(parser: argparse.ArgumentParser, argv: Sequence[str]) -> argparse.Namespace:
+    """The arguments; ``--help`` and ``--version`` print and exit here, so what they
+    printed is flushed here too: standard output full or closed is then said in one line
+    (exit 1), not lost at the interpreter's exit (exit 0, or 120 with a traceback)."""
+    try:
+        return parser.parse_args(argv)
+    except SystemExit:
+        sys.stdout.flush()
+        raise
 
 
 def _usage_errors() -> tuple[type[Exception], ...]:

@@ -22,7 +22,10 @@ import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
+
+if TYPE_CHECKING:
+    from esatui.commands.common import SignalScope
 
 
 class OutputError(Exception):
@@ -122,6 +125,21 @@ def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
     if not directory.is_dir():
         raise OutputError(f"cannot write {path}: directory {directory} does not exist")
     mode = _mode_for(path)
+    # a kill or a closed terminal (SIGTERM, SIGHUP) would end the process as it stands,
+    # leaving the half-written temporary file beside the target: they unwind as ^C does
+    from esatui.commands.common import Interrupted, raise_on_signals
+
+    try:
+        with raise_on_signals() as signals:
+            _write_renamed(path, write, mode, signals)
+    except Interrupted as stopped:
+        raise OutputError(f"{path} not written: {stopped}") from None
+
+
+def _write_renamed(
+    path: Path, write: Callable[[TextIO], object], mode: int, signals: SignalScope
+) -> None:
+    directory = path.parent
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".esatui-tmp", dir=directory)
     except OSError as exc:
@@ -134,6 +152,7 @@ def _replace(path: Path, write: Callable[[TextIO], object]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             os.fchmod(out.fileno(), mode)
             write(out)
+        signals.hold()  # written whole: the rename is done whatever comes now
         Path(tmp).replace(path)
     except OSError as exc:
         raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None

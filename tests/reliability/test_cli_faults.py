@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -308,6 +310,46 @@ def test_a_report_keeps_the_mode_of_the_file_it_replaces(recorded: Path, tmp_pat
     report.chmod(0o640)
     assert _export(recorded, report) == 0
     assert report.stat().st_mode & 0o777 == 0o640
+
+
+INTERRUPTED_WRITE = """
+import os, signal, sys
+from pathlib import Path
+from esatui.commands.output import OutputError, write_report_with
+
+def write(out):
+    out.write("half a report\\n")
+    out.flush()
+    os.kill(os.getpid(), signal.Signals[sys.argv[2]])
+    out.write("the rest\\n")
+
+try:
+    write_report_with(Path(sys.argv[1]), write)
+except OutputError as exc:
+    print(exc)
+"""
+
+
+@pytest.mark.parametrize("signal_name", ["SIGTERM", "SIGHUP", "SIGINT"])
+def test_a_report_a_signal_interrupts_leaves_no_temporary_file(
+    signal_name: str, tmp_path: Path
+) -> None:
+    """Before: SIGTERM or SIGHUP (a kill, the terminal closed) during ``--output`` ended the
+    process as it stood, leaving the half-written ``.NAME.XXXX.esatui-tmp`` beside the
+    report. Run in a process of its own: without the fix the signal kills it."""
+    report = tmp_path / "report.txt"
+    report.write_text("the last report\n")
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WRITE, str(report), signal_name],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout == f"{report} not written: interrupted by {signal_name}\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.txt"]
+    assert report.read_text() == "the last report\n"
 
 
 @pytest.mark.parametrize("command", [["live", "--no-record"], ["replay"], ["demo"]])

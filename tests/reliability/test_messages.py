@@ -175,6 +175,54 @@ def test_a_truncated_database_is_one_sentence(
     assert code == 1 and "not a usable esatui database" in line
 
 
+def _zero_page_of(db: Path, name: str) -> None:
+    """The b-tree root page of the index ``name`` overwritten with zeros, as a disk's error
+    or a copy's hole leaves it; the tables' rows are untouched."""
+    conn = sqlite3.connect(db)
+    (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = ?", (name,)).fetchone()
+    (size,) = conn.execute("PRAGMA page_size").fetchone()
+    conn.close()
+    with db.open("r+b") as f:
+        f.seek((root - 1) * size)
+        f.write(bytes(size))
+
+
+@pytest.mark.parametrize("index", ["interval_by_end", "interval_by_source"])
+def test_a_damaged_index_names_the_database(
+    index: str, recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: 'esatui: error: database disk image is malformed', naming no database (the
+    look at the tables' rows found nothing; only the index the export's query used was)."""
+    _zero_page_of(recorded, index)
+    code = main(["export", "ESALNXC", "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 1
+    assert line.startswith(f"esatui: error: {recorded} is damaged: SQLite's check finds it")
+    assert "restore it from a backup" in line and "***" not in line
+
+
+@pytest.mark.parametrize("command", [["export", "ESALNXC"], ["db", "info"], ["replay"]])
+def test_schema_text_that_is_not_utf8_is_one_sentence(
+    command: list[str], recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Before: a traceback (UnicodeDecodeError): SQLite's message on the malformed schema
+    quotes its bytes, and the look for damage after the failure opened it again."""
+    conn = sqlite3.connect(recorded)
+    conn.execute("PRAGMA writable_schema = ON")
+    conn.execute(
+        "UPDATE sqlite_master SET name = CAST(x'645f637075ff' AS TEXT) WHERE name = 'd_cpu'"
+    )
+    conn.commit()
+    conn.close()
+    code = main([*command, "--db", str(recorded)])
+    line = _one_line(capsys)
+    assert code == 1
+    assert line == (
+        f"esatui: error: {recorded} is not a usable esatui database"
+        " (it holds text that is not UTF-8)"
+    )
+
+
 @pytest.mark.parametrize("command", [["export", "ESALNXC"], ["db", "info"], ["replay"]])
 def test_a_directory_given_as_the_database_is_named_so(
     command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]

@@ -142,3 +142,22 @@ def test_a_pipe_whose_reader_went_away_is_silent_either_way(
     finally:
         os.close(write)
     assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["export", "--help"]])
+def test_help_to_a_full_standard_output_says_it(argv: list[str]) -> None:
+    """Before: the help was lost at the interpreter's exit: exit 120 and a traceback
+    (``python -m esatui``), or exit 0 and nothing said (the ``esatui`` script)."""
+    with Path("/dev/full").open("w") as full:
+        done = _esatui(*argv, stdout=full)
+    assert (done.returncode, done.stderr.splitlines()) == (
+        1,
+        ["esatui: error: cannot write to standard output: No space left on device"],
+    )
+    read, write = os.pipe()
+    os.close(read)  # a reader that went away (| head) is silent, as for a report
+    try:
+        done = _esatui(*argv, stdout=write)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr) == (0, "")
