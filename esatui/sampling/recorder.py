@@ -494,7 +494,9 @@ class Recorder:
                 for one in batch:
                     self._write([one])
             else:
-                self._warn(f"interval ending {batch[0].end_us} not written: {exc}")
+                one = batch[0]
+                ending = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(one.end_us / 1e6))
+                self._warn(f"{one.source}: interval ending {ending} not written: {exc}")
             return
         for interval, written in zip(batch, ids, strict=True):
             if written is None:

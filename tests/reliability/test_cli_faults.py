@@ -5,6 +5,7 @@ inputs that hung or spoke Python."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 import stat
 import subprocess
@@ -438,3 +439,33 @@ def test_a_prometheus_url_that_is_no_url_is_one_clear_line(
         "esatui: error: argument --prometheus: 'http://[::1' is no URL (Invalid IPv6 URL): "
         "give the server's http:// or https:// URL (http://prometheus:9090)"
     )
+
+
+@pytest.mark.slow
+def test_an_interval_the_store_refuses_is_said_with_its_source_and_time(
+    db_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside (a recording whose index was damaged): each interval was said as
+    'interval ending 1795903715000000 not written: ...', and the run ended with 'nothing
+    was recorded from host (no interval ended)'."""
+    import sqlite3
+
+    from esatui.db.store import Store
+
+    def refused(self: Store, intervals: object) -> object:
+        raise sqlite3.DatabaseError("database disk image is malformed")
+
+    monkeypatch.setattr(Store, "write_all", refused)
+    args = ["collect", "--db", str(db_path), "--interval", "1", "--count", "1", "--source", "host"]
+    assert main(args) == 1
+    err = capsys.readouterr().err.splitlines()
+    said = [line for line in err[:-1] if "not written" in line]
+    assert said and all(
+        re.fullmatch(
+            r"esatui: (host|esatui): interval ending \d{4}-\d\d-\d\d \d\d:\d\d:\d\d not "
+            r"written: database disk image is malformed",
+            line,
+        )
+        for line in said
+    ), said
+    assert err[-1].startswith("esatui: error: nothing was recorded from host (interval ending ")
