@@ -203,13 +203,14 @@ def lpar_processors(slot: Slot, config: Mapping[str, str], table: CostTable) -> 
     if cpus is None or not cpus.rows:
         return None
     bits = thread_bits(config) if cpus.source == "monitor" else 0
-    threads: dict[str, int] = Counter()
+    threads: Counter[str] = Counter()
     cores: dict[str, set[object]] = {}
     for entity in own_processors(cpus, config):
         cpu_type = entity.attrs.get("type", "")
         if cpu_type:
             threads[cpu_type] += 1
-            cores.setdefault(cpu_type, set()).add(core_of(entity, bits) if bits else entity.key)
+            core = core_of(entity, bits) if bits else None
+            cores.setdefault(cpu_type, set()).add(entity.key if core is None else core)
     if not cores:
         return None
     wanted = table.cpu_type.upper()
