@@ -76,6 +76,26 @@ class _Plan:
 
 
 @dataclass(frozen=True)
+class _Away:
+    """Whether a series' gap between two values (s) is its entity away from its source's
+    intervals (a CPU set offline, a guest logged off) rather than scrapes missed: its
+    source measured every interval of the gap and the one after it. The exporter keeps an
+    away entity's totals and goes on from them, so the increase over the gap is the
+    interval's it came back in. Intervals only: a bucket at whose end the entity was away
+    may hold some of its intervals, which would count in the bucket it came back in."""
+
+    plan: _Plan
+    kind: str
+    measured: Mapping[str, Mapping[float, int]]  # source -> span end -> duration (µs)
+
+    def __call__(self, labels: Mapping[str, str], t0: float, t1: float) -> bool:
+        spans = self.measured.get(labels.get("source", SOURCE_OF.get(self.kind, "")), {})
+        step, delay = self.plan.step, self.plan.delay
+        n = round((t1 - t0) / step)
+        return all(round(t0 - delay + k * step, 3) in spans for k in range(1, n + 1))
+
+
+@dataclass(frozen=True)
 class _Run:
     """Span ends first, first + step ... last (s) on one grid: one range query each."""
 
@@ -312,7 +332,8 @@ class PrometheusReader:
                 measured.setdefault(source, {}).update(durations)
         for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
             for family, run in itertools.product(self._by_kind.get(kind, []), runs):
-                self._add_family(rows, index, kind, family, run, bucketed)
+                away = None if bucketed else _Away(run[0], kind, measured)
+                self._add_family(rows, index, kind, family, run, away)
         out: list[Slot] = []
         for end, span, by_kind in zip(ends, window.spans, rows, strict=True):
             at = round(end, 3)
@@ -347,12 +368,13 @@ class PrometheusReader:
         kind: str,
         family: Family,
         run: tuple[_Plan, float, float],
-        bucketed: bool,
+        away: _Away | None,
     ) -> None:
         """A family's values, and the attributes its labels carry, into each span's
-        entities (span end -> ``index`` in ``rows``)."""
+        entities (span end -> ``index`` in ``rows``); ``away`` for a window of intervals,
+        ``None`` for one of buckets."""
         plan, first, last = run
-        for labels, points in self._family_points(family, plan, first, last, bucketed):
+        for labels, points in self._family_points(family, plan, first, last, away):
             source = labels.get("source", SOURCE_OF.get(kind, ""))
             key, attrs = _entity(kind, labels)
             named = _field(family, labels)
@@ -374,16 +396,20 @@ class PrometheusReader:
                     values[max_field] = peak
 
     def _counter_deltas(
-        self, selector: str, plan: _Plan, first: float, last: float
+        self, selector: str, plan: _Plan, first: float, last: float, away: _Away | None = None
     ) -> Iterator[tuple[dict[str, str], list[tuple[float, float]]]]:
         """Each series' increase over every span: its value at the span's end + D less its
-        value one span before (a decrease: the value after it, a restarted recorder)."""
+        value one span before (a decrease: the value after it, a restarted recorder). After
+        a gap, the increase since the series' last value where ``away`` says its entity was
+        away (its totals stood still), else none."""
         for labels, points in self._range(
             _merged(selector), first - plan.step + plan.delay, last + plan.delay, plan.step
         ):
             out: list[tuple[float, float]] = []
             for (t0, v0), (t1, v1) in itertools.pairwise(points):
-                if math.isclose(t1 - t0, plan.step, abs_tol=1e-3):  # else a gap: no value
+                if math.isclose(t1 - t0, plan.step, abs_tol=1e-3) or (
+                    away is not None and away(labels, t0, t1)
+                ):
                     out.append((t1 - plan.delay, v1 - v0 if v1 >= v0 else v1))
             yield labels, out
 
@@ -396,16 +422,17 @@ class PrometheusReader:
         }
 
     def _family_points(
-        self, family: Family, plan: _Plan, first: float, last: float, bucketed: bool
+        self, family: Family, plan: _Plan, first: float, last: float, away: _Away | None
     ) -> Iterator[tuple[dict[str, str], list[tuple[float, Value, Value]]]]:
         """Each series of a family: (span end, value in the field's unit, maximum)."""
         selector = f"{family.exposed}{{node={_quote(plan.node)}}}"
+        bucketed = away is None
         if not family.members:
             yield from self._info_points(selector, plan, first, last, bucketed)
             return
         fixed = family.members[0].factor
         if family.type is MetricType.COUNTER:
-            for labels, deltas in self._counter_deltas(selector, plan, first, last):
+            for labels, deltas in self._counter_deltas(selector, plan, first, last, away):
                 factor = fixed or _scale(labels)
                 if factor is not None:
                     times, per = factor
