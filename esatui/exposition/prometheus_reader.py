@@ -79,14 +79,16 @@ class _Plan:
 class _Away:
     """Whether a series' gap between two values (s) is its entity away from its source's
     intervals (a CPU set offline, a guest logged off) rather than scrapes missed: its
-    source measured every interval of the gap and the one after it. The exporter keeps an
+    source measured every span of the gap and the one after it. The exporter keeps an
     away entity's totals and goes on from them, so the increase over the gap is the
-    interval's it came back in. Intervals only: a bucket at whose end the entity was away
-    may hold some of its intervals, which would count in the bucket it came back in."""
+    intervals' it had in those spans: in a window of intervals, the one it came back in;
+    in one of buckets, also the intervals it had in a bucket at whose end it was away (its
+    last value in that bucket tells them apart)."""
 
     plan: _Plan
     kind: str
     measured: Mapping[str, Mapping[float, int]]  # source -> span end -> duration (µs)
+    bucketed: bool
 
     def __call__(self, labels: Mapping[str, str], t0: float, t1: float) -> bool:
         spans = self.measured.get(labels.get("source", SOURCE_OF.get(self.kind, "")), {})
@@ -104,6 +106,8 @@ class _Run:
     last: float
 
 
+# each series' (time, value) points, by its labels
+_Lasts = dict[tuple[tuple[str, str], ...], list[tuple[float, float]]]
 # one span's entities: kind -> source -> key -> (attrs, values)
 _SpanRows = dict[str, dict[str, dict[str, tuple[dict[str, str], dict[str, Value]]]]]
 
@@ -176,8 +180,7 @@ class PrometheusReader:
             assert isinstance(data, dict)
             for series in data["result"]:
                 labels: dict[str, str] = series["metric"]
-                key = tuple(sorted(labels.items()))
-                points = merged.setdefault(key, (labels, []))[1]
+                points = merged.setdefault(_key(labels), (labels, []))[1]
                 points.extend((float(t), float(v)) for t, v in series["values"])
             begin = stop + step_s
         yield from merged.values()
@@ -332,7 +335,7 @@ class PrometheusReader:
                 measured.setdefault(source, {}).update(durations)
         for kind in dict.fromkeys([*window.timeline.kinds, *kinds]):
             for family, run in itertools.product(self._by_kind.get(kind, []), runs):
-                away = None if bucketed else _Away(run[0], kind, measured)
+                away = _Away(run[0], kind, measured, bucketed)
                 self._add_family(rows, index, kind, family, run, away)
         out: list[Slot] = []
         for end, span, by_kind in zip(ends, window.spans, rows, strict=True):
@@ -368,11 +371,10 @@ class PrometheusReader:
         kind: str,
         family: Family,
         run: tuple[_Plan, float, float],
-        away: _Away | None,
+        away: _Away,
     ) -> None:
         """A family's values, and the attributes its labels carry, into each span's
-        entities (span end -> ``index`` in ``rows``); ``away`` for a window of intervals,
-        ``None`` for one of buckets."""
+        entities (span end -> ``index`` in ``rows``)."""
         plan, first, last = run
         for labels, points in self._family_points(family, plan, first, last, away):
             source = labels.get("source", SOURCE_OF.get(kind, ""))
@@ -402,16 +404,33 @@ class PrometheusReader:
         value one span before (a decrease: the value after it, a restarted recorder). After
         a gap, the increase since the series' last value where ``away`` says its entity was
         away (its totals stood still), else none."""
+        lasts: _Lasts | None = None
         for labels, points in self._range(
             _merged(selector), first - plan.step + plan.delay, last + plan.delay, plan.step
         ):
             out: list[tuple[float, float]] = []
             for (t0, v0), (t1, v1) in itertools.pairwise(points):
-                if math.isclose(t1 - t0, plan.step, abs_tol=1e-3) or (
-                    away is not None and away(labels, t0, t1)
-                ):
-                    out.append((t1 - plan.delay, v1 - v0 if v1 >= v0 else v1))
+                if math.isclose(t1 - t0, plan.step, abs_tol=1e-3):
+                    out.append((t1 - plan.delay, _increase(v0, v1)))
+                elif away is not None and away(labels, t0, t1):
+                    within: Sequence[tuple[float, float]] = ()
+                    if away.bucketed:  # the buckets it left in: up to its last value there
+                        if lasts is None:
+                            lasts = self._lasts(selector, plan, first, last)
+                        within = [(t, v) for t, v in lasts.get(_key(labels), ()) if t0 < t < t1]
+                    out.extend(_increases(v0, [*within, (t1, v1)], plan.delay))
             yield labels, out
+
+    def _lasts(self, selector: str, plan: _Plan, first: float, last: float) -> _Lasts:
+        """Each series' last value among the scrapes of every bucket's own intervals: read
+        only where an entity was away at a bucket's end."""
+        expr = _merged(f"last_over_time({selector}[{plan.bucket_range}])")
+        return {
+            _key(labels): points
+            for labels, points in self._range(
+                expr, first + plan.delay, last + plan.delay, plan.step
+            )
+        }
 
     def _measured(self, plan: _Plan, first: float, last: float) -> dict[str, dict[float, int]]:
         """Each source's measured interval durations (µs) in every span."""
@@ -422,11 +441,11 @@ class PrometheusReader:
         }
 
     def _family_points(
-        self, family: Family, plan: _Plan, first: float, last: float, away: _Away | None
+        self, family: Family, plan: _Plan, first: float, last: float, away: _Away
     ) -> Iterator[tuple[dict[str, str], list[tuple[float, Value, Value]]]]:
         """Each series of a family: (span end, value in the field's unit, maximum)."""
         selector = f"{family.exposed}{{node={_quote(plan.node)}}}"
-        bucketed = away is None
+        bucketed = away.bucketed
         if not family.members:
             yield from self._info_points(selector, plan, first, last, bucketed)
             return
@@ -548,6 +567,26 @@ def _value(result: Mapping[str, object]) -> str:
 # Labels that name where a series came from rather than what it is: a node's series keep
 # their identity when the LPAR or z/VM system becomes known (or Prometheus's job changes).
 _NOT_IDENTITY = "lpar, zvm_system, instance, job"
+
+
+def _increase(before: float, after: float) -> float:
+    """A counter's increase (a decrease: the value after it, a restarted recorder)."""
+    return after - before if after >= before else after
+
+
+def _increases(
+    before: float, after: Sequence[tuple[float, float]], delay: float
+) -> list[tuple[float, float]]:
+    """Each span's increase (its end, the value read ``delay`` after it) from ``before``."""
+    out = []
+    for t, value in after:
+        out.append((t - delay, _increase(before, value)))
+        before = value
+    return out
+
+
+def _key(labels: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    return tuple(sorted(labels.items()))
 
 
 def _merged(expr: str) -> str:

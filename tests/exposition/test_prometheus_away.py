@@ -39,15 +39,21 @@ class Away(Ranged):
 
     def _get(self, path: str, params: Mapping[str, str]) -> object:
         query = params["query"]
-        if not ("esatui_cpu_seconds_total" in query or MEASURED_METRIC in query):
-            return super()._get(path, params)
+        if query.startswith("count by (source)") or not (
+            "esatui_cpu_seconds_total" in query or MEASURED_METRIC in query
+        ):
+            return super()._get(path, params)  # the node's other CPUs are there throughout
         start, end, step = (float(params[p]) for p in ("start", "end", "step"))
         measured = MEASURED_METRIC in query
         points: list[list[object]] = []
         t = start
         while t <= end + 1e-9:
             n = round((t - LATE - START_S) / MINUTE_S)
-            if 0 <= n <= 11 and n not in self.missed and (measured or n not in AWAY):
+            if "last_over_time" in query:  # its last value among the bucket's own scrapes
+                there = [k for k in range(n - round(step / MINUTE_S) + 1, n + 1) if k not in AWAY]
+                if there and there[-1] >= 0:
+                    points.append([t, str(cpu1_total(there[-1]))])
+            elif 0 <= n <= 11 and n not in self.missed and (measured or n not in AWAY):
                 points.append([t, str(n * MINUTE_S if measured else cpu1_total(n))])
             t += step
         labels = {"source": "host"} if measured else {"cpu": "1", "mode": "user"}
@@ -59,9 +65,11 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> None:
     set_zone(monkeypatch, "UTC")
 
 
-def cpu1_user_s(reader: Away) -> dict[int, float | None]:
-    """CPU 1's user seconds in each interval read, by its minute (None: no row)."""
-    window = reader.window(MINUTES, int(START_S * 1e6), int((START_S + 11 * MINUTE_S) * 1e6))
+def cpu1_user_s(reader: Away, timeline: Timeline = MINUTES) -> dict[int, float | None]:
+    """CPU 1's user seconds in each interval or bucket read, by its end's minute (None: no
+    row)."""
+    after = START_S - 3 * MINUTE_S  # a bucket before the first that holds CPU 1's intervals
+    window = reader.window(timeline, int(after * 1e6), int((START_S + 11 * MINUTE_S) * 1e6))
     out: dict[int, float | None] = {}
     for slot in reader.slots(window, ("cpu",)):
         n = round((slot.end_us / 1e6 - START_S) / MINUTE_S)
@@ -86,3 +94,13 @@ def test_a_gap_of_missed_scrapes_gives_no_value() -> None:
     read = cpu1_user_s(Away(missed=frozenset({4})))
     assert read.get(6) is None
     assert read[7] == pytest.approx(USER_S[7])
+
+
+def test_a_bucket_it_left_in_keeps_its_intervals_there() -> None:
+    """3-minute buckets: CPU 1 had the first two intervals of (0, 3] and left in its third;
+    of (3, 6] it had the last alone. Before: neither bucket had a row, and read as a gap
+    across, (3, 6] would have counted (0, 3]'s two intervals."""
+    read = cpu1_user_s(Away(), Timeline("n1", ("cpu",), (), 180_000_000))
+    assert read[3] == pytest.approx(USER_S[1] + USER_S[2])
+    assert read[6] == pytest.approx(USER_S[6])
+    assert read[9] == pytest.approx(USER_S[7] + USER_S[8] + USER_S[9])
