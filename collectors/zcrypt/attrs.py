@@ -92,7 +92,7 @@ def request_count(raw: bytes) -> int | None:
 def old_request_count(raw: bytes) -> int | None:
     """A ``request_count`` as kernels before 5.6 print it past 2**31 (``%d`` of a 32-bit
     counter, until upstream fcd98d4002539 "s390/zcrypt: fix card and queue total counter
-    wrap", in 5.4 and 5.5 stable since March 2020): the counter it is, from -2**31 to -1;
+    wrap", in 4.19.108, 5.4.24 and 5.5.8 stable, March 2020): the counter it is, -2**31 to -1;
     ``None`` for anything else."""
     text = raw.strip()
     if not (text[:1] == b"-" and text[1:].isdigit()):

@@ -404,6 +404,9 @@ class ZcryptSource:
     # -- reading --------------------------------------------------------------------------
 
     def _read_device(self, dev: _Device, raws: list[bytes | None], now: float) -> Reading:
+        at = 4 if dev.card is None else 3  # zcrypt's online: there only while it is bound
+        if raws[at] is None and inode(dev.files[at]) is not None:
+            raws = self._bound_since(dev)
         rc, rq, pq = raws[0], raws[1], raws[2]
         # the usual case parsed inline (this runs for every device at every sample); any
         # doubt goes to the strict parsers, which also clear or raise warnings
@@ -434,6 +437,8 @@ class ZcryptSource:
         if dev.card is None:  # a card
             values["load"] = self._uint(raws[3], dev.files[3])
             state_raw = tuple(raws[4:])
+            if dev.state_raw is not None and (dev.state_raw[0] is None) != (raws[4] is None):
+                self._card_static(dev)  # zcrypt bound or unbound: its type, the driver link
         else:
             online = raws[3]
             prev = dev.state_raw
@@ -449,6 +454,16 @@ class ZcryptSource:
         else:
             dev.changed = False
         return Reading(dev.kind, dev.key, values, dev.attrs)
+
+    def _bound_since(self, dev: _Device) -> list[bytes | None]:
+        """The device's files read afresh: its ``online`` exists though the read plan found
+        none. A zcrypt driver bound to it after it was found (zcrypt_cex4 loaded later, as
+        udev does at boot or at a hot-plug) adds ``online``, ``load`` and the card's ``type``
+        (zcrypt_card.c, zcrypt_queue.c: ``sysfs_create_group`` at probe), which neither the
+        device list nor an inode shows, and the plan keeps ``None`` for a file absent when
+        it was made."""
+        self._stale = True
+        return self._reader.read_all(dev.files)
 
     def _build_attrs(self, dev: _Device, raw: tuple[bytes | None, ...]) -> dict[str, str]:
         """Attributes from the static facts and the raw state files (when these changed)."""
