@@ -270,6 +270,8 @@ _SETTINGS = ("ap_interrupts", "poll_thread", "poll_timeout_ns")
 _GAUGES = ("pending_count", "requestq_count", "pendingq_count")
 _DEVICE_FIELDS = ("request_count", *_GAUGES, *(max_column(g) for g in _GAUGES))
 _DEVICE_ATTRS = ("type", "mode", "state", "online")
+_QUEUE_ATTRS = (*_DEVICE_ATTRS, "interrupt")
+_NAMED = 4  # polled queues named in the header at most
 _LABELS = dict(zip(_SETTINGS, ("ap_interrupts", "poll_thread", "poll_timeout"), strict=True))
 
 
@@ -280,6 +282,11 @@ class BusSettings:
     end_us: int
     values: Mapping[str, float | None]  # the value, or the maximum when mixed
     mixed: frozenset[str]
+    # the online queues whose interrupts are off (or not yet on), and those whose state is
+    # known: the kernel polls such a queue on the timer whatever ap_interrupts says
+    # (ap_queue.c: ap_sm_read and ap_sm_write wait AP_SM_WAIT_HIGH_TIMEOUT without irq)
+    polled: tuple[str, ...] = ()
+    queues: int = 0
 
     def value(self, name: str) -> float | None:
         return None if name in self.mixed else self.values.get(name)
@@ -306,7 +313,21 @@ def bus_settings(slot: Slot) -> BusSettings | None:
         # their maximum did not all agree
         if avg is not None and top is not None and not math.isclose(avg, top, rel_tol=1e-9):
             mixed.add(name)
-    return BusSettings(slot.end_us, values, frozenset(mixed))
+    polled, queues = _polled_queues(slot)
+    return BusSettings(slot.end_us, values, frozenset(mixed), polled, queues)
+
+
+def _polled_queues(slot: Slot) -> tuple[tuple[str, ...], int]:
+    """The online queues without interrupts (``interrupt`` 0 or pending), and the online
+    queues whose ``interrupt`` was read (zcrypt's; kernels before 4.10 have none)."""
+    queues = slot.get(QUEUE, PREFER)
+    if queues is None:
+        return (), 0
+    known = [
+        e for e in queues.rows.values() if e.attrs.get("online") == "1" and e.attrs.get("interrupt")
+    ]
+    polled = [e.key for e in known if e.attrs["interrupt"] != "1"]
+    return tuple(sorted(polled, key=natural_key)), len(known)
 
 
 def _us(ns: float) -> str:
@@ -330,7 +351,7 @@ def bus_notes(settings: BusSettings, thresholds: Mapping[str, Threshold]) -> lis
     timeout = settings.values.get("poll_timeout_ns")
     if not settings.polling:
         if settings.value("ap_interrupts") == 1:
-            return [f"AP bus: {shown}  (replies signalled by interrupt)"]
+            return [f"AP bus: {shown}  (replies signalled by interrupt{_polled(settings)})"]
         return [f"AP bus: {shown}"]
     cost = f"up to {_us(timeout)} µs" if timeout is not None else "up to the poll timeout"
     level = Level.NONE if timeout is None else thresholds["dserv_us"].level(timeout / 1000)
@@ -347,6 +368,17 @@ def bus_notes(settings: BusSettings, thresholds: Mapping[str, Threshold]) -> lis
             " timeout, independent requests half; shorter costs CPU."
         )
     return notes
+
+
+def _polled(settings: BusSettings) -> str:
+    """``; 2 of 8 queues without: 01.0011, 01.0012 polled every 1500 µs``, or nothing."""
+    polled = settings.polled
+    if not polled:
+        return ""
+    named = ", ".join(polled[:_NAMED]) + (", ..." if len(polled) > _NAMED else "")
+    timeout = settings.values.get("poll_timeout_ns")
+    every = f" every {_us(timeout)} µs" if timeout is not None else ""
+    return f"; {len(polled)} of {settings.queues} queues without: {named} polled{every}"
 
 
 def change_note(history: Sequence[BusSettings]) -> str | None:
@@ -492,7 +524,7 @@ SCREEN = ScreenDef(
     prefer=PREFER,
     reads=(
         Reads(CARD, _DEVICE_FIELDS, _DEVICE_ATTRS),
-        Reads(QUEUE, _DEVICE_FIELDS, _DEVICE_ATTRS),
+        Reads(QUEUE, _DEVICE_FIELDS, _QUEUE_ATTRS),
         Reads(BUS, (*_SETTINGS, *(max_column(s) for s in _SETTINGS))),
     ),
 )

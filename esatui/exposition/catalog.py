@@ -141,8 +141,11 @@ ENTITY_LABELS: Mapping[str, EntityLabels] = {
     "lcpu": EntityLabels("processor", (*_TYPE, ("processor_lpar", "lpar")), by_source=True),
     "guest": EntityLabels("guest", (("userid", "userid"),), by_source=True),
     "zcrypt_card": EntityLabels("card", (("type", "type"),), state=_STATE),
+    # interrupt: whether the kernel polls the queue on its timer (ESACRYQ's header)
     "zcrypt_queue": EntityLabels(
-        None, (("card", "card"), ("domain", "domain"), ("type", "type")), state=_STATE
+        None,
+        (("card", "card"), ("domain", "domain"), ("type", "type")),
+        state=(*_STATE, ("interrupt", "interrupt")),
     ),
     "zcrypt_bus": EntityLabels(None),
     # one entity: the z/VM system's crypto facility

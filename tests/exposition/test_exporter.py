@@ -535,7 +535,7 @@ def test_a_queue_that_goes_offline_keeps_its_counter_series() -> None:
     exporter.interval(interval(120, queue_row("online", 500), source="zcrypt"))
     before = text_of(exporter)
     exporter.interval(interval(180, queue_row("offline", 300), source="zcrypt"))
-    info = 'esatui_zcrypt_info{card="01",domain="0010",lpar="LP01",mode="ACCEL",'
+    info = 'esatui_zcrypt_info{card="01",domain="0010",interrupt="",lpar="LP01",mode="ACCEL",'
     assert before == [
         f'{info}node="LNX1",online="1",state="online",type="CEX7A",zvm_system=""}} 1.0',
         f"esatui_zcrypt_requests_total{{{QUEUE_LABELS}}} 500.0",

@@ -56,6 +56,30 @@ def test_interrupts_are_not_highlighted() -> None:
     assert note_style(notes[0]) == "note"
 
 
+def test_queues_without_interrupts_are_said_polled_under_an_interrupt_bus() -> None:
+    """Found from outside (ap_queue.c: ap_sm_read and ap_sm_write wait the poll timer for a
+    queue whose interrupts are not enabled, whatever ap_interrupts says). Before: the header
+    said every reply was signalled by interrupt."""
+    on: dict[str, Value] = {"ap_interrupts": 1.0, "poll_thread": 0.0, "poll_timeout_ns": 1.5e6}
+    bus = entity("ap", on | {max_column(k): v for k, v in on.items()})
+    queues = [
+        entity(key, {}, online=online, interrupt=irq)
+        for key, online, irq in (
+            ("01.0011", "1", "1"),
+            ("01.0012", "1", "0"),
+            ("03.0011", "1", "pending"),
+            ("03.0012", "0", "0"),  # offline: no replies to wait for
+            ("05.0011", "1", ""),  # a kernel before 4.10 has no interrupt file
+        )
+    ]
+    found = bus_settings(slot(zcrypt_bus=kind(bus), zcrypt_queue=kind(*queues)))
+    assert found is not None and found.polled == ("01.0012", "03.0011") and found.queues == 3
+    assert bus_notes(found, DEFAULT_THRESHOLDS) == [
+        "AP bus: ap_interrupts 1  poll_thread 0  poll_timeout 1500 µs  (replies signalled by "
+        "interrupt; 2 of 3 queues without: 01.0012, 03.0011 polled every 1500 µs)"
+    ]
+
+
 def test_polling_says_its_cost_and_is_marked_only_when_the_wait_matters() -> None:
     """Before: every polling guest (the usual case under z/VM) was marked critical."""
     notes = bus_notes(settings(0, 0, 1_500_000), DEFAULT_THRESHOLDS)
