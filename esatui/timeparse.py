@@ -80,14 +80,48 @@ def parse_time(text: str, now: float | None = None, day: float | None = None) ->
         stripped = f"{today}T{stripped}"
     try:
         moment = datetime.fromisoformat(stripped)
-        if moment.tzinfo is None:
-            moment = moment.astimezone()  # local time, as TZ says
-        time_us = int(moment.timestamp() * 1_000_000)
+        readings = _local_readings(moment) if moment.tzinfo is None else [moment]
     except (ValueError, OverflowError, OSError):  # year 1 has no local time, nor a timestamp
         raise ParseError(
             f"{text!r} is not a time (try 14:30, 2026-11-21 14:30, 2026-11-21T14:30 or 3h ago)"
         ) from None
-    return _in_range(text, time_us)
+    if len(readings) != 1:
+        raise ParseError(_not_one_time(text, stripped, readings))
+    return _in_range(text, int(readings[0].timestamp() * 1_000_000))
+
+
+def _local_readings(moment: datetime) -> list[datetime]:
+    """The instants at which the local clock (``TZ``) reads the naive ``moment``: one, none
+    (skipped when the clocks go forward) or two (repeated when they go back). ``astimezone``
+    alone would take the first of two silently and, for a skipped time, an instant an
+    hour early (02:30 on Berlin's spring day read 01:30)."""
+    found: list[datetime] = []
+    for fold in (0, 1):
+        at = moment.replace(fold=fold).astimezone()
+        if at.replace(tzinfo=None) == moment and at not in found:
+            found.append(at)
+    return found
+
+
+def _not_one_time(text: str, stripped: str, readings: list[datetime]) -> str:
+    """Why a local time names no instant or two, and what to type instead: the time with an
+    offset (a skipped one with the offset before the change: the instant it would have been)."""
+    if readings:
+        first, second = (f"{stripped}{_offset(r)}" for r in readings)
+        return (
+            f"{text!r} is two times: the clocks went back over it (daylight saving); "
+            f"give its offset: {first} (the first) or {second} (the second)"
+        )
+    before = datetime.fromisoformat(stripped).replace(fold=0).astimezone()
+    return (
+        f"{text!r} is no local time: the clocks went forward over it (daylight saving); "
+        f"give an offset ({stripped}{_offset(before)}) or a time outside the change"
+    )
+
+
+def _offset(moment: datetime) -> str:
+    """``moment``'s UTC offset as ISO 8601 writes it (``+05:30``, ``-04:00``)."""
+    return moment.isoformat()[-6:]
 
 
 def _in_range(text: str, time_us: int) -> int:

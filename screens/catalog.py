@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import bisect
 import importlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Protocol, Self
 
+from esatui.db.calendar import DAY_US, changes
 from esatui.db.navigator import Navigator
 from esatui.db.reader import Extent, Reader, Timeline
 from esatui.db.slots import Slot
@@ -359,6 +362,9 @@ def model_of(
     calendar = calendar_note([(s.start_us, s.end_us) for s in slots], query.interval_len_us)
     if calendar:
         notes = (*notes, calendar)
+    repeated = repeated_note([s.end_us for s in slots])
+    if repeated:
+        notes = (*notes, repeated)
     if config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     if not slots:
@@ -505,6 +511,48 @@ def calendar_note(spans: Sequence[tuple[int, int]], length_us: int | None) -> st
         f"Buckets on the local calendar: the one ending {'; '.join(shown)}{more}"
         " (the local clock changed in it)."
     )
+
+
+def repeated_note(ends: Sequence[int]) -> str | None:
+    """Where the local clock went back (an autumn change) between rows ending on both sides
+    of it within the time it repeats: the screen's times (the clock's, with no offset) show
+    those times twice, which the rows' order alone does not explain."""
+    ordered = sorted(ends)
+    if not ordered:
+        return None
+    shown = [
+        _went_back(at, before, after)
+        for at, before, after in changes(ordered[0] - DAY_US, ordered[-1])
+        if after < before
+        and _any_in(ordered, at - (before - after), at)
+        and _any_in(ordered, at, at + (before - after))
+    ]
+    if not shown:
+        return None
+    return f"The local clock went back {'; '.join(shown)}."
+
+
+def _any_in(ordered: Sequence[int], lo: int, hi: int) -> bool:
+    """Whether the ascending ``ordered`` has a value in [lo, hi)."""
+    i = bisect.bisect_left(ordered, lo)
+    return i < len(ordered) and ordered[i] < hi
+
+
+def _went_back(at_us: int, before_us: int, after_us: int) -> str:
+    """``on 11/01 at 02:00 to 01:00: times from 01:00 to 02:00 show twice, first at -04:00,
+    then at -05:00``."""
+    old = time.gmtime((at_us + before_us) / 1e6)  # the clock's reading as it went back
+    new, old_hm = time.strftime("%H:%M", local_time(at_us)), time.strftime("%H:%M", old)
+    return (
+        f"on {time.strftime('%m/%d', old)} at {old_hm} to {new}: times from {new} to {old_hm}"
+        f" show twice, first at {_utc_offset(before_us)}, then at {_utc_offset(after_us)}"
+    )
+
+
+def _utc_offset(offset_us: int) -> str:
+    """``-04:00``, ``+10:30``: an offset as ISO 8601 (and the CSV and JSON times) write it."""
+    minutes = abs(offset_us) // 60_000_000
+    return f"{'-' if offset_us < 0 else '+'}{minutes // 60:02d}:{minutes % 60:02d}"
 
 
 def _build_fleet(reader: Reader, screen: ScreenDef, query: Query) -> ScreenModel:

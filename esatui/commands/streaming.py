@@ -35,6 +35,7 @@ from esatui.screens.catalog import (
     ScreenDef,
     calendar_note,
     partial_note,
+    repeated_note,
 )
 from esatui.screens.common import type_notes
 from esatui.screens.model import Column, Row, ScreenModel
@@ -273,6 +274,9 @@ def _model(
     calendar = calendar_note([(s.start_us, s.end_us) for s in spans], query.interval_len_us)
     if calendar:
         notes = (*notes, calendar)
+    repeated = repeated_note([s.end_us for s in spans])
+    if repeated:
+        notes = (*notes, repeated)
     if found.config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     facts = HeaderFacts.of(found.config)

@@ -12,7 +12,7 @@ import pytest
 from esatui.cli import main
 from esatui.db.sqlite_reader import SqliteReader
 from esatui.screens import catalog
-from esatui.screens.catalog import calendar_note
+from esatui.screens.catalog import calendar_note, repeated_note
 from tests.core.test_rollups import set_zone
 from tests.sim.recorded import sim
 
@@ -68,3 +68,46 @@ def test_an_export_over_a_change_names_its_day(
     with SqliteReader.open(db) as reader:  # the whole model (the monitor's), as the stream
         model = catalog.build_model(reader, "ESACPUU", catalog.Query(interval_len_us=DAY_US))
     assert [n for n in model.notes if note in n] == [n for n in notes if note in n]
+
+
+NEW_YORK_AUTUMN = 1_793_512_800_000_000  # 2026-11-01 06:00Z: 02:00 EDT, back to 01:00 EST
+
+
+def test_the_repeated_times_of_an_autumn_change_are_named(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rows on both sides of the change within the hour it repeats: their times (the clock's,
+    with no offset) show twice. Before: nothing said that the second 01:15 is an hour later."""
+    set_zone(monkeypatch, "America/New_York")
+    quarter = HOUR_US // 4
+    around = [NEW_YORK_AUTUMN + k * quarter for k in range(-4, 4)]
+    assert repeated_note(around) == (
+        "The local clock went back on 11/01 at 02:00 to 01:00: times from 01:00 to 02:00"
+        " show twice, first at -04:00, then at -05:00."
+    )
+    assert repeated_note(around[:4]) is None  # only before it: nothing shows twice
+    assert repeated_note(around[4:]) is None
+    assert repeated_note([NEW_YORK_AUTUMN - 2 * HOUR_US, NEW_YORK_AUTUMN + HOUR_US]) is None
+    assert repeated_note([]) is None
+    set_zone(monkeypatch, "Asia/Kolkata")  # no change there
+    assert repeated_note(around) is None
+
+
+def test_an_export_over_the_autumn_change_says_which_times_repeat(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """As recorded and by hour (two rows at 01:00), streamed and in the whole model; by day
+    no time repeats."""
+    set_zone(monkeypatch, "America/New_York")
+    db = tmp_path / "autumn.sqlite"
+    sim(capsys, db, "--set", "lpar_cpus=1CP+2IFL", "--start", "2026-11-01T04:00Z", duration="4h")
+    note = "The local clock went back on 11/01 at 02:00 to 01:00"
+    assert note in export(capsys, db)  # the text, as recorded
+    for length in ((), ("--interval-len", "1h")):
+        notes = json.loads(export(capsys, db, "--format", "json", *length))["notes"]
+        assert any(n.startswith(note) for n in notes)
+    daily = json.loads(export(capsys, db, "--interval-len", "1d", "--format", "json"))["notes"]
+    assert not any(n.startswith(note) for n in daily)
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESACPUU", catalog.Query(interval_len_us=HOUR_US))
+    assert any(n.startswith(note) for n in model.notes)
