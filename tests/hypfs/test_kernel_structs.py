@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from esatui.collectors.base import SourceContext
+from esatui.collectors.cputype import from_diag224_index
 from esatui.collectors.hypfs import HypfsSource
 from esatui.collectors.hypfs.dbfs import parse_diag2fc, parse_diag204, unix_us_to_tod
 
@@ -117,12 +118,13 @@ def diag204_file() -> bytes:
     )
     this_part = 64 + len(zos) + len(empty)  # from the info block header
     phys = (
-        x_phys_hdr(3)
+        x_phys_hdr(4)
         + x_phys_cpu(0, 0, 100, 11)
         + x_phys_cpu(1, 3, 100, 22)
         + x_phys_cpu(2, 5, DED_WEIGHT, 33)
+        + x_phys_cpu(3, 4, DED_WEIGHT, 44)  # an ICF (a coupling facility's)
     )
-    body = x_info_blk_hdr(3, 0x80, 3, this_part) + zos + empty + linux + phys
+    body = x_info_blk_hdr(3, 0x80, 4, this_part) + zos + empty + linux + phys
     pages = -(-len(body) // 4096)
     body += bytes(pages * 4096 - len(body))
     header = bytearray([JUNK]) * 64  # struct dbfs_d204_hdr
@@ -183,6 +185,7 @@ def test_diag204_decodes_the_kernel_layout() -> None:
         (0, 0, 11),
         (1, 3, 22),
         (2, 5, 33),
+        (3, 4, 44),
     ]
 
 
@@ -201,6 +204,16 @@ def test_a_logical_cpu_not_online_is_no_processor(tmp_path: Path) -> None:
     assert sample.config is not None
     assert sample.config["hypfs.threads_per_core"] == "2"
     assert sample.config["hypfs.physical_cpus.zIIP"] == "1"
+
+
+def test_type_index_4_is_an_icf() -> None:
+    """The index is the SCCB processor type code (ICF 4), as Hercules stores it in ctidx
+    and names it in its DIAGNOSE X'224' table (SDL-Hercules-390/hyperion diagmssf.c
+    diag224_call from hscutl.c ptypes; the older hercules-390 table said ICF at 1 and
+    '*UNKNOWN*' at 4 while its DIAGNOSE X'204' stored 4 for an ICF)."""
+    d = parse_diag204(diag204_file())
+    assert [from_diag224_index(p.type_index) for p in d.physical] == ["CP", "IFL", "zIIP", "ICF"]
+    assert from_diag224_index(1) == "UN"
 
 
 def test_diag2fc_decodes_the_kernel_layout() -> None:
