@@ -11,9 +11,11 @@ CANONICAL = ("CP", "IFL", "zIIP", "ICF", "zAAP")
 _BY_UPPER = {name.upper(): name for name in CANONICAL}
 
 # Index of a processor type in the DIAGNOSE X'224' name table, as DIAGNOSE X'204' reports it.
-# 0 (CP) and 3 (IFL) are what s390-tools' hyptop decodes; the others follow the table order
-# an emulator of that table uses (Hercules diagmssf.c): provisional, see docs/ZCRYPT.md.
-DIAG224_INDEX = {0: "CP", 1: "ICF", 2: "zAAP", 3: "IFL", 5: "zIIP"}
+# 0 (CP) and 3 (IFL) are what s390-tools' hyptop decodes, 5 (zIIP) what IBM's qclib adds
+# (query_capacity_hypfs.c: QC_CPU_TYPE_ZIIP); 2 (zAAP) and 4 (ICF) follow the SCCB processor
+# type codes, which the Hercules emulator stores as the index and its name table follows
+# (SDL-Hercules-390 diagmssf.c diag224_call, hscutl.c ptypes): provisional, see docs/ZCRYPT.md.
+DIAG224_INDEX = {0: "CP", 2: "zAAP", 3: "IFL", 4: "ICF", 5: "zIIP"}
 
 
 def normalize(name: str) -> str:

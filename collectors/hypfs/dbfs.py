@@ -14,8 +14,10 @@ the debugfs file for that format), as the kernel's structs and s390-tools' hypto
   time_hdr->this_part``; the kernel's sthyi.c ``fill_diag``), 16-byte extended TOD, 40 rsvd;
 - per partition a header (96): u8 partition number, u8 cpus, u8 reported cpus, u8 flags,
   u32, 8-byte EBCDIC name at +8, ..., u8 multithreading id at +49 (low 5 bits: threads - 1);
-  then ``reported cpus`` CPU blocks (96): u16 address, 2 rsvd, u8 type index (DIAGNOSE X'224'
-  table), u8 flags, u16 weight, u64 accumulated time at +8 (dispatched + LPAR management),
+  then ``reported cpus`` CPU blocks (96), standby and reserved ones included: u16 address,
+  2 rsvd, u8 type index (DIAGNOSE X'224' table), u8 flags (0x20 online, 0x40 capped:
+  ``enum diag204_cpu_flags`` of arch/s390/include/asm/diag.h), u16 weight (X'FFFF':
+  dedicated), u64 accumulated time at +8 (dispatched + LPAR management),
   u64 dispatched time at +16, weights, u64 online time at +32, u64 wait time at +40,
   u32 pma weight, u32 polarization weight, u64 multithreading idle time at +64 (hyptop);
 - if flags & 0x80: a physical header (96, u8 cpus at +1) and that many physical CPU blocks
@@ -35,6 +37,7 @@ from esatui.collectors.diag2fc import RECORD_LEN, Diag2fcRecord, encode_record, 
 HEADER_LEN = 64
 TOD_UNIX_EPOCH = 0x7D91048BCA000000  # TOD clock value at 1970-01-01 00:00:00 UTC
 PHYS_FLAG = 0x80
+CPU_ONLINE = 0x20  # DIAG204_CPU_ONLINE: a standby or reserved logical CPU lacks it
 
 _D204_HDR = struct.Struct(">QHB53x")
 _D2FC_HDR = struct.Struct(">QH16sQ30x")
@@ -72,10 +75,15 @@ class LparCpu:
     mt_idle_us: int = 0
     weight: int = 0
     polar_weight: int = 0
+    flags: int = CPU_ONLINE
 
     @property
     def mgmt_us(self) -> int:
         return max(0, self.acc_us - self.lp_us)
+
+    @property
+    def online(self) -> bool:
+        return bool(self.flags & CPU_ONLINE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,9 +152,9 @@ def parse_diag204(data: bytes) -> Diag204:
             return out
         cpus = []
         for _ in range(rcpus):
-            (addr, ctidx, _cflag, weight, acc, lp, _minw, _curw, _maxw, online, wait, _pma, polar,
+            (addr, ctidx, cflag, weight, acc, lp, _minw, _curw, _maxw, online, wait, _pma, polar,
              mt_idle) = _CPU.unpack_from(data, pos)  # fmt: skip
-            cpus.append(LparCpu(addr, ctidx, acc, lp, online, wait, mt_idle, weight, polar))
+            cpus.append(LparCpu(addr, ctidx, acc, lp, online, wait, mt_idle, weight, polar, cflag))
             pos += _CPU.size
         out.partitions.append(Partition(pn, _ebcdic(name), (mtid & 0x1F) + 1, tuple(cpus)))
     if flags & PHYS_FLAG:
@@ -180,7 +188,7 @@ def encode_diag204(d: Diag204) -> bytes:
         body += _PART.pack(p.number, len(p.cpus), len(p.cpus), 0, 0, name, p.threads - 1)
         for c in p.cpus:
             body += _CPU.pack(
-                c.address, c.type_index, 0, c.weight, c.acc_us, c.lp_us, 0, c.weight, 0,
+                c.address, c.type_index, c.flags, c.weight, c.acc_us, c.lp_us, 0, c.weight, 0,
                 c.online_us, c.wait_us, 0, c.polar_weight, c.mt_idle_us,
             )  # fmt: skip
     if d.physical:

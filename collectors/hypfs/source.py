@@ -18,6 +18,8 @@ Mapping into ``lcpu`` (see collectors/kinds.py): ``elapsed_us`` = online time,
 online time not dispatched (this includes the time the CPU waited voluntarily: DIAGNOSE
 X'204' does not separate the two), ``wait_us`` = DIAGNOSE X'204''s wait time (binary
 only, provisional); ``emul_us``, ``user_us``, ``syst_us`` and ``idle_us`` stay absent.
+A logical CPU the binary does not flag online (standby, reserved) is no reading; the tree
+lists those too and cannot tell them apart.
 Key: the CPU address in decimal (the core address when multithreading is on).
 """
 
@@ -233,6 +235,8 @@ class HypfsSource:
         config["hypfs.threads_per_core"] = str(own.threads)
         readings = []
         for cpu in own.cpus:
+            if not cpu.online:  # standby or reserved: skipped as the kernel's sthyi.c does
+                continue
             values: dict[str, Number | None] = {
                 "elapsed_us": cpu.online_us,
                 "busy_us": cpu.lp_us,

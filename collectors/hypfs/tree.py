@@ -13,8 +13,10 @@ as ``%llu``:
   ``samples/{cpu_using,cpu_delay,mem_delay,idle,other,total}``. ``weight_min`` is really
   the number of operating CPUs (a naming slip the kernel documents).
 
-Writing to ``update`` rebuilds the tree; the kernel refuses with EBUSY within a second of
-the last update. The tree's files are re-created by each update, so nothing is kept open.
+Writing to ``update`` rebuilds the tree; the kernel refuses with EBUSY while its monotonic
+clock is in the same whole second as the last update (arch/s390/hypfs/inode.c
+``hypfs_write_iter``: ``last_update == ktime_get_seconds()``), so a second apart always
+works. The tree's files are re-created by each update, so nothing is kept open.
 """
 
 from __future__ import annotations

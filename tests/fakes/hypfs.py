@@ -27,6 +27,7 @@ from esatui.collectors.hypfs.dbfs import (
 )
 
 _INDEX = {name.upper(): index for index, name in DIAG224_INDEX.items()}
+_UNKNOWN = 1  # an index the name table leaves blank
 START_US = 1_790_000_000_000_000  # a fixed wall-clock start (late 2026) for reproducible TODs
 
 
@@ -157,7 +158,7 @@ class HypfsLpar(_HypfsRoot):
                 tuple(
                     LparCpu(
                         c.address,
-                        _INDEX.get(c.type.upper(), 4),
+                        _INDEX.get(c.type.upper(), _UNKNOWN),
                         c.cputime_us + c.mgmtime_us,
                         c.cputime_us,
                         c.onlinetime_us,
@@ -169,7 +170,7 @@ class HypfsLpar(_HypfsRoot):
             for p in self.lpars
         ]
         phys = [
-            PhysCpu(a, _INDEX.get(k.upper(), 4), self.phys_mgmt_us[a])
+            PhysCpu(a, _INDEX.get(k.upper(), _UNKNOWN), self.phys_mgmt_us[a])
             for a, k in self.physical.items()
         ]
         return Diag204(7, this, unix_us_to_tod(self.now_us), parts, phys)
