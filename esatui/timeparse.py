@@ -96,10 +96,17 @@ def _local_readings(moment: datetime) -> list[datetime]:
     alone would take the first of two silently and, for a skipped time, an instant an
     hour early (02:30 on Berlin's spring day read 01:30)."""
     found: list[datetime] = []
+    placed = 0
     for fold in (0, 1):
-        at = moment.replace(fold=fold).astimezone()
+        try:
+            at = moment.replace(fold=fold).astimezone()
+        except (ValueError, OverflowError):  # the last hours of year 9999: probing passes it
+            continue
+        placed += 1
         if at.replace(tzinfo=None) == moment and at not in found:
             found.append(at)
+    if not placed:
+        raise ValueError(f"{moment} has no local time here")
     return found
 
 

@@ -83,3 +83,18 @@ def test_times_near_a_change_read_as_before(
 ) -> None:
     set_zone(monkeypatch, zone)
     assert parse_time(text) == utc_us(utc)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/New_York"])
+def test_the_last_hour_of_year_9999_is_one_line(monkeypatch: pytest.MonkeyPatch, zone: str) -> None:
+    """Looking for a second reading of a local time probes an hour on, past year 9999:
+    that is no second reading (UTC: the time itself), and where no reading can be made at
+    all (Python's datetime ends with year 9999) the time is not one, as before; never
+    argparse's 'invalid moment value' (the error raised while saying why)."""
+    set_zone(monkeypatch, zone)
+    text = "9999-12-31T23:00"
+    if zone == "UTC":
+        assert parse_time(text) == int(datetime(9999, 12, 31, 23, tzinfo=UTC).timestamp() * 1e6)
+    else:
+        with pytest.raises(ParseError, match="is not a time"):
+            parse_time(text)
