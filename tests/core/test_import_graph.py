@@ -10,7 +10,12 @@ module level and inside functions, the symlinked core folders included):
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 import grimp
+
+PYPROJECT = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def strongly_connected(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -76,3 +81,25 @@ def test_no_import_cycle_between_modules_at_run_time() -> None:
 
 def test_a_cycle_would_be_found() -> None:
     assert strongly_connected({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def textual_contract_sources() -> list[str]:
+    """The source modules of import-linter's "only the Textual views import Textual"."""
+    contracts = tomllib.loads(PYPROJECT.read_text())["tool"]["importlinter"]["contracts"]
+    (contract,) = (c for c in contracts if c.get("forbidden_modules") == ["textual"])
+    return list(contract["source_modules"])
+
+
+def test_the_textual_contract_covers_every_screen_model() -> None:
+    """SPEC section 2: only the Textual views import Textual. A screen model that no other
+    contracted part happens to import (plot, compare, distribution) was left unchecked."""
+    sources = textual_contract_sources()
+    graph = grimp.build_graph("esatui", cache_dir=None)
+    models = {
+        m
+        for m in graph.find_descendants("esatui.screens")
+        if not m.startswith("esatui.screens.views")
+    }
+    assert {"esatui.screens.plot", "esatui.screens.compare"} <= models
+    uncovered = {m for m in models if not any(m == s or m.startswith(s + ".") for s in sources)}
+    assert uncovered == set()
