@@ -111,7 +111,7 @@ def test_collect_below_a_root(
         (["db", "prune", "--keep", "9999999999d", "--dry-run"], "at most 36525d (a century)"),
         (["export", "ESALNXC", "--interval-len", "999d"], "must be at most 366d"),
         (["export", "ESALNXC", "--from", "1969-12-31 23:00"], "between 1970 and 9999"),
-        (["export", "ESALNXC", "--from", "0001-01-01 00:00"], "is not a time"),
+        (["export", "ESALNXC", "--from", "0001-01-01 00:00"], "between 1970 and 9999"),
         (["export", "ESALNXC", "--interval-len", "1M"], "m is minutes"),  # before: a minute
         (["export", "ESALNXC", "--threshold", "steal=-1,5"], "the levels are 0 or more"),
     ],
