@@ -49,6 +49,15 @@ COLUMNS = (
         _GROUP,
         doc="longest sampling pass (elapsed)",
     ),
+    Column(
+        "rss_mib_max",
+        ("Memory", "MiB max"),
+        7,
+        1,
+        "MiB",
+        _GROUP,
+        doc="the most resident memory esatui held at any pass of the interval (/proc/self/statm)",
+    ),
 )
 _COLLECTOR_HOW = (
     "the thread CPU clock (CLOCK_THREAD_CPUTIME_ID, nanoseconds) around its calls, less the "
@@ -80,6 +89,11 @@ def _ms(us: Value) -> float | None:
     return None if n is None else n / 1000
 
 
+def _mib(size: Value) -> float | None:
+    n = number(size)
+    return None if n is None else n / 1024**2
+
+
 ROW_COLUMNS = RowColumns(
     "esatui",
     {
@@ -89,6 +103,7 @@ ROW_COLUMNS = RowColumns(
         "reads": RowColumn(("reads",), as_recorded),
         "bytes_written": RowColumn(("store_bytes",), as_recorded),
         "collect_ms_max": RowColumn((max_column("collect_ms"),), as_recorded),
+        "rss_mib_max": RowColumn((max_column("rss_bytes"),), _mib),
     },
     one_entity("self"),
 )
@@ -126,14 +141,24 @@ SCREEN = ScreenDef(
     name="ESAOVHD",
     title="Monitor Overhead",
     doc="esatui's own cost: CPU used (nanosecond CPU clocks less steal), samples, reads, "
-    "bytes the store wrote",
+    "bytes the store wrote, resident memory",
     timeline=("esatui",),
     kinds=("collector",),
     columns=(*COLUMNS, _PER_COLLECTOR),
     build=_build,
     needs="a recording made by esatui live or esatui collect",
     reads=(
-        Reads("esatui", ("cpu_us", "samples", "reads", "store_bytes", max_column("collect_ms"))),
+        Reads(
+            "esatui",
+            (
+                "cpu_us",
+                "samples",
+                "reads",
+                "store_bytes",
+                max_column("collect_ms"),
+                max_column("rss_bytes"),
+            ),
+        ),
         Reads("collector", ("cpu_us",)),
     ),
     row_columns=ROW_COLUMNS,

@@ -36,6 +36,7 @@ from esatui.collectors.model import Reading, Sample
 from esatui.collectors.selfmon import (
     COLLECTOR,
     SELF,
+    ResidentMemory,
     StealShare,
     StoreWrites,
     process_cpu_ns,
@@ -156,6 +157,7 @@ class Recorder:
         wal = store.path.with_name(store.path.name + "-wal")
         self._writes = StoreWrites(lambda: [store.path, wal])
         self._steal = StealShare()
+        self._memory = ResidentMemory()
         self._process_ns = process_cpu_ns()
         self._used_ns = 0.0
         self._stolen_ns = 0.0
@@ -220,6 +222,7 @@ class Recorder:
             self.stats.store_bytes = self._writes.total
             self._writes.close()
             self._steal.close()
+            self._memory.close()
             # in the order the sources were given (they answer in any order), esatui last
             self.stats.sources_written.sort(key=lambda n: self._order.get(n, len(self._order)))
         return self.stats
@@ -428,6 +431,7 @@ class Recorder:
                         "reads": self._reads,
                         "store_bytes": self._writes.total,
                         "collect_ms": elapsed_ms,
+                        "rss_bytes": self._memory.bytes(),
                     },
                 )
             )

@@ -157,3 +157,19 @@ def test_live_intervals_end_on_their_boundaries(tmp_path: Path) -> None:
     ends = [row.end_us for row in model.rows]
     assert len(ends) == 3 and all(end % 60_000_000 == 0 for end in ends)
     assert [row.end_us for row in bucketed.rows] == ends
+
+
+def test_resident_memory_is_the_process_s_as_psutil_reads_it(tmp_path: Path) -> None:
+    """ESAOVHD's memory is the recorder's own resident set: psutil, an independent reader of
+    the same kernel figure, finds the process within a few MiB of it (it grows little in a
+    short run)."""
+    import psutil
+
+    db = tmp_path / "m.sqlite"
+    _record(db, tmp_path, 2)
+    after = psutil.Process().memory_info().rss / 1024**2
+    with SqliteReader.open(db) as reader:
+        model = catalog.build_model(reader, "ESAOVHD", catalog.Query())
+    shown = [row.values["rss_mib_max"] for row in model.rows]
+    assert len(shown) == 2 and all(isinstance(m, float) for m in shown), shown
+    assert all(after - 16 <= m <= after + 1 for m in shown), (shown, after)  # type: ignore[operator]
