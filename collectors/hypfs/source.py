@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -44,9 +43,9 @@ from esatui.collectors.hypfs.dbfs import (
 from esatui.collectors.kinds import GUEST, LCPU
 from esatui.collectors.model import Availability, Kind, Number, Reading, Sample
 from esatui.collectors.sysfsio import AttrReader
+from esatui.collectors.sysinfo import parse_sysinfo
 
 Updater = Callable[[str], None]
-_LPAR_NAME = re.compile(r"^LPAR Name:\s*(\S+)", re.MULTILINE)
 _MODES = ("auto", "debugfs", "tree")
 
 
@@ -310,8 +309,9 @@ class HypfsSource:
                 text = self._ctx.path("/proc/sysinfo").read_text(errors="replace")
             except OSError:
                 text = ""
-            if m := _LPAR_NAME.search(text):
-                self._lpar = m.group(1)
+            # the host source's parser: an empty "LPAR Name:" is no name (a pattern read
+            # the next line's first word for it)
+            self._lpar = parse_sysinfo(text).lpar_name or None
         return self._lpar or only_one
 
     # -- helpers --------------------------------------------------------------------------

@@ -184,6 +184,21 @@ def test_which_lpar_is_this_one(tmp_path: Path) -> None:
     assert sorted(readings(from_sysinfo, "lcpu")) == ["0", "1"]
 
 
+def test_an_empty_lpar_name_in_sysinfo_is_no_name(tmp_path: Path) -> None:
+    """Found from outside: a pattern read 'LPAR Name:' with nothing after it as the next
+    line's first word ('LPAR'), and no LPAR of that name was this one."""
+    box = HypfsLpar(tmp_path, [lpar("A", 1, "CP"), lpar("LPAR", 2, "IFL,IFL")], "A", sysinfo=False)
+    box.write(debugfs=False)
+    (tmp_path / "proc").mkdir()
+    (tmp_path / "proc/sysinfo").write_text(
+        "LPAR Number: 2\nLPAR Name:\nLPAR Characteristics: Shared\n"
+    )
+    warnings: list[str] = []
+    sample = HypfsSource(SourceContext(root=tmp_path, warn=warnings.append), mode="tree").sample()
+    assert not readings(sample, "lcpu")  # two LPARs and no name: it does not guess
+    assert "cannot tell which of the 2 LPARs" in warnings[0]
+
+
 def test_only_lpar_visible_is_this_one(tmp_path: Path) -> None:
     HypfsLpar(tmp_path, [lpar("SOLO", 1, "IFL")], "SOLO", sysinfo=False).write(debugfs=False)
     sample = HypfsSource(SourceContext(root=tmp_path), mode="tree").sample()
