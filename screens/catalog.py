@@ -485,7 +485,9 @@ def partial_note(
         else "the range asked for or the recording"
     )
     days = {local_time(r.end_us)[:3] for r in partial}
-    when = hms if len(days) == 1 else moment_text  # the date where one time could be several
+    # the date where one time could be several, and where the time alone says nothing (a
+    # day's buckets all end at 00:00:00)
+    when = hms if len(days) == 1 and length_us < DAY_US else moment_text
     shown = [
         f"{when(r.end_us)} holds {_held(round((r.covered_us or 0) / 1e6))}" for r in partial[:3]
     ]

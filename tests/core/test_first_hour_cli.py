@@ -224,8 +224,12 @@ def test_partial_buckets_of_several_days_are_dated(monkeypatch: pytest.MonkeyPat
     def row(end_us: int, hours: int) -> Row:
         return Row(end_us - day_us, end_us, {}, partial=True, covered_us=hours * hour_us)
 
-    one = partial_note([row(end, 11)], day_us)
-    assert one is not None and one.endswith(": 00:00:00 holds 11h.")
+    one = partial_note([row(end, 11)], day_us)  # outside check: was 00:00:00, no date
+    assert one is not None and one.endswith(": 03/29 00:00 holds 11h.")
+    hours = partial_note(
+        [Row(end - hour_us, end, {}, partial=True, covered_us=hour_us // 2)], hour_us
+    )
+    assert hours is not None and hours.endswith(": 00:00:00 holds 30m.")
     two = partial_note([row(end + day_us, 14), row(end, 11)], day_us)
     assert two is not None and two.endswith(": 03/30 00:00 holds 14h; 03/29 00:00 holds 11h.")
     # outside check: a --from/--to inside a bucket was blamed on the recording
