@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import socket
+import sqlite3
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -42,6 +43,7 @@ from esatui.collectors.selfmon import (
     process_cpu_ns,
     thread_cpu_ns,
 )
+from esatui.db.database import StoreError, damage_at
 from esatui.db.maintenance import SizePlan, prune
 from esatui.db.records import Interval
 from esatui.db.store import Store
@@ -126,6 +128,7 @@ class Recorder:
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
         self._store = store
+        self._damage_looked = False  # a failed write's database looked at for damage
         self._clock = clock
         self._polled: list[PolledSource] = [s for s in sources if isinstance(s, PolledSource)]
         self._streams: list[StreamSource] = [
@@ -481,6 +484,17 @@ class Recorder:
             self._node = socket.gethostname()
         return self._node
 
+    def _refuse_damage(self, exc: Exception) -> None:
+        """A write that failed for a damaged database (SQLite's corrupt or not-a-database
+        error, never a full disk or a lock) stops the recording with the damage named: no
+        later interval would be kept either. Looked at once: the look reads the whole file."""
+        if type(exc) is not sqlite3.DatabaseError or self._damage_looked:
+            return
+        self._damage_looked = True
+        what = damage_at(self._store.path)
+        if what is not None:
+            raise StoreError(what)
+
     def _write(self, intervals: list[Interval]) -> None:
         """Commit intervals together (one transaction), under the recording's node; if that
         fails, each on its own, so a failed write loses its own interval only."""
@@ -494,6 +508,7 @@ class Recorder:
             with self._write_lock:
                 ids = self._writes.count(lambda: self._store.write_all(batch))
         except Exception as exc:  # noqa: BLE001 - a failed write loses this interval only
+            self._refuse_damage(exc)
             if len(batch) > 1:
                 for one in batch:
                     self._write([one])

@@ -201,6 +201,22 @@ def test_a_damaged_index_names_the_database(
     assert "restore it from a backup" in line and "***" not in line
 
 
+@pytest.mark.slow
+def test_collect_into_a_damaged_database_stops_with_the_damage_named(
+    recorded: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found from outside: every interval said 'interval ending ... not written: database
+    disk image is malformed', the run went on for nothing and ended 'nothing was recorded
+    from host (no interval ended)'."""
+    _zero_page_of(recorded, "interval_by_end")
+    args = ["collect", "--db", str(recorded), "--interval", "1", "--count", "3", "--source", "host"]
+    code = main(args)
+    err = capsys.readouterr().err.splitlines()
+    assert code == 1
+    assert err[-1].startswith(f"esatui: error: {recorded} is damaged: SQLite's check finds it")
+    assert not [line for line in err if "not written" in line], err
+
+
 @pytest.mark.parametrize("command", [["export", "ESALNXC"], ["db", "info"], ["replay"]])
 def test_schema_text_that_is_not_utf8_is_one_sentence(
     command: list[str], recorded: Path, capsys: pytest.CaptureFixture[str]
