@@ -359,12 +359,7 @@ def model_of(
     partial = partial_note(built.rows, query.interval_len_us, query.after_us, query.until_us)
     if partial:
         notes = (*notes, partial)
-    calendar = calendar_note([(s.start_us, s.end_us) for s in slots], query.interval_len_us)
-    if calendar:
-        notes = (*notes, calendar)
-    repeated = repeated_note([s.end_us for s in slots])
-    if repeated:
-        notes = (*notes, repeated)
+    notes = (*notes, *clock_notes(slots, query.interval_len_us))
     if config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     if not slots:
@@ -496,6 +491,24 @@ def partial_note(
         f"{PARTIAL_MARK} partial: {who} covers only part of the "
         f"{format_duration(length_us / 1e6)}: {'; '.join(shown)}{more}."
     )
+
+
+class Spanned(Protocol):
+    """A slot or a window's span: where it starts and ends."""
+
+    @property
+    def start_us(self) -> int: ...
+
+    @property
+    def end_us(self) -> int: ...
+
+
+def clock_notes(spans: Sequence[Spanned], length_us: int | None) -> tuple[str, ...]:
+    """What the local clock's changes do to the rows of ``spans`` (slots or a window's
+    spans): buckets not ``length_us`` long, and local times shown twice."""
+    calendar = calendar_note([(s.start_us, s.end_us) for s in spans], length_us)
+    repeated = repeated_note([s.end_us for s in spans])
+    return tuple(note for note in (calendar, repeated) if note)
 
 
 def calendar_note(spans: Sequence[tuple[int, int]], length_us: int | None) -> str | None:

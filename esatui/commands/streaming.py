@@ -33,9 +33,8 @@ from esatui.screens.catalog import (
     HeaderFacts,
     Query,
     ScreenDef,
-    calendar_note,
+    clock_notes,
     partial_note,
-    repeated_note,
 )
 from esatui.screens.common import type_notes
 from esatui.screens.model import Column, Row, ScreenModel
@@ -271,12 +270,7 @@ def _model(
     if partial:
         notes = (*notes, partial)
     spans = found.window.spans
-    calendar = calendar_note([(s.start_us, s.end_us) for s in spans], query.interval_len_us)
-    if calendar:
-        notes = (*notes, calendar)
-    repeated = repeated_note([s.end_us for s in spans])
-    if repeated:
-        notes = (*notes, repeated)
+    notes = (*notes, *clock_notes(spans, query.interval_len_us))
     if found.config.get("simulated"):
         notes = (SIMULATED_NOTE, *notes)
     facts = HeaderFacts.of(found.config)
